@@ -1,0 +1,74 @@
+// A complete program: register functions with MXFFI_REGISTER_API, then call them the way every
+// binding does, through the C ABI. docs/register_api.md cuts its code from the marked blocks;
+// tests/cpp/test_docs.cc checks the page still matches this file, and ctest runs this program.
+#include <mxffi/mxffi.h>
+
+#include <cstdio>
+#include <string>
+
+// [register.begin]
+#include <mxffi/registry.h>
+
+// A typed body: arguments are converted and checked from the C++ signature.
+MXFFI_REGISTER_API("example.scale")
+    .describe("Multiply x by factor.")
+    .arg("x")
+    .arg("factor", 2.0)  // a default: callers may omit it
+    .set_body_typed([](double x, double factor) { return x * factor; });
+
+// A packed body sees the raw arguments: any number, any type.
+MXFFI_REGISTER_API("example.count_strings")
+    .describe("How many of the arguments are strings.")
+    .set_body([](mxffi::PackedArgs args, mxffi::Any* rv) {
+      int64_t n = 0;
+      for (int32_t i = 0; i < args.size(); ++i) {
+        if (args[i].try_cast<std::string_view>().has_value()) ++n;
+      }
+      *rv = n;
+    });
+
+// Errors carry a kind that Python maps to its builtin exception class.
+MXFFI_REGISTER_API("example.checked_sqrt")
+    .arg("x")
+    .set_body_typed([](double x) {
+      MXFFI_CHECK(x >= 0, ValueError) << "example.checked_sqrt: x must be >= 0, got " << x;
+      double r = x;
+      for (int i = 0; i < 60; ++i) r = 0.5 * (r + x / r);
+      return x == 0 ? 0.0 : r;
+    });
+// [register.end]
+
+int main() {
+  // [call.begin]
+  MXFFIObjectHandle scale = nullptr;
+  if (MXFFIFuncGetGlobal("example.scale", &scale) != 0 || scale == nullptr) return 1;
+  MXFFIAny args[1];
+  args[0].type_index = kMXFFIFloat;
+  args[0].small_len = 0;
+  args[0].v_float64 = 21.0;
+  MXFFIAny result;
+  result.type_index = kMXFFINone;  // the result cell is None on entry
+  if (MXFFIFuncCall(scale, args, 1, &result) != 0) return 1;  // factor defaults to 2.0
+  std::printf("example.scale(21.0) = %g\n", result.v_float64);
+  MXFFIObjectFree(scale);
+  // [call.end]
+
+  // [error.begin]
+  MXFFIObjectHandle sqrt_fn = nullptr;
+  MXFFIFuncGetGlobal("example.checked_sqrt", &sqrt_fn);
+  args[0].v_float64 = -1.0;
+  result.type_index = kMXFFINone;
+  if (MXFFIFuncCall(sqrt_fn, args, 1, &result) != 0) {
+    const char *kind, *message;
+    MXFFIErrorGetLast(&kind, &message, nullptr);
+    std::printf("%s: %s\n", kind, message);
+  }
+  MXFFIObjectFree(sqrt_fn);
+  // [error.end]
+
+  // The same calls from C++, through Function.
+  mxffi::Function count = mxffi::Function::GetGlobalRequired("example.count_strings");
+  std::printf("example.count_strings(1, 'a', 'bc') = %lld\n",
+              static_cast<long long>(count(1, "a", "bc").cast<int64_t>()));
+  return result.v_float64 == 0 ? 0 : 1;
+}

@@ -1,0 +1,411 @@
+/*!
+ * \file mxffi/any.h
+ * \brief AnyView (borrowed) and Any (owning) over the 16-byte value cell, and TypeTraits,
+ *  the one place that says how each C++ type goes in and out of a cell.
+ *
+ * TypeTraits<T> provides:
+ *  - `static void CopyToAnyView(const T&, MXFFIAny*)`: borrow (arguments).
+ *  - `static void MoveToAny(T, MXFFIAny*)`: transfer ownership (results).
+ *  - `static std::optional<T> TryCast(const MXFFIAny*)`: checked conversion; nullopt when the
+ *    cell does not hold something convertible to T. Never throws.
+ *  - `static std::string TypeStr()`: the name used in error messages.
+ */
+#ifndef MXFFI_ANY_H_
+#define MXFFI_ANY_H_
+
+#include <mxffi/error.h>
+
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace mxffi {
+
+template <typename T, typename = void>
+struct TypeTraits;
+
+namespace details {
+
+inline bool IsObjectCode(int32_t type_index) { return type_index >= kMXFFIStaticObjectBegin; }
+
+/*! \return a short name for what a cell holds: "int", "str", "mxffi.Array", ... */
+MXFFI_DLL std::string CellTypeName(const MXFFIAny* cell);
+
+/*! \brief Turn a borrowed cell into an owned one in place (raw strings become String objects). */
+MXFFI_DLL void MaterializeOwned(MXFFIAny* cell);
+
+inline void CellIncRef(const MXFFIAny* cell) {
+  if (IsObjectCode(cell->type_index)) reinterpret_cast<Object*>(cell->v_obj)->IncRef();
+}
+inline void CellDecRef(const MXFFIAny* cell) {
+  if (IsObjectCode(cell->type_index)) reinterpret_cast<Object*>(cell->v_obj)->DecRef();
+}
+inline void CellSetNone(MXFFIAny* cell) {
+  cell->type_index = kMXFFINone;
+  cell->small_len = 0;
+  cell->v_int64 = 0;
+}
+
+/*! \brief Whether a reference type brings its own TypeTraits (marked _type_custom_traits). */
+template <typename T, typename = void>
+struct HasCustomTraits : std::false_type {};
+template <typename T>
+struct HasCustomTraits<T, std::void_t<decltype(T::_type_custom_traits)>> : std::true_type {};
+
+}  // namespace details
+
+class Any;
+
+/*! \brief A borrowed value: no ownership, no refcount traffic. */
+class AnyView {
+ public:
+  AnyView() { details::CellSetNone(&data_); }
+  AnyView(std::nullptr_t) : AnyView() {}  // NOLINT(runtime/explicit)
+  AnyView(const Any& any);                // NOLINT(runtime/explicit)
+  template <typename T, typename = std::enable_if_t<!std::is_same_v<std::decay_t<T>, Any> &&
+                                                    !std::is_same_v<std::decay_t<T>, AnyView>>,
+            typename = decltype(TypeTraits<std::decay_t<T>>::CopyToAnyView)>
+  AnyView(const T& value) {  // NOLINT(runtime/explicit)
+    details::CellSetNone(&data_);
+    TypeTraits<std::decay_t<T>>::CopyToAnyView(value, &data_);
+  }
+
+  int32_t type_index() const { return data_.type_index; }
+  bool is_none() const { return data_.type_index == kMXFFINone; }
+  /*! \return the value as T, or nullopt when it is not convertible. */
+  template <typename T>
+  std::optional<T> try_cast() const {
+    return TypeTraits<T>::TryCast(&data_);
+  }
+  /*! \return the value as T; TypeError naming both types when it is not convertible. */
+  template <typename T>
+  T cast() const;
+  /*! \return a short name for the held type ("int", "str", ...). */
+  std::string GetTypeName() const { return details::CellTypeName(&data_); }
+
+  const MXFFIAny* raw() const { return &data_; }
+  static const AnyView* FromRaw(const MXFFIAny* cells) {
+    return reinterpret_cast<const AnyView*>(cells);
+  }
+
+ protected:
+  MXFFIAny data_;
+  friend class Any;
+};
+
+/*! \brief An owned value: holds a reference when the payload is an object. */
+class Any {
+ public:
+  Any() { details::CellSetNone(&data_); }
+  Any(std::nullptr_t) : Any() {}  // NOLINT(runtime/explicit)
+  Any(const Any& other) : data_(other.data_) { details::CellIncRef(&data_); }
+  Any(Any&& other) noexcept : data_(other.data_) { details::CellSetNone(&other.data_); }
+  explicit Any(const AnyView& view) : data_(view.data_) {
+    if (details::IsObjectCode(data_.type_index)) {
+      details::CellIncRef(&data_);
+    } else {
+      details::MaterializeOwned(&data_);
+    }
+  }
+  template <typename T, typename = std::enable_if_t<!std::is_same_v<std::decay_t<T>, Any> &&
+                                                    !std::is_same_v<std::decay_t<T>, AnyView>>,
+            typename = decltype(TypeTraits<std::decay_t<T>>::MoveToAny)>
+  Any(T value) {  // NOLINT(runtime/explicit)
+    details::CellSetNone(&data_);
+    TypeTraits<std::decay_t<T>>::MoveToAny(std::move(value), &data_);
+  }
+  ~Any() { details::CellDecRef(&data_); }
+
+  Any& operator=(const Any& other) {
+    Any(other).swap(*this);
+    return *this;
+  }
+  Any& operator=(Any&& other) noexcept {
+    Any(std::move(other)).swap(*this);
+    return *this;
+  }
+  void swap(Any& other) noexcept { std::swap(data_, other.data_); }
+
+  int32_t type_index() const { return data_.type_index; }
+  bool is_none() const { return data_.type_index == kMXFFINone; }
+  template <typename T>
+  std::optional<T> try_cast() const {
+    return TypeTraits<T>::TryCast(&data_);
+  }
+  template <typename T>
+  T cast() const {
+    return AnyView(*this).cast<T>();
+  }
+  std::string GetTypeName() const { return details::CellTypeName(&data_); }
+
+  const MXFFIAny* raw() const { return &data_; }
+  /*! \brief Hand the cell to a C caller, who now owns it. */
+  void MoveToRaw(MXFFIAny* out) {
+    *out = data_;
+    details::CellSetNone(&data_);
+  }
+  /*! \brief Adopt a cell the caller owns (e.g. a result of MXFFIFuncCall). */
+  static Any MoveFromRaw(MXFFIAny* cell) {
+    Any any;
+    any.data_ = *cell;
+    details::CellSetNone(cell);
+    return any;
+  }
+
+ private:
+  MXFFIAny data_;
+  friend class AnyView;
+};
+
+inline AnyView::AnyView(const Any& any) : data_(any.data_) {}
+
+static_assert(sizeof(Any) == sizeof(MXFFIAny) && sizeof(AnyView) == sizeof(MXFFIAny),
+              "Any and AnyView are exactly one value cell");
+
+template <typename T>
+inline T AnyView::cast() const {
+  std::optional<T> value = TypeTraits<T>::TryCast(&data_);
+  if (!value.has_value()) {
+    MXFFI_THROW(TypeError) << "cannot convert from type '" << GetTypeName() << "' to '"
+                           << TypeTraits<T>::TypeStr() << "'";
+  }
+  return *std::move(value);
+}
+
+// Section: POD traits -------------------------------------------------------
+
+template <>
+struct TypeTraits<std::nullptr_t> {
+  static void CopyToAnyView(std::nullptr_t, MXFFIAny* out) { details::CellSetNone(out); }
+  static void MoveToAny(std::nullptr_t, MXFFIAny* out) { details::CellSetNone(out); }
+  static std::optional<std::nullptr_t> TryCast(const MXFFIAny* src) {
+    if (src->type_index == kMXFFINone) return nullptr;
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return "None"; }
+};
+
+template <>
+struct TypeTraits<bool> {
+  static void CopyToAnyView(bool v, MXFFIAny* out) {
+    out->type_index = kMXFFIBool;
+    out->v_int64 = v;
+  }
+  static void MoveToAny(bool v, MXFFIAny* out) { CopyToAnyView(v, out); }
+  /*! \note ints are accepted as Python's bool(int) would, to 0/1. */
+  static std::optional<bool> TryCast(const MXFFIAny* src) {
+    if (src->type_index == kMXFFIBool || src->type_index == kMXFFIInt) return src->v_int64 != 0;
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return "bool"; }
+};
+
+/*! \brief Every integer type but bool; narrower types check the range. */
+template <typename Int>
+struct TypeTraits<Int, std::enable_if_t<std::is_integral_v<Int> && !std::is_same_v<Int, bool>>> {
+  static void CopyToAnyView(Int v, MXFFIAny* out) {
+    out->type_index = kMXFFIInt;
+    out->v_int64 = static_cast<int64_t>(v);
+  }
+  static void MoveToAny(Int v, MXFFIAny* out) { CopyToAnyView(v, out); }
+  static std::optional<Int> TryCast(const MXFFIAny* src) {
+    if (src->type_index == kMXFFIInt || src->type_index == kMXFFIBool) {
+      int64_t v = src->v_int64;
+      if constexpr (!std::is_same_v<Int, int64_t>) {
+        if (!InRange(v)) return std::nullopt;
+      }
+      return static_cast<Int>(v);
+    }
+    return std::nullopt;
+  }
+  static bool InRange(int64_t v) {
+    if constexpr (std::is_unsigned_v<Int>) {
+      return v >= 0 && static_cast<uint64_t>(v) <= std::numeric_limits<Int>::max();
+    } else {
+      return v >= std::numeric_limits<Int>::min() && v <= std::numeric_limits<Int>::max();
+    }
+  }
+  static std::string TypeStr() {
+    if constexpr (std::is_same_v<Int, int64_t>) {
+      return "int";
+    } else {
+      return std::string(std::is_unsigned_v<Int> ? "uint" : "int") +
+             std::to_string(sizeof(Int) * 8);
+    }
+  }
+};
+
+/*! \brief Floating point: ints and bools are accepted, as Python's float(x) would. */
+template <typename Float>
+struct TypeTraits<Float, std::enable_if_t<std::is_floating_point_v<Float>>> {
+  static void CopyToAnyView(Float v, MXFFIAny* out) {
+    out->type_index = kMXFFIFloat;
+    out->v_float64 = static_cast<double>(v);
+  }
+  static void MoveToAny(Float v, MXFFIAny* out) { CopyToAnyView(v, out); }
+  static std::optional<Float> TryCast(const MXFFIAny* src) {
+    if (src->type_index == kMXFFIFloat) return static_cast<Float>(src->v_float64);
+    if (src->type_index == kMXFFIInt || src->type_index == kMXFFIBool) {
+      return static_cast<Float>(src->v_int64);
+    }
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return sizeof(Float) == 4 ? "float32" : "float"; }
+};
+
+/*! \brief void*: an unowned opaque pointer; None converts to nullptr. */
+template <>
+struct TypeTraits<void*> {
+  static void CopyToAnyView(void* v, MXFFIAny* out) {
+    if (v == nullptr) {
+      details::CellSetNone(out);
+    } else {
+      out->type_index = kMXFFIOpaquePtr;
+      out->v_ptr = v;
+    }
+  }
+  static void MoveToAny(void* v, MXFFIAny* out) { CopyToAnyView(v, out); }
+  static std::optional<void*> TryCast(const MXFFIAny* src) {
+    if (src->type_index == kMXFFIOpaquePtr) return src->v_ptr;
+    if (src->type_index == kMXFFINone) return static_cast<void*>(nullptr);
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return "void*"; }
+};
+
+template <>
+struct TypeTraits<DLDataType> {
+  static void CopyToAnyView(DLDataType v, MXFFIAny* out) {
+    out->type_index = kMXFFIDataType;
+    out->v_int64 = 0;
+    out->v_dtype = v;
+  }
+  static void MoveToAny(DLDataType v, MXFFIAny* out) { CopyToAnyView(v, out); }
+  static std::optional<DLDataType> TryCast(const MXFFIAny* src) {
+    if (src->type_index == kMXFFIDataType) return src->v_dtype;
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return "DataType"; }
+};
+
+template <>
+struct TypeTraits<DLDevice> {
+  static void CopyToAnyView(DLDevice v, MXFFIAny* out) {
+    out->type_index = kMXFFIDevice;
+    out->v_int64 = 0;
+    out->v_device = v;
+  }
+  static void MoveToAny(DLDevice v, MXFFIAny* out) { CopyToAnyView(v, out); }
+  static std::optional<DLDevice> TryCast(const MXFFIAny* src) {
+    if (src->type_index == kMXFFIDevice) return src->v_device;
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return "Device"; }
+};
+
+/*! \brief DLTensor*: a borrowed tensor pointer; an NDArray object yields its DLTensor. */
+template <>
+struct TypeTraits<DLTensor*> {
+  static void CopyToAnyView(DLTensor* v, MXFFIAny* out) {
+    out->type_index = kMXFFIDLTensorPtr;
+    out->v_ptr = v;
+  }
+  static void MoveToAny(DLTensor* v, MXFFIAny* out) { CopyToAnyView(v, out); }
+  static std::optional<DLTensor*> TryCast(const MXFFIAny* src) {
+    if (src->type_index == kMXFFIDLTensorPtr) return static_cast<DLTensor*>(src->v_ptr);
+    if (src->type_index == kMXFFINDArray) {
+      return &reinterpret_cast<MXFFINDArrayObj*>(src->v_obj)->tensor;
+    }
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return "DLTensor*"; }
+};
+
+/*! \brief const char*: arguments only (borrowed), so no MoveToAny. */
+template <>
+struct TypeTraits<const char*> {
+  static void CopyToAnyView(const char* v, MXFFIAny* out) {
+    out->type_index = kMXFFIRawStr;
+    out->v_c_str = v;
+  }
+  /*! \brief Copies into a String (defined in container/string.h). */
+  static void MoveToAny(const char* v, MXFFIAny* out);
+  static std::string TypeStr() { return "str"; }
+};
+template <size_t N>
+struct TypeTraits<char[N]> : public TypeTraits<const char*> {};
+
+// Section: object references -------------------------------------------------
+
+/*! \brief Any ObjectRef subtype: an object cell whose type is (a subtype of) ContainerType. */
+template <typename TRef>
+struct TypeTraits<TRef, std::enable_if_t<std::is_base_of_v<ObjectRef, TRef> &&
+                                         !std::is_base_of_v<std::exception, TRef> &&
+                                         !details::HasCustomTraits<TRef>::value>> {
+  using Container = typename TRef::ContainerType;
+  static void CopyToAnyView(const TRef& ref, MXFFIAny* out) {
+    if (!ref.defined()) {
+      details::CellSetNone(out);
+      return;
+    }
+    out->type_index = ref->type_index();
+    out->v_obj = details::ObjectUnsafe::Header(
+        const_cast<Object*>(static_cast<const Object*>(ref.get())));
+  }
+  static void MoveToAny(TRef ref, MXFFIAny* out) {
+    CopyToAnyView(ref, out);
+    if (ref.defined()) const_cast<Object*>(static_cast<const Object*>(ref.get()))->IncRef();
+  }
+  static std::optional<TRef> TryCast(const MXFFIAny* src) {
+    if (src->type_index == kMXFFINone) {
+      if constexpr (TRef::_type_is_nullable) return TRef();
+      return std::nullopt;
+    }
+    if (!details::IsObjectCode(src->type_index)) return std::nullopt;
+    Object* obj = details::ObjectUnsafe::FromHeader(src->v_obj);
+    if (!obj->IsInstance<Container>()) return std::nullopt;
+    return TRef(ObjectPtr<Object>::CopyFromRaw(obj));
+  }
+  static std::string TypeStr() { return Container::_type_key; }
+};
+
+/*! \brief Error is an exception and an object reference at once. */
+template <>
+struct TypeTraits<Error> {
+  static void CopyToAnyView(const Error& e, MXFFIAny* out) {
+    out->type_index = kMXFFIError;
+    out->v_obj = details::ObjectUnsafe::Header(const_cast<ErrorObj*>(e.get()));
+  }
+  static void MoveToAny(const Error& e, MXFFIAny* out) {
+    CopyToAnyView(e, out);
+    const_cast<ErrorObj*>(e.get())->IncRef();
+  }
+  static std::optional<Error> TryCast(const MXFFIAny* src) {
+    if (src->type_index != kMXFFIError) return std::nullopt;
+    auto* obj = static_cast<ErrorObj*>(details::ObjectUnsafe::FromHeader(src->v_obj));
+    return Error(ObjectPtr<ErrorObj>::CopyFromRaw(obj));
+  }
+  static std::string TypeStr() { return "mxffi.Error"; }
+};
+
+/*! \brief Any and AnyView pass through. */
+template <>
+struct TypeTraits<Any> {
+  static void MoveToAny(Any v, MXFFIAny* out) { v.MoveToRaw(out); }
+  static std::optional<Any> TryCast(const MXFFIAny* src) {
+    return Any(*AnyView::FromRaw(src));
+  }
+  static std::string TypeStr() { return "Any"; }
+};
+template <>
+struct TypeTraits<AnyView> {
+  static std::optional<AnyView> TryCast(const MXFFIAny* src) { return *AnyView::FromRaw(src); }
+  static std::string TypeStr() { return "Any"; }
+};
+
+}  // namespace mxffi
+
+#endif  // MXFFI_ANY_H_

@@ -1,0 +1,116 @@
+/*!
+ * \file function.cc
+ * \brief The call path (MXFFIFuncCall), Functions made from C callbacks, and the messages of
+ *  argument conversion failures.
+ */
+#include <mxffi/function.h>
+#include <mxffi/registry.h>
+
+#include <sstream>
+
+namespace mxffi {
+namespace details {
+namespace {
+
+std::string FuncName(const FuncInfo* info) {
+  return info && !info->name.empty() ? info->name : std::string("<anonymous function>");
+}
+
+/*! \brief A Function wrapping a C callback and the resource it is called with. */
+class CFunctionObj : public FunctionObj {
+ public:
+  CFunctionObj(void* resource, MXFFISafeCallType callback, void (*deleter)(void*))
+      : resource_(resource), callback_(callback), deleter_(deleter) {
+    safe_call = SafeCall;
+  }
+  ~CFunctionObj() {
+    if (deleter_ != nullptr) deleter_(resource_);
+  }
+
+ private:
+  static int SafeCall(void* self, const MXFFIAny* args, int32_t num_args, MXFFIAny* result) {
+    auto* obj = static_cast<CFunctionObj*>(ObjectUnsafe::FromHeader(self));
+    return obj->callback_(obj->resource_, args, num_args, result);
+  }
+  void* resource_;
+  MXFFISafeCallType callback_;
+  void (*deleter_)(void*);
+};
+
+}  // namespace
+
+void ThrowArgError(const FuncInfo* info, int32_t index, const std::string& expected,
+                   const AnyView& actual, bool integral_expected) {
+  std::ostringstream os;
+  os << FuncName(info) << ": argument #" << index;
+  if (info && index < static_cast<int32_t>(info->arg_names.size())) {
+    os << " '" << info->arg_names[static_cast<size_t>(index)] << "'";
+  }
+  if (integral_expected && actual.type_index() == kMXFFIInt) {
+    os << " value " << actual.raw()->v_int64 << " out of range for " << expected;
+    throw Error("OverflowError", os.str());
+  }
+  os << " expected " << expected << ", got " << actual.GetTypeName();
+  throw Error("TypeError", os.str());
+}
+
+void ThrowArityError(const FuncInfo* info, int32_t expected_min, int32_t expected_max,
+                     int32_t actual) {
+  std::ostringstream os;
+  os << FuncName(info) << ": expected ";
+  if (expected_min == expected_max) {
+    os << expected_max;
+  } else {
+    os << expected_min << " to " << expected_max;
+  }
+  os << (expected_max == 1 ? " argument" : " arguments") << ", got " << actual;
+  throw Error("TypeError", os.str());
+}
+
+Function MakeCFunction(void* resource, MXFFISafeCallType callback, void (*deleter)(void*)) {
+  return Function(ObjectPtr<Object>(make_object<CFunctionObj>(resource, callback, deleter)));
+}
+
+}  // namespace details
+}  // namespace mxffi
+
+extern "C" {
+
+int MXFFIFuncCall(MXFFIObjectHandle func, const MXFFIAny* args, int32_t num_args,
+                  MXFFIAny* result) {
+  auto* header = static_cast<MXFFIObject*>(func);
+  if (__builtin_expect(header == nullptr || header->type_index != kMXFFIFunction, 0)) {
+    // Subtypes of Function registered at run time share the layout; anything else is refused.
+    if (header == nullptr ||
+        !mxffi::details::ObjectUnsafe::FromHeader(header)->IsInstance<mxffi::FunctionObj>()) {
+      MXFFIErrorSet("TypeError",
+                    header == nullptr ? "MXFFIFuncCall: func is NULL"
+                                      : "MXFFIFuncCall: func is not a Function",
+                    nullptr);
+      return -1;
+    }
+  }
+  if (__builtin_expect(num_args < 0 || (num_args > 0 && args == nullptr), 0)) {
+    MXFFIErrorSet("ValueError", "MXFFIFuncCall: args is NULL or num_args is negative", nullptr);
+    return -1;
+  }
+  return reinterpret_cast<MXFFIFunctionObj*>(header)->safe_call(header, args, num_args, result);
+}
+
+int MXFFIFuncCreate(void* resource, MXFFISafeCallType callback, void (*deleter)(void*),
+                    MXFFIObjectHandle* out) {
+  try {
+    if (callback == nullptr) {
+      MXFFI_THROW(ValueError) << "MXFFIFuncCreate: callback is NULL";
+    }
+    mxffi::Function f = mxffi::details::MakeCFunction(resource, callback, deleter);
+    *out = mxffi::details::ObjectUnsafe::Header(
+        const_cast<mxffi::Object*>(static_cast<const mxffi::Object*>(f.get())));
+    const_cast<mxffi::FunctionObj*>(f.get())->IncRef();
+    return 0;
+  } catch (...) {
+    return mxffi::details::SetErrorFromCurrentException();
+  }
+}
+
+}  // extern "C"

@@ -1,0 +1,317 @@
+/*!
+ * \file registry.cc
+ * \brief The global function table, the MXFFI_REGISTER_API builder, signature queries,
+ *  the C ABI for globals, and loading of REGISTER_API libraries.
+ */
+#include <dlfcn.h>
+#include <mxffi/container/map.h>
+#include <mxffi/registry.h>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <mutex>
+
+namespace mxffi {
+namespace details {
+namespace {
+
+struct Entry {
+  Function func;
+  std::shared_ptr<const FuncInfo> info;
+};
+
+class GlobalTable {
+ public:
+  static GlobalTable* Global() {
+    static auto* table = new GlobalTable();  // lives for the process
+    return table;
+  }
+  /*! \brief Insert; on a clash without override, returns false and leaves the table as is. */
+  bool Set(const std::string& name, Function f, std::shared_ptr<const FuncInfo> info,
+           bool override) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = table_.find(name);
+    if (it != table_.end() && !override) return false;
+    table_[name] = Entry{std::move(f), std::move(info)};
+    return true;
+  }
+  bool Get(std::string_view name, Entry* out) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = table_.find(name);
+    if (it == table_.end()) return false;
+    *out = it->second;
+    return true;
+  }
+  std::vector<std::string> Names() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::string> names;
+    names.reserve(table_.size());
+    for (const auto& kv : table_) names.push_back(kv.first);
+    return names;  // std::map: already sorted
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, Entry, std::less<>> table_;
+};
+
+/*! \brief Per-thread record of registrations, read by library.load around dlopen. */
+struct RegistrationLog {
+  std::vector<std::string> errors;
+  int64_t published = 0;
+};
+RegistrationLog& Log() {
+  static thread_local RegistrationLog log;
+  return log;
+}
+
+}  // namespace
+
+std::vector<std::string> TakeRegistrationErrors() {
+  std::vector<std::string> out;
+  std::swap(out, Log().errors);
+  return out;
+}
+
+int64_t RegistrationCount() { return Log().published; }
+
+std::shared_ptr<const FuncInfo> GetFuncInfo(std::string_view name) {
+  Entry e;
+  if (!GlobalTable::Global()->Get(name, &e)) return nullptr;
+  return e.info;
+}
+
+}  // namespace details
+
+Function Function::GetGlobal(std::string_view name) {
+  details::Entry e;
+  if (!details::GlobalTable::Global()->Get(name, &e)) return Function();
+  return e.func;
+}
+
+Function Function::GetGlobalRequired(std::string_view name) {
+  Function f = GetGlobal(name);
+  if (!f.defined()) MXFFI_THROW(ValueError) << "no global function named '" << name << "'";
+  return f;
+}
+
+void Function::SetGlobal(std::string_view name, Function f, bool override) {
+  if (!f.defined()) MXFFI_THROW(ValueError) << "SetGlobal: function for '" << name << "' is null";
+  auto info = std::make_shared<FuncInfo>();
+  info->name = std::string(name);
+  if (!details::GlobalTable::Global()->Set(info->name, std::move(f), info, override)) {
+    MXFFI_THROW(ValueError) << "global function '" << name
+                            << "' is already registered; pass override to replace it";
+  }
+}
+
+Registry::Registry(std::string name, int32_t abi_major)
+    : info_(std::make_shared<FuncInfo>()), abi_major_(abi_major) {
+  info_->name = std::move(name);
+}
+
+Registry& Registry::Register(const char* name, int32_t abi_major) {
+  // Builders live as long as the process: MXFFI_REGISTER_API binds a static reference.
+  auto* reg = new Registry(name ? name : "", abi_major);
+  if (abi_major != MXFFI_VERSION_MAJOR) {
+    reg->Fail("was compiled against mxffi C ABI major version " + std::to_string(abi_major) +
+              ", but this libmxffi has ABI major version " +
+              std::to_string(MXFFI_VERSION_MAJOR) + "; rebuild it against these headers");
+  }
+  return *reg;
+}
+
+void Registry::Fail(const std::string& what) {
+  if (failed_) return;
+  failed_ = true;
+  std::string msg = "MXFFI_REGISTER_API(\"" + info_->name + "\") " + what;
+  details::Log().errors.push_back(msg);
+  std::cerr << "mxffi: " << msg << std::endl;
+}
+
+Registry& Registry::describe(std::string doc) {
+  info_->doc = std::move(doc);
+  return *this;
+}
+
+Registry& Registry::arg(std::string name) { return AddArg(std::move(name), Any(), false); }
+
+Registry& Registry::AddArg(std::string name, Any default_value, bool has_default) {
+  if (published_) {
+    Fail("declares argument '" + name + "' after set_body; declare arguments first");
+    return *this;
+  }
+  if (!has_default && !info_->defaults.empty()) {
+    Fail("argument '" + name + "' has no default but follows an argument with one");
+    return *this;
+  }
+  info_->arg_names.push_back(std::move(name));
+  if (has_default) info_->defaults.push_back(std::move(default_value));
+  return *this;
+}
+
+Registry& Registry::set_long_running(bool value) {
+  info_->long_running = value;
+  return *this;
+}
+
+Registry& Registry::allow_override(bool value) {
+  override_ = value;
+  return *this;
+}
+
+Registry& Registry::Publish(Function f, int32_t num_args, std::vector<std::string> arg_types,
+                            std::string return_type) {
+  if (failed_) return *this;
+  if (published_) {
+    Fail("sets its body twice");
+    return *this;
+  }
+  if (num_args >= 0 && !info_->arg_names.empty() &&
+      static_cast<int32_t>(info_->arg_names.size()) != num_args) {
+    Fail("names " + std::to_string(info_->arg_names.size()) + " arguments but its body takes " +
+         std::to_string(num_args));
+    return *this;
+  }
+  info_->num_args = num_args;
+  info_->arg_types = std::move(arg_types);
+  info_->return_type = std::move(return_type);
+  if (!details::GlobalTable::Global()->Set(info_->name, std::move(f), info_, override_)) {
+    Fail("is already registered; use .allow_override() to replace it");
+    return *this;
+  }
+  published_ = true;
+  ++details::Log().published;
+  return *this;
+}
+
+namespace {
+
+/*! \brief A loaded REGISTER_API library; the handle stays open for the process. */
+class LibraryObj : public Object {
+ public:
+  std::string path;
+  void* handle = nullptr;
+  static constexpr const char* _type_key = "mxffi.Library";
+  static constexpr bool _type_final = true;
+  MXFFI_DECLARE_STATIC_OBJECT_INFO(LibraryObj, Object, kMXFFILibrary);
+};
+
+/*! \brief The signature of a global as a Map, for bindings and help(). */
+Map<String, Any> FunctionInfoMap(const FuncInfo& info) {
+  Array<String> names, types;
+  for (const auto& n : info.arg_names) names.push_back(String(n));
+  for (const auto& t : info.arg_types) types.push_back(String(t));
+  Array<Any> defaults;
+  for (const auto& d : info.defaults) defaults.push_back(d);
+  Map<String, Any> out;
+  out.Set("name", String(info.name));
+  out.Set("doc", String(info.doc));
+  out.Set("arg_names", names);
+  out.Set("arg_types", types);
+  out.Set("return_type", String(info.return_type));
+  out.Set("defaults", defaults);
+  out.Set("num_args", Any(static_cast<int64_t>(info.num_args)));
+  out.Set("long_running", Any(info.long_running));
+  return out;
+}
+
+}  // namespace
+
+MXFFI_REGISTER_API("registry.function_info")
+    .describe(
+        "The registered signature of a global: name, doc, arg_names, arg_types, return_type, "
+        "defaults (of the trailing arguments), num_args (-1 when variadic) and long_running.")
+    .arg("name")
+    .set_body_typed([](std::string_view name) {
+      std::shared_ptr<const FuncInfo> info = details::GetFuncInfo(name);
+      if (info == nullptr) {
+        MXFFI_THROW(KeyError) << "registry.function_info: no global function named '" << name
+                              << "'";
+      }
+      return FunctionInfoMap(*info);
+    });
+
+MXFFI_REGISTER_API("library.load")
+    .describe(
+        "Load a shared library whose static initialisers register functions with "
+        "MXFFI_REGISTER_API; refused (and closed) when none of its registrations succeeded.")
+    .arg("path")
+    .set_body_typed([](std::string path) {
+      details::TakeRegistrationErrors();  // start from a clean log on this thread
+      int64_t before = details::RegistrationCount();
+      void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (handle == nullptr) {
+        const char* why = dlerror();
+        MXFFI_THROW(ValueError) << "library.load: cannot load " << path << ": "
+                                << (why ? why : "unknown error");
+      }
+      std::vector<std::string> errors = details::TakeRegistrationErrors();
+      if (!errors.empty()) {
+        std::string all;
+        for (const auto& e : errors) all += "\n  " + e;
+        if (details::RegistrationCount() == before) dlclose(handle);
+        MXFFI_THROW(RuntimeError) << "library.load: " << path << " failed to register:" << all;
+      }
+      ObjectPtr<LibraryObj> lib = make_object<LibraryObj>();
+      lib->path = path;
+      lib->handle = handle;
+      return ObjectRef(ObjectPtr<Object>(std::move(lib)));
+    });
+
+}  // namespace mxffi
+
+using mxffi::details::ObjectUnsafe;
+
+extern "C" {
+
+int MXFFIFuncGetGlobal(const char* name, MXFFIObjectHandle* out) {
+  try {
+    MXFFI_CHECK(name != nullptr && out != nullptr, ValueError)
+        << "MXFFIFuncGetGlobal: name and out must not be NULL";
+    mxffi::Function f = mxffi::Function::GetGlobal(name);
+    *out = nullptr;
+    if (f.defined()) {
+      auto* obj = const_cast<mxffi::FunctionObj*>(f.get());
+      obj->IncRef();
+      *out = ObjectUnsafe::Header(obj);
+    }
+    return 0;
+  } catch (...) {
+    return mxffi::details::SetErrorFromCurrentException();
+  }
+}
+
+int MXFFIFuncSetGlobal(const char* name, MXFFIObjectHandle func, int override) {
+  try {
+    MXFFI_CHECK(name != nullptr && func != nullptr, ValueError)
+        << "MXFFIFuncSetGlobal: name and func must not be NULL";
+    mxffi::Object* obj = ObjectUnsafe::FromHeader(func);
+    MXFFI_CHECK(obj->IsInstance<mxffi::FunctionObj>(), TypeError)
+        << "MXFFIFuncSetGlobal: '" << name << "' expected a Function, got " << obj->GetTypeKey();
+    mxffi::Function::SetGlobal(
+        name, mxffi::Function(mxffi::ObjectPtr<mxffi::Object>::CopyFromRaw(obj)), override != 0);
+    return 0;
+  } catch (...) {
+    return mxffi::details::SetErrorFromCurrentException();
+  }
+}
+
+int MXFFIFuncListGlobalNames(MXFFIObjectHandle* out) {
+  try {
+    MXFFI_CHECK(out != nullptr, ValueError) << "MXFFIFuncListGlobalNames: out is NULL";
+    mxffi::Array<mxffi::String> names;
+    for (const auto& n : mxffi::details::GlobalTable::Global()->Names()) {
+      names.push_back(mxffi::String(n));
+    }
+    auto* obj = const_cast<mxffi::ArrayObj*>(names.get());
+    obj->IncRef();
+    *out = ObjectUnsafe::Header(obj);
+    return 0;
+  } catch (...) {
+    return mxffi::details::SetErrorFromCurrentException();
+  }
+}
+
+}  // extern "C"

@@ -1,0 +1,161 @@
+/*!
+ * \file testing.cc
+ * \brief The mxffi_testing library: "testing.*" functions that exercise every path across the
+ *  C ABI, for the C++, C and Python tests and the benchmarks.
+ */
+#include <mxffi/mxffi.h>
+
+#include <chrono>
+#include <thread>
+
+namespace mxffi {
+namespace testing {
+
+MXFFI_REGISTER_API("testing.nop").describe("Do nothing.").set_body_typed([]() {});
+
+MXFFI_REGISTER_API("testing.echo")
+    .describe("Return the argument unchanged (borrowed strings come back as owned ones).")
+    .arg("x")
+    .set_body([](PackedArgs args, Any* rv) {
+      if (args.size() != 1) {
+        MXFFI_THROW(TypeError) << "testing.echo: expected 1 argument, got " << args.size();
+      }
+      *rv = Any(args[0]);
+    });
+
+MXFFI_REGISTER_API("testing.add")
+    .describe("a + b for integers.")
+    .arg("a")
+    .arg("b", 1)
+    .set_body_typed([](int64_t a, int64_t b) {
+      int64_t out;
+      if (__builtin_add_overflow(a, b, &out)) {
+        MXFFI_THROW(OverflowError) << "testing.add: " << a << " + " << b << " overflows int64";
+      }
+      return out;
+    });
+
+MXFFI_REGISTER_API("testing.add_float")
+    .describe("a + b for floats.")
+    .arg("a")
+    .arg("b")
+    .set_body_typed([](double a, double b) { return a + b; });
+
+MXFFI_REGISTER_API("testing.sum3")
+    .describe("A three-argument mixed call: int + float + (1 if flag else 0).")
+    .arg("a")
+    .arg("b")
+    .arg("flag")
+    .set_body_typed([](int64_t a, double b, bool flag) { return static_cast<double>(a) + b + flag; });
+
+MXFFI_REGISTER_API("testing.str_len")
+    .describe("Length in bytes of a string, without copying it.")
+    .arg("s")
+    .set_body_typed([](std::string_view s) { return static_cast<int64_t>(s.size()); });
+
+MXFFI_REGISTER_API("testing.concat")
+    .describe("a + b for strings.")
+    .arg("a")
+    .arg("b")
+    .set_body_typed([](std::string_view a, std::string_view b) {
+      std::string out(a);
+      out += b;
+      return String(out);
+    });
+
+MXFFI_REGISTER_API("testing.raise_error")
+    .describe("Raise an error of the given kind with the given message.")
+    .arg("kind")
+    .arg("message")
+    .set_body_typed([](std::string kind, std::string message) -> int64_t {
+      throw Error(kind, message);
+    });
+
+MXFFI_REGISTER_API("testing.make_error")
+    .describe("Return (not raise) an Error object.")
+    .arg("kind")
+    .arg("message")
+    .set_body_typed([](std::string kind, std::string message) { return Error(kind, message); });
+
+MXFFI_REGISTER_API("testing.apply")
+    .describe("Call f with the remaining arguments and return its result.")
+    .set_body([](PackedArgs args, Any* rv) {
+      if (args.size() < 1) MXFFI_THROW(TypeError) << "testing.apply: expected a function";
+      Function f = args[0].cast<Function>();
+      f.CallPacked(PackedArgs(args.data() + 1, args.size() - 1), rv);
+    });
+
+MXFFI_REGISTER_API("testing.apply_in_thread")
+    .describe("Call f(*args) from a new C++ thread and return its result (or re-raise its error).")
+    .set_long_running()
+    .set_body([](PackedArgs args, Any* rv) {
+      if (args.size() < 1) MXFFI_THROW(TypeError) << "testing.apply_in_thread: expected a function";
+      Function f = args[0].cast<Function>();
+      std::vector<Any> owned;
+      for (int32_t i = 1; i < args.size(); ++i) owned.emplace_back(args[i]);
+      Any result;
+      std::optional<Error> error;
+      std::thread worker([&]() {
+        try {
+          f.CallPacked(PackedArgs(reinterpret_cast<const AnyView*>(owned.data()),
+                                  static_cast<int32_t>(owned.size())),
+                       &result);
+        } catch (const Error& e) {
+          error = e;
+        }
+      });
+      worker.join();
+      if (error.has_value()) throw *error;
+      *rv = std::move(result);
+    });
+
+MXFFI_REGISTER_API("testing.make_adder")
+    .describe("Return a closure adding n to its argument.")
+    .arg("n")
+    .set_body_typed([](int64_t n) {
+      return TypedFunction<int64_t(int64_t)>([n](int64_t x) { return x + n; }).packed();
+    });
+
+MXFFI_REGISTER_API("testing.poll_signals")
+    .describe(
+        "Loop for up to max_ms milliseconds polling mxffi::CheckSignals(); returns the number "
+        "of polls made, or raises what the signal hook raised.")
+    .arg("max_ms")
+    .set_long_running()
+    .set_body_typed([](int64_t max_ms) {
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(max_ms);
+      int64_t polls = 0;
+      while (std::chrono::steady_clock::now() < deadline) {
+        CheckSignals();
+        ++polls;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      return polls;
+    });
+
+MXFFI_REGISTER_API("testing.make_containers")
+    .describe("A Map {'array': [1, 'two', 3.0], 'shape': Shape(2, 3), 'adt': ADT(7, [1, 'x'])}.")
+    .set_body_typed([]() {
+      Map<String, Any> m;
+      m.Set("array", Array<Any>{Any(1), Any("two"), Any(3.0)});
+      m.Set("shape", Shape{2, 3});
+      m.Set("adt", ADT(7, {Any(1), Any("x")}));
+      return m;
+    });
+
+MXFFI_REGISTER_API("testing.dtype_bits")
+    .arg("dtype")
+    .set_body_typed([](DLDataType t) { return static_cast<int64_t>(t.bits) * t.lanes; });
+
+MXFFI_REGISTER_API("testing.tensor_first_f64")
+    .describe("The first element of a float64 CPU tensor.")
+    .arg("x")
+    .set_body_typed([](DLTensor* x) {
+      MXFFI_CHECK(x->dtype.code == kDLFloat && x->dtype.bits == 64, TypeError)
+          << "testing.tensor_first_f64: expected float64, got code " << int(x->dtype.code)
+          << " bits " << int(x->dtype.bits);
+      return static_cast<const double*>(x->data)[x->byte_offset / sizeof(double)];
+    });
+
+}  // namespace testing
+}  // namespace mxffi
