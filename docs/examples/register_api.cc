@@ -52,6 +52,7 @@ int main() {
   std::printf("example.scale(21.0) = %g\n", result.v_float64);
   MXFFIObjectFree(scale);
   // [call.end]
+  const double scaled = result.v_float64;
 
   // [error.begin]
   MXFFIObjectHandle sqrt_fn = nullptr;
@@ -70,5 +71,5 @@ int main() {
   mxffi::Function count = mxffi::Function::GetGlobalRequired("example.count_strings");
   std::printf("example.count_strings(1, 'a', 'bc') = %lld\n",
               static_cast<long long>(count(1, "a", "bc").cast<int64_t>()));
-  return result.v_float64 == 0 ? 0 : 1;
+  return scaled == 42.0 ? 0 : 1;
 }

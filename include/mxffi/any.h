@@ -169,6 +169,12 @@ template <typename T>
 inline T AnyView::cast() const {
   std::optional<T> value = TypeTraits<T>::TryCast(&data_);
   if (!value.has_value()) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (data_.type_index == kMXFFIInt) {
+        MXFFI_THROW(OverflowError) << "value " << data_.v_int64 << " out of range for "
+                                   << TypeTraits<T>::TypeStr();
+      }
+    }
     MXFFI_THROW(TypeError) << "cannot convert from type '" << GetTypeName() << "' to '"
                            << TypeTraits<T>::TypeStr() << "'";
   }

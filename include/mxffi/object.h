@@ -275,7 +275,8 @@ class ObjectRef {
 #define MXFFI_DEFINE_OBJECT_REF_METHODS(RefName, ParentRef, ObjName)                    \
   RefName() = default;                                                                  \
   explicit RefName(::mxffi::ObjectPtr<::mxffi::Object> data) : ParentRef(std::move(data)) {} \
-  RefName(::mxffi::ObjectPtr<ObjName> data)       /* NOLINT(runtime/explicit) */        \
+  template <typename U, typename = std::enable_if_t<std::is_base_of_v<ObjName, U>>>       \
+  RefName(::mxffi::ObjectPtr<U> data) /* NOLINT(runtime/explicit) */                    \
       : ParentRef(::mxffi::ObjectPtr<::mxffi::Object>(std::move(data))) {}              \
   const ObjName* get() const { return static_cast<const ObjName*>(data_.get()); }       \
   const ObjName* operator->() const { return get(); }                                   \

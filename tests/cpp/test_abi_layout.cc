@@ -1,0 +1,129 @@
+// The frozen C ABI, pinned: every struct's size and field offsets, and every type code's value.
+// A change here is an ABI break and must bump MXFFI_VERSION_MAJOR.
+#include <gtest/gtest.h>
+#include <mxffi/c_api.h>
+#include <mxffi/mxffi.h>
+#include <mxffi/ndarray/dlpack_compat.h>
+
+#include <cstddef>
+
+// Section: type codes
+static_assert(kMXFFINone == 0);
+static_assert(kMXFFIInt == 1);
+static_assert(kMXFFIBool == 2);
+static_assert(kMXFFIFloat == 3);
+static_assert(kMXFFIOpaquePtr == 4);
+static_assert(kMXFFIDataType == 5);
+static_assert(kMXFFIDevice == 6);
+static_assert(kMXFFIDLTensorPtr == 7);
+static_assert(kMXFFIRawStr == 8);
+static_assert(kMXFFISmallStr == 9);
+static_assert(kMXFFISmallBytes == 10);
+static_assert(kMXFFIStrView == 11);
+static_assert(kMXFFIBytesView == 12);
+static_assert(kMXFFIStaticObjectBegin == 64);
+static_assert(kMXFFIObject == 64);
+static_assert(kMXFFIString == 65);
+static_assert(kMXFFIBytes == 66);
+static_assert(kMXFFIError == 67);
+static_assert(kMXFFIFunction == 68);
+static_assert(kMXFFIArray == 69);
+static_assert(kMXFFIMap == 70);
+static_assert(kMXFFIADT == 71);
+static_assert(kMXFFIShape == 72);
+static_assert(kMXFFINDArray == 73);
+static_assert(kMXFFILibrary == 74);
+static_assert(kMXFFIDynObjectBegin == 128);
+
+// Section: the value cell
+static_assert(sizeof(MXFFIAny) == 16);
+static_assert(alignof(MXFFIAny) == 8);
+static_assert(offsetof(MXFFIAny, type_index) == 0);
+static_assert(offsetof(MXFFIAny, small_len) == 4);
+static_assert(offsetof(MXFFIAny, v_int64) == 8);
+static_assert(offsetof(MXFFIAny, v_float64) == 8);
+static_assert(offsetof(MXFFIAny, v_ptr) == 8);
+static_assert(offsetof(MXFFIAny, v_c_str) == 8);
+static_assert(offsetof(MXFFIAny, v_obj) == 8);
+static_assert(offsetof(MXFFIAny, v_dtype) == 8);
+static_assert(offsetof(MXFFIAny, v_device) == 8);
+static_assert(offsetof(MXFFIAny, v_bytes) == 8);
+static_assert(sizeof(DLDataType) == 4 && sizeof(DLDevice) == 8, "fit the 8-byte payload");
+static_assert(sizeof(MXFFIByteArray) == 16);
+static_assert(offsetof(MXFFIByteArray, data) == 0 && offsetof(MXFFIByteArray, size) == 8);
+
+// Section: object layouts
+static_assert(sizeof(MXFFIObject) == 24);
+static_assert(offsetof(MXFFIObject, ref_counter) == 0);
+static_assert(offsetof(MXFFIObject, type_index) == 8);
+static_assert(offsetof(MXFFIObject, reserved) == 12);
+static_assert(offsetof(MXFFIObject, deleter) == 16);
+static_assert(sizeof(MXFFIStringObj) == 40);
+static_assert(offsetof(MXFFIStringObj, data) == 24 && offsetof(MXFFIStringObj, size) == 32);
+static_assert(sizeof(MXFFIFunctionObj) == 32 && offsetof(MXFFIFunctionObj, safe_call) == 24);
+static_assert(sizeof(MXFFIArrayObj) == 48);
+static_assert(offsetof(MXFFIArrayObj, data) == 24 && offsetof(MXFFIArrayObj, size) == 32 &&
+              offsetof(MXFFIArrayObj, capacity) == 40);
+static_assert(sizeof(MXFFIADTObj) == 32);
+static_assert(offsetof(MXFFIADTObj, tag) == 24 && offsetof(MXFFIADTObj, size) == 28 &&
+              offsetof(MXFFIADTObj, fields) == 32);
+static_assert(sizeof(MXFFIShapeObj) == 40);
+static_assert(offsetof(MXFFIShapeObj, data) == 24 && offsetof(MXFFIShapeObj, size) == 32);
+static_assert(offsetof(MXFFINDArrayObj, tensor) == 24);
+static_assert(sizeof(MXFFINDArrayObj) == 24 + sizeof(DLTensor));
+
+// Section: the C++ objects agree with the C layouts they implement
+static_assert(sizeof(mxffi::Object) == sizeof(MXFFIObject));
+static_assert(sizeof(mxffi::StringObj) == sizeof(MXFFIStringObj));
+static_assert(sizeof(mxffi::BytesObj) == sizeof(MXFFIStringObj));
+static_assert(sizeof(mxffi::FunctionObj) == sizeof(MXFFIFunctionObj));
+static_assert(sizeof(mxffi::ArrayObj) == sizeof(MXFFIArrayObj));
+static_assert(sizeof(mxffi::ADTObj) == sizeof(MXFFIADTObj));
+static_assert(sizeof(mxffi::ShapeObj) == sizeof(MXFFIShapeObj));
+static_assert(sizeof(mxffi::Any) == sizeof(MXFFIAny) && sizeof(mxffi::AnyView) == sizeof(MXFFIAny));
+
+// Section: DLPack 1.x declarations (compat header or a 1.x dlpack.h)
+static_assert(kDLBool == 6);
+static_assert(sizeof(DLPackVersion) == 8);
+static_assert(offsetof(DLManagedTensorVersioned, version) == 0);
+static_assert(offsetof(DLManagedTensorVersioned, manager_ctx) == 8);
+static_assert(offsetof(DLManagedTensorVersioned, deleter) == 16);
+static_assert(offsetof(DLManagedTensorVersioned, flags) == 24);
+static_assert(offsetof(DLManagedTensorVersioned, dl_tensor) == 32);
+static_assert(DLPACK_FLAG_BITMASK_READ_ONLY == 1 && DLPACK_FLAG_BITMASK_IS_COPIED == 2);
+
+// The C++ classes put their fields where the C structs say, checked on live objects (offsetof
+// is not defined for the C++ classes, which are not standard-layout).
+TEST(AbiLayout, CxxObjectsMatchCLayouts) {
+  mxffi::String s("a string longer than seven bytes");
+  const auto* c = reinterpret_cast<const MXFFIStringObj*>(s.raw()->v_obj);
+  EXPECT_EQ(c->size, 32);
+  EXPECT_EQ(std::string(c->data, c->size), "a string longer than seven bytes");
+  EXPECT_EQ(c->header.type_index, kMXFFIString);
+  EXPECT_EQ(c->header.ref_counter, 1);
+
+  mxffi::Shape shape{2, 3, 4};
+  const auto* sc = reinterpret_cast<const MXFFIShapeObj*>(shape.get());
+  ASSERT_EQ(sc->size, 3);
+  EXPECT_EQ(sc->data[2], 4);
+
+  mxffi::ADT adt(5, {mxffi::Any(int64_t{9})});
+  const auto* ac = reinterpret_cast<const MXFFIADTObj*>(adt.get());
+  EXPECT_EQ(ac->tag, 5);
+  ASSERT_EQ(ac->size, 1);
+  EXPECT_EQ(ac->fields[0].type_index, kMXFFIInt);
+  EXPECT_EQ(ac->fields[0].v_int64, 9);
+
+  mxffi::Array<int64_t> arr{7, 8};
+  const auto* arc = reinterpret_cast<const MXFFIArrayObj*>(arr.get());
+  ASSERT_EQ(arc->size, 2);
+  EXPECT_EQ(arc->data[1].v_int64, 8);
+}
+
+TEST(AbiLayout, VersionReportedMatchesHeader) {
+  int32_t major = -1, minor = -1, patch = -1;
+  ASSERT_EQ(MXFFIGetVersion(&major, &minor, &patch), 0);
+  EXPECT_EQ(major, MXFFI_VERSION_MAJOR);
+  EXPECT_EQ(minor, MXFFI_VERSION_MINOR);
+  EXPECT_EQ(patch, MXFFI_VERSION_PATCH);
+}

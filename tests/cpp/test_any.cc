@@ -1,0 +1,80 @@
+#include <gtest/gtest.h>
+#include <mxffi/mxffi.h>
+
+#include <cmath>
+#include <limits>
+
+namespace {
+
+TEST(Any, CheckedConversions) {
+  mxffi::Any i = int64_t{5};
+  EXPECT_EQ(i.cast<int64_t>(), 5);
+  EXPECT_EQ(i.cast<double>(), 5.0);  // int -> float, as Python's float(5)
+  EXPECT_EQ(i.cast<bool>(), true);
+  EXPECT_FALSE(i.try_cast<std::string>().has_value());
+  mxffi::Any f = 2.5;
+  EXPECT_FALSE(f.try_cast<int64_t>().has_value());  // no silent truncation
+  try {
+    f.cast<int64_t>();
+    FAIL();
+  } catch (const mxffi::Error& e) {
+    EXPECT_EQ(e.kind(), "TypeError");
+    EXPECT_EQ(e.message(), "cannot convert from type 'float' to 'int'");
+  }
+  mxffi::Any big = int64_t{300};
+  EXPECT_FALSE(big.try_cast<uint8_t>().has_value());
+  EXPECT_EQ(big.cast<int16_t>(), 300);
+  mxffi::Any neg = int64_t{-1};
+  EXPECT_FALSE(neg.try_cast<uint64_t>().has_value());
+}
+
+TEST(Any, NanAndInfinityPassThrough) {
+  mxffi::Any nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(nan.cast<double>()));
+  mxffi::Any inf = -std::numeric_limits<double>::infinity();
+  EXPECT_EQ(inf.cast<double>(), -std::numeric_limits<double>::infinity());
+}
+
+TEST(Any, OwnershipFollowsCopiesAndMoves) {
+  mxffi::Array<int64_t> arr{1};
+  EXPECT_EQ(arr.use_count(), 1);
+  {
+    mxffi::Any a = arr;
+    EXPECT_EQ(arr.use_count(), 2);
+    mxffi::Any b = a;
+    EXPECT_EQ(arr.use_count(), 3);
+    mxffi::Any c = std::move(b);
+    EXPECT_EQ(arr.use_count(), 3);
+    EXPECT_TRUE(b.is_none());  // NOLINT(bugprone-use-after-move): moved-from is None
+    mxffi::AnyView view = a;    // a view takes no reference
+    EXPECT_EQ(arr.use_count(), 3);
+    EXPECT_EQ(view.cast<mxffi::Array<int64_t>>()[0], 1);
+  }
+  EXPECT_EQ(arr.use_count(), 1);
+}
+
+TEST(Any, BorrowedStringsBecomeOwned) {
+  std::string text = "text that will be destroyed";
+  mxffi::Any owned;
+  {
+    std::string temp = text;
+    mxffi::AnyView view(temp.c_str());
+    EXPECT_EQ(view.type_index(), kMXFFIRawStr);
+    owned = mxffi::Any(view);
+  }
+  EXPECT_EQ(owned.type_index(), kMXFFIString);
+  EXPECT_EQ(owned.cast<std::string>(), text);
+  mxffi::Any small = mxffi::Any(mxffi::AnyView("tiny"));
+  EXPECT_EQ(small.type_index(), kMXFFISmallStr);
+}
+
+TEST(Any, TypeNames) {
+  EXPECT_EQ(mxffi::Any().GetTypeName(), "None");
+  EXPECT_EQ(mxffi::Any(1).GetTypeName(), "int");
+  EXPECT_EQ(mxffi::Any(mxffi::String("s")).GetTypeName(), "str");
+  EXPECT_EQ(mxffi::Any(mxffi::Shape{1}).GetTypeName(), "mxffi.Shape");
+  using Nested = mxffi::Array<mxffi::Map<mxffi::String, double>>;
+  EXPECT_EQ(mxffi::TypeTraits<Nested>::TypeStr(), "Array[Map[str, float]]");
+}
+
+}  // namespace
