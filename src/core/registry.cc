@@ -112,8 +112,16 @@ Registry::Registry(std::string name, int32_t abi_major)
 }
 
 Registry& Registry::Register(const char* name, int32_t abi_major) {
-  // Builders live as long as the process: MXFFI_REGISTER_API binds a static reference.
-  auto* reg = new Registry(name ? name : "", abi_major);
+  // Builders live as long as the process (MXFFI_REGISTER_API binds a static reference, and a
+  // refused one must outlive its library too), so they are kept in one list for good.
+  static auto* builders = new std::vector<std::unique_ptr<Registry>>();
+  static auto* builders_mutex = new std::mutex();
+  Registry* reg;
+  {
+    std::lock_guard<std::mutex> lock(*builders_mutex);
+    builders->emplace_back(new Registry(name ? name : "", abi_major));
+    reg = builders->back().get();
+  }
   if (abi_major != MXFFI_VERSION_MAJOR) {
     reg->Fail("was compiled against mxffi C ABI major version " + std::to_string(abi_major) +
               ", but this libmxffi has ABI major version " +

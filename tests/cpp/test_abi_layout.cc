@@ -6,6 +6,9 @@
 #include <mxffi/ndarray/dlpack_compat.h>
 
 #include <cstddef>
+#include <fstream>
+#include <regex>
+#include <sstream>
 
 // Section: type codes
 static_assert(kMXFFINone == 0);
@@ -126,4 +129,17 @@ TEST(AbiLayout, VersionReportedMatchesHeader) {
   EXPECT_EQ(major, MXFFI_VERSION_MAJOR);
   EXPECT_EQ(minor, MXFFI_VERSION_MINOR);
   EXPECT_EQ(patch, MXFFI_VERSION_PATCH);
+}
+
+// Each version number lives in one place: the package version in pyproject.toml (CMake reads
+// it from there), the C ABI version in c_api.h (the library's SONAME follows its major).
+TEST(AbiLayout, VersionsReadFromTheirOnePlace) {
+  std::ifstream in(MXFFI_SOURCE_DIR "/pyproject.toml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::smatch m;
+  std::string s = text.str();
+  ASSERT_TRUE(std::regex_search(s, m, std::regex("\nversion = \"([0-9.]+)\"")));
+  EXPECT_EQ(m[1].str(), MXFFI_CMAKE_PACKAGE_VERSION);
+  EXPECT_EQ(std::string(MXFFI_CMAKE_SOVERSION), std::to_string(MXFFI_VERSION_MAJOR));
 }
