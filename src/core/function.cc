@@ -76,23 +76,34 @@ Function MakeCFunction(void* resource, MXFFISafeCallType callback, void (*delete
 
 extern "C" {
 
+/*! \brief The checks of MXFFIFuncCall's rare cases, kept out of line so the hot path stays a
+ *  test and a tail call. Returns 0 when the call may go on. */
+[[gnu::noinline, gnu::cold]] static int FuncCallCheckSlow(MXFFIObject* header,
+                                                            const MXFFIAny* args,
+                                                            int32_t num_args) {
+  // Subtypes of Function registered at run time share the layout; anything else is refused.
+  if (header == nullptr) {
+    MXFFIErrorSet("TypeError", "MXFFIFuncCall: func is NULL", nullptr);
+    return -1;
+  }
+  if (!mxffi::details::ObjectUnsafe::FromHeader(header)->IsInstance<mxffi::FunctionObj>()) {
+    MXFFIErrorSet("TypeError", "MXFFIFuncCall: func is not a Function", nullptr);
+    return -1;
+  }
+  if (num_args < 0 || (num_args > 0 && args == nullptr)) {
+    MXFFIErrorSet("ValueError", "MXFFIFuncCall: args is NULL or num_args is negative", nullptr);
+    return -1;
+  }
+  return 0;
+}
+
 int MXFFIFuncCall(MXFFIObjectHandle func, const MXFFIAny* args, int32_t num_args,
                   MXFFIAny* result) {
   auto* header = static_cast<MXFFIObject*>(func);
-  if (__builtin_expect(header == nullptr || header->type_index != kMXFFIFunction, 0)) {
-    // Subtypes of Function registered at run time share the layout; anything else is refused.
-    if (header == nullptr ||
-        !mxffi::details::ObjectUnsafe::FromHeader(header)->IsInstance<mxffi::FunctionObj>()) {
-      MXFFIErrorSet("TypeError",
-                    header == nullptr ? "MXFFIFuncCall: func is NULL"
-                                      : "MXFFIFuncCall: func is not a Function",
-                    nullptr);
-      return -1;
-    }
-  }
-  if (__builtin_expect(num_args < 0 || (num_args > 0 && args == nullptr), 0)) {
-    MXFFIErrorSet("ValueError", "MXFFIFuncCall: args is NULL or num_args is negative", nullptr);
-    return -1;
+  if (__builtin_expect(header == nullptr || header->type_index != kMXFFIFunction ||
+                           num_args < 0 || (num_args > 0 && args == nullptr),
+                       0)) {
+    if (FuncCallCheckSlow(header, args, num_args) != 0) return -1;
   }
   return reinterpret_cast<MXFFIFunctionObj*>(header)->safe_call(header, args, num_args, result);
 }
