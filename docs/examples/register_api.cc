@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <string>
 
+// The docs page shows these lines as they are: keep clang-format from reflowing them.
+// clang-format off
 // [register.begin]
 #include <mxffi/registry.h>
 
@@ -73,3 +75,4 @@ int main() {
               static_cast<long long>(count(1, "a", "bc").cast<int64_t>()));
   return scaled == 42.0 ? 0 : 1;
 }
+// clang-format on

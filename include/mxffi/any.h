@@ -65,8 +65,9 @@ class AnyView {
   AnyView() { details::CellSetNone(&data_); }
   AnyView(std::nullptr_t) : AnyView() {}  // NOLINT(runtime/explicit)
   AnyView(const Any& any);                // NOLINT(runtime/explicit)
-  template <typename T, typename = std::enable_if_t<!std::is_same_v<std::decay_t<T>, Any> &&
-                                                    !std::is_same_v<std::decay_t<T>, AnyView>>,
+  template <typename T,
+            typename = std::enable_if_t<!std::is_same_v<std::decay_t<T>, Any> &&
+                                        !std::is_same_v<std::decay_t<T>, AnyView>>,
             typename = decltype(TypeTraits<std::decay_t<T>>::CopyToAnyView)>
   AnyView(const T& value) {  // NOLINT(runtime/explicit)
     details::CellSetNone(&data_);
@@ -110,8 +111,9 @@ class Any {
       details::MaterializeOwned(&data_);
     }
   }
-  template <typename T, typename = std::enable_if_t<!std::is_same_v<std::decay_t<T>, Any> &&
-                                                    !std::is_same_v<std::decay_t<T>, AnyView>>,
+  template <typename T,
+            typename = std::enable_if_t<!std::is_same_v<std::decay_t<T>, Any> &&
+                                        !std::is_same_v<std::decay_t<T>, AnyView>>,
             typename = decltype(TypeTraits<std::decay_t<T>>::MoveToAny)>
   Any(T value) {  // NOLINT(runtime/explicit)
     details::CellSetNone(&data_);
@@ -171,8 +173,8 @@ inline T AnyView::cast() const {
   if (!value.has_value()) {
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       if (data_.type_index == kMXFFIInt) {
-        MXFFI_THROW(OverflowError) << "value " << data_.v_int64 << " out of range for "
-                                   << TypeTraits<T>::TypeStr();
+        MXFFI_THROW(OverflowError)
+            << "value " << data_.v_int64 << " out of range for " << TypeTraits<T>::TypeStr();
       }
     }
     MXFFI_THROW(TypeError) << "cannot convert from type '" << GetTypeName() << "' to '"
@@ -358,8 +360,8 @@ struct TypeTraits<TRef, std::enable_if_t<std::is_base_of_v<ObjectRef, TRef> &&
       return;
     }
     out->type_index = ref->type_index();
-    out->v_obj = details::ObjectUnsafe::Header(
-        const_cast<Object*>(static_cast<const Object*>(ref.get())));
+    out->v_obj =
+        details::ObjectUnsafe::Header(const_cast<Object*>(static_cast<const Object*>(ref.get())));
   }
   static void MoveToAny(TRef ref, MXFFIAny* out) {
     CopyToAnyView(ref, out);
@@ -401,9 +403,7 @@ struct TypeTraits<Error> {
 template <>
 struct TypeTraits<Any> {
   static void MoveToAny(Any v, MXFFIAny* out) { v.MoveToRaw(out); }
-  static std::optional<Any> TryCast(const MXFFIAny* src) {
-    return Any(*AnyView::FromRaw(src));
-  }
+  static std::optional<Any> TryCast(const MXFFIAny* src) { return Any(*AnyView::FromRaw(src)); }
   static std::string TypeStr() { return "Any"; }
 };
 template <>

@@ -105,14 +105,13 @@ struct Voidify {
 #define MXFFI_THROW(Kind) ::mxffi::details::ErrorBuilder(#Kind, __FILE__, __LINE__).stream()
 
 /*! \brief Throw an error of Kind unless cond holds: `MXFFI_CHECK(x > 0, ValueError) << ...;` */
-#define MXFFI_CHECK(cond, Kind) \
-  (cond) ? (void)0 : ::mxffi::details::Voidify() & MXFFI_THROW(Kind)
+#define MXFFI_CHECK(cond, Kind) (cond) ? (void)0 : ::mxffi::details::Voidify() & MXFFI_THROW(Kind)
 
-#define MXFFI_CHECK_BINARY_(a, b, op, Kind)                                            \
-  ((a)op(b)) ? (void)0                                                                 \
-             : ::mxffi::details::Voidify() & MXFFI_THROW(Kind)                         \
-                                                 << "check failed: " #a " " #op " " #b \
-                                                 << " (" << (a) << " vs. " << (b) << "): "
+#define MXFFI_CHECK_BINARY_(a, b, op, Kind)                                                    \
+  ((a)op(b)) ? (void)0                                                                         \
+             : ::mxffi::details::Voidify() & MXFFI_THROW(Kind)                                 \
+                                                 << "check failed: " #a " " #op " " #b << " (" \
+                                                 << (a) << " vs. " << (b) << "): "
 
 /*! \brief Comparison checks; the message shows both operands and their values. */
 #define MXFFI_CHECK_EQ(a, b, Kind) MXFFI_CHECK_BINARY_(a, b, ==, Kind)

@@ -130,7 +130,9 @@ struct FuncSignature {
           const_cast<MXFFIAny*>(rv->raw()));
     }
   }
-  static std::vector<std::string> ArgTypes() { return {TypeTraits<ArgStorage<Args>>::TypeStr()...}; }
+  static std::vector<std::string> ArgTypes() {
+    return {TypeTraits<ArgStorage<Args>>::TypeStr()...};
+  }
   static std::string ReturnType() {
     if constexpr (std::is_void_v<R>) {
       return "None";
@@ -214,9 +216,9 @@ class Function : public ObjectRef {
     const Any packed[sizeof...(Args) > 0 ? sizeof...(Args) : 1] = {
         Any(std::forward<Args>(args))...};
     Any rv;
-    CallPacked(PackedArgs(reinterpret_cast<const AnyView*>(packed),
-                          static_cast<int32_t>(sizeof...(Args))),
-               &rv);
+    CallPacked(
+        PackedArgs(reinterpret_cast<const AnyView*>(packed), static_cast<int32_t>(sizeof...(Args))),
+        &rv);
     return rv;
   }
 

@@ -249,37 +249,37 @@ class ObjectRef {
 };
 
 /*! \brief Declare a type whose index is allocated when first used. */
-#define MXFFI_DECLARE_OBJECT_INFO(TypeName, ParentType)                                 \
-  static constexpr int32_t _type_depth = ParentType::_type_depth + 1;                   \
-  static constexpr int32_t _type_index_static = -1;                                     \
-  static int32_t RuntimeTypeIndex() {                                                   \
-    static const int32_t index = ::mxffi::details::RegisterType(                        \
-        TypeName::_type_key, -1, ParentType::RuntimeTypeIndex(), _type_depth,           \
-        TypeName::_type_final);                                                         \
-    return index;                                                                       \
-  }                                                                                     \
+#define MXFFI_DECLARE_OBJECT_INFO(TypeName, ParentType)                                         \
+  static constexpr int32_t _type_depth = ParentType::_type_depth + 1;                           \
+  static constexpr int32_t _type_index_static = -1;                                             \
+  static int32_t RuntimeTypeIndex() {                                                           \
+    static const int32_t index =                                                                \
+        ::mxffi::details::RegisterType(TypeName::_type_key, -1, ParentType::RuntimeTypeIndex(), \
+                                       _type_depth, TypeName::_type_final);                     \
+    return index;                                                                               \
+  }                                                                                             \
   using _parent_type = ParentType
 
 /*! \brief Declare a type with a fixed code from MXFFITypeCode (the core's own types). */
-#define MXFFI_DECLARE_STATIC_OBJECT_INFO(TypeName, ParentType, Code)                    \
-  static constexpr int32_t _type_depth = ParentType::_type_depth + 1;                   \
-  static constexpr int32_t _type_index_static = Code;                                   \
-  /* static codes and their keys are registered when the type table is built */       \
-  static constexpr int32_t RuntimeTypeIndex() { return Code; }                          \
+#define MXFFI_DECLARE_STATIC_OBJECT_INFO(TypeName, ParentType, Code)            \
+  static constexpr int32_t _type_depth = ParentType::_type_depth + 1;           \
+  static constexpr int32_t _type_index_static = Code;                           \
+  /* static codes and their keys are registered when the type table is built */ \
+  static constexpr int32_t RuntimeTypeIndex() { return Code; }                  \
   using _parent_type = ParentType
 
 /*!
  * \brief Constructors and accessors of a nullable reference type RefName over ObjName.
  * \note get() is const-correct; mutation goes through the reference type's own methods.
  */
-#define MXFFI_DEFINE_OBJECT_REF_METHODS(RefName, ParentRef, ObjName)                    \
-  RefName() = default;                                                                  \
+#define MXFFI_DEFINE_OBJECT_REF_METHODS(RefName, ParentRef, ObjName)                         \
+  RefName() = default;                                                                       \
   explicit RefName(::mxffi::ObjectPtr<::mxffi::Object> data) : ParentRef(std::move(data)) {} \
-  template <typename U, typename = std::enable_if_t<std::is_base_of_v<ObjName, U>>>       \
-  RefName(::mxffi::ObjectPtr<U> data) /* NOLINT(runtime/explicit) */                    \
-      : ParentRef(::mxffi::ObjectPtr<::mxffi::Object>(std::move(data))) {}              \
-  const ObjName* get() const { return static_cast<const ObjName*>(data_.get()); }       \
-  const ObjName* operator->() const { return get(); }                                   \
+  template <typename U, typename = std::enable_if_t<std::is_base_of_v<ObjName, U>>>          \
+  RefName(::mxffi::ObjectPtr<U> data) /* NOLINT(runtime/explicit) */                         \
+      : ParentRef(::mxffi::ObjectPtr<::mxffi::Object>(std::move(data))) {}                   \
+  const ObjName* get() const { return static_cast<const ObjName*>(data_.get()); }            \
+  const ObjName* operator->() const { return get(); }                                        \
   using ContainerType = ObjName
 
 }  // namespace mxffi

@@ -17,8 +17,8 @@ template <typename T>
 class Optional {
  public:
   Optional() = default;
-  Optional(std::nullopt_t) {}             // NOLINT(runtime/explicit)
-  Optional(std::nullptr_t) {}             // NOLINT(runtime/explicit)
+  Optional(std::nullopt_t) {}                      // NOLINT(runtime/explicit)
+  Optional(std::nullptr_t) {}                      // NOLINT(runtime/explicit)
   Optional(T value) : value_(std::move(value)) {}  // NOLINT(runtime/explicit)
 
   bool has_value() const { return value_.has_value(); }
@@ -64,4 +64,3 @@ struct TypeTraits<Optional<T>> {
 }  // namespace mxffi
 
 #endif  // MXFFI_OPTIONAL_H_
-

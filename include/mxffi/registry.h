@@ -96,16 +96,16 @@ MXFFI_DLL std::shared_ptr<const FuncInfo> GetFuncInfo(std::string_view name);
 #define MXFFI_STR_CONCAT(a, b) MXFFI_STR_CONCAT_(a, b)
 
 /*! \brief Register a global function: MXFFI_REGISTER_API("area.name").set_body_typed(f). */
-#define MXFFI_REGISTER_API(Name)                                                     \
+#define MXFFI_REGISTER_API(Name)                                                           \
   [[maybe_unused]] static ::mxffi::Registry& MXFFI_STR_CONCAT(__mxffi_api_, __COUNTER__) = \
       ::mxffi::Registry::Register(Name, MXFFI_BUILD_ABI_MAJOR)
 
 /*! \brief Run a block once at static-initialisation time (reflection, registrations). */
-#define MXFFI_STATIC_INIT_BLOCK_(Fn, Var) \
-  static void Fn();                       \
+#define MXFFI_STATIC_INIT_BLOCK_(Fn, Var)            \
+  static void Fn();                                  \
   [[maybe_unused]] static const int Var = (Fn(), 0); \
   static void Fn()
-#define MXFFI_STATIC_INIT_BLOCK()                                              \
+#define MXFFI_STATIC_INIT_BLOCK()                                           \
   MXFFI_STATIC_INIT_BLOCK_(MXFFI_STR_CONCAT(__mxffi_init_fn_, __COUNTER__), \
                            MXFFI_STR_CONCAT(__mxffi_init_var_, __COUNTER__))
 

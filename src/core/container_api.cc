@@ -29,9 +29,9 @@ MXFFI_REGISTER_API("container.array")
       *rv = out;
     });
 
-MXFFI_REGISTER_API("container.array_size")
-    .arg("array")
-    .set_body_typed([](Array<Any> a) { return a.size(); });
+MXFFI_REGISTER_API("container.array_size").arg("array").set_body_typed([](Array<Any> a) {
+  return a.size();
+});
 
 MXFFI_REGISTER_API("container.array_get_item")
     .describe("Element i of an Array (negative i counts from the end); IndexError outside.")

@@ -156,8 +156,8 @@ int MXFFIErrorGetLast(const char** kind, const char** message, const char** back
 
 int MXFFIErrorSet(const char* kind, const char* message, const char* backtrace) {
   try {
-    mxffi::StoreError(Error(kind ? kind : "RuntimeError", message ? message : "",
-                            backtrace ? backtrace : ""));
+    mxffi::StoreError(
+        Error(kind ? kind : "RuntimeError", message ? message : "", backtrace ? backtrace : ""));
     return 0;
   } catch (...) {
     return -1;

@@ -78,9 +78,8 @@ extern "C" {
 
 /*! \brief The checks of MXFFIFuncCall's rare cases, kept out of line so the hot path stays a
  *  test and a tail call. Returns 0 when the call may go on. */
-[[gnu::noinline, gnu::cold]] static int FuncCallCheckSlow(MXFFIObject* header,
-                                                            const MXFFIAny* args,
-                                                            int32_t num_args) {
+[[gnu::noinline, gnu::cold]] static int FuncCallCheckSlow(MXFFIObject* header, const MXFFIAny* args,
+                                                          int32_t num_args) {
   // Subtypes of Function registered at run time share the layout; anything else is refused.
   if (header == nullptr) {
     MXFFIErrorSet("TypeError", "MXFFIFuncCall: func is NULL", nullptr);
@@ -100,8 +99,8 @@ extern "C" {
 int MXFFIFuncCall(MXFFIObjectHandle func, const MXFFIAny* args, int32_t num_args,
                   MXFFIAny* result) {
   auto* header = static_cast<MXFFIObject*>(func);
-  if (__builtin_expect(header == nullptr || header->type_index != kMXFFIFunction ||
-                           num_args < 0 || (num_args > 0 && args == nullptr),
+  if (__builtin_expect(header == nullptr || header->type_index != kMXFFIFunction || num_args < 0 ||
+                           (num_args > 0 && args == nullptr),
                        0)) {
     if (FuncCallCheckSlow(header, args, num_args) != 0) return -1;
   }

@@ -43,8 +43,8 @@ class TypeTable {
     if (it != by_key_.end()) return it->second;
     int32_t index = static_index >= 0 ? static_index : next_dynamic_++;
     if (index >= kMaxTypes) {
-      MXFFI_THROW(RuntimeError) << "RegisterType: too many types (" << kMaxTypes
-                                << ") registering " << key;
+      MXFFI_THROW(RuntimeError) << "RegisterType: too many types (" << kMaxTypes << ") registering "
+                                << key;
     }
     auto* info = new TypeInfo{key, index, depth, final, {}};
     const TypeInfo* parent_info = table_[parent].load(std::memory_order_acquire);
@@ -74,20 +74,22 @@ class TypeTable {
     for (auto& slot : table_) slot.store(nullptr, std::memory_order_relaxed);
     // Plain value codes get names too, so messages and bindings can name any cell.
     const std::pair<int32_t, const char*> pods[] = {
-        {kMXFFINone, "None"},         {kMXFFIInt, "int"},          {kMXFFIBool, "bool"},
-        {kMXFFIFloat, "float"},       {kMXFFIOpaquePtr, "void*"},  {kMXFFIDataType, "DataType"},
-        {kMXFFIDevice, "Device"},     {kMXFFIDLTensorPtr, "DLTensor*"},
-        {kMXFFIRawStr, "str"},        {kMXFFISmallStr, "str"},     {kMXFFISmallBytes, "bytes"},
-        {kMXFFIStrView, "str"},       {kMXFFIBytesView, "bytes"}};
+        {kMXFFINone, "None"},        {kMXFFIInt, "int"},
+        {kMXFFIBool, "bool"},        {kMXFFIFloat, "float"},
+        {kMXFFIOpaquePtr, "void*"},  {kMXFFIDataType, "DataType"},
+        {kMXFFIDevice, "Device"},    {kMXFFIDLTensorPtr, "DLTensor*"},
+        {kMXFFIRawStr, "str"},       {kMXFFISmallStr, "str"},
+        {kMXFFISmallBytes, "bytes"}, {kMXFFIStrView, "str"},
+        {kMXFFIBytesView, "bytes"}};
     for (const auto& [code, name] : pods) {
       table_[code].store(new TypeInfo{name, code, 0, true, {code}}, std::memory_order_relaxed);
     }
     Register("mxffi.Object", kMXFFIObject, kMXFFIObject, 0, false);
     const std::pair<int32_t, const char*> objects[] = {
-        {kMXFFIString, "mxffi.String"}, {kMXFFIBytes, "mxffi.Bytes"},
-        {kMXFFIError, "mxffi.Error"},   {kMXFFIFunction, "mxffi.Function"},
-        {kMXFFIArray, "mxffi.Array"},   {kMXFFIMap, "mxffi.Map"},
-        {kMXFFIADT, "mxffi.ADT"},       {kMXFFIShape, "mxffi.Shape"},
+        {kMXFFIString, "mxffi.String"},   {kMXFFIBytes, "mxffi.Bytes"},
+        {kMXFFIError, "mxffi.Error"},     {kMXFFIFunction, "mxffi.Function"},
+        {kMXFFIArray, "mxffi.Array"},     {kMXFFIMap, "mxffi.Map"},
+        {kMXFFIADT, "mxffi.ADT"},         {kMXFFIShape, "mxffi.Shape"},
         {kMXFFINDArray, "mxffi.NDArray"}, {kMXFFILibrary, "mxffi.Library"}};
     for (const auto& [code, key] : objects) {
       Register(key, code, kMXFFIObject, 1, code != kMXFFIFunction && code != kMXFFINDArray);

@@ -124,8 +124,8 @@ Registry& Registry::Register(const char* name, int32_t abi_major) {
   }
   if (abi_major != MXFFI_VERSION_MAJOR) {
     reg->Fail("was compiled against mxffi C ABI major version " + std::to_string(abi_major) +
-              ", but this libmxffi has ABI major version " +
-              std::to_string(MXFFI_VERSION_MAJOR) + "; rebuild it against these headers");
+              ", but this libmxffi has ABI major version " + std::to_string(MXFFI_VERSION_MAJOR) +
+              "; rebuild it against these headers");
   }
   return *reg;
 }

@@ -46,7 +46,9 @@ MXFFI_REGISTER_API("testing.sum3")
     .arg("a")
     .arg("b")
     .arg("flag")
-    .set_body_typed([](int64_t a, double b, bool flag) { return static_cast<double>(a) + b + flag; });
+    .set_body_typed([](int64_t a, double b, bool flag) {
+      return static_cast<double>(a) + b + flag;
+    });
 
 MXFFI_REGISTER_API("testing.str_len")
     .describe("Length in bytes of a string, without copying it.")
@@ -143,9 +145,9 @@ MXFFI_REGISTER_API("testing.make_containers")
       return m;
     });
 
-MXFFI_REGISTER_API("testing.dtype_bits")
-    .arg("dtype")
-    .set_body_typed([](DLDataType t) { return static_cast<int64_t>(t.bits) * t.lanes; });
+MXFFI_REGISTER_API("testing.dtype_bits").arg("dtype").set_body_typed([](DLDataType t) {
+  return static_cast<int64_t>(t.bits) * t.lanes;
+});
 
 MXFFI_REGISTER_API("testing.tensor_first_f64")
     .describe("The first element of a float64 CPU tensor.")

@@ -46,7 +46,7 @@ TEST(Any, OwnershipFollowsCopiesAndMoves) {
     mxffi::Any c = std::move(b);
     EXPECT_EQ(arr.use_count(), 3);
     EXPECT_TRUE(b.is_none());  // NOLINT(bugprone-use-after-move): moved-from is None
-    mxffi::AnyView view = a;    // a view takes no reference
+    mxffi::AnyView view = a;   // a view takes no reference
     EXPECT_EQ(arr.use_count(), 3);
     EXPECT_EQ(view.cast<mxffi::Array<int64_t>>()[0], 1);
   }

@@ -10,8 +10,7 @@ using mxffi_test::StrCell;
 
 TEST(Error, EveryKindCrossesTheAbi) {
   for (const char* kind : {"TypeError", "ValueError", "IndexError", "KeyError", "AttributeError",
-                           "MemoryError", "NotImplementedError", "OverflowError",
-                           "RuntimeError"}) {
+                           "MemoryError", "NotImplementedError", "OverflowError", "RuntimeError"}) {
     auto r = CallRaw("testing.raise_error", {StrCell(kind), StrCell("the message")});
     EXPECT_EQ(r.rc, -1);
     EXPECT_EQ(r.kind, kind);

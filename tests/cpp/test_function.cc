@@ -116,9 +116,9 @@ TEST(Function, EveryObjectTypeCodeRoundTrips) {
     EXPECT_EQ(header->ref_counter, refs_before + 1);  // the result holds one reference
     codes.push_back(obj.type_index());
   }
-  EXPECT_EQ(codes, (std::vector<int32_t>{kMXFFIString, kMXFFIBytes, kMXFFIError, kMXFFIFunction,
-                                         kMXFFIArray, kMXFFIMap, kMXFFIADT, kMXFFIShape,
-                                         kMXFFILibrary}));
+  EXPECT_EQ(codes,
+            (std::vector<int32_t>{kMXFFIString, kMXFFIBytes, kMXFFIError, kMXFFIFunction,
+                                  kMXFFIArray, kMXFFIMap, kMXFFIADT, kMXFFIShape, kMXFFILibrary}));
 }
 
 TEST(Function, WrongArgumentTypeNamesFunctionArgumentAndTypes) {
@@ -247,9 +247,11 @@ TEST(Function, CCallbackFunction) {
     return 0;
   };
   MXFFIObjectHandle h = nullptr;
-  ASSERT_EQ(MXFFIFuncCreate(&resource, callback, [](void*) { ++freed; }, &h), 0);
-  mxffi::Function f(mxffi::ObjectPtr<mxffi::Object>::MoveFromRaw(
-      mxffi::details::ObjectUnsafe::FromHeader(h)));
+  ASSERT_EQ(MXFFIFuncCreate(
+                &resource, callback, [](void*) { ++freed; }, &h),
+            0);
+  mxffi::Function f(
+      mxffi::ObjectPtr<mxffi::Object>::MoveFromRaw(mxffi::details::ObjectUnsafe::FromHeader(h)));
   EXPECT_EQ(f(1).cast<int64_t>(), 101);
   // Called back from C++ through testing.apply, and from a new C++ thread.
   mxffi::Function apply = mxffi::Function::GetGlobalRequired("testing.apply");

@@ -54,8 +54,8 @@ TEST(Registry, RegisteringTwiceNeedsOverride) {
   EXPECT_EQ(mxffi::Function::GetGlobal("test.twice")().cast<int64_t>(), 2);
 
   // The same through the C ABI.
-  MXFFIObjectHandle h = mxffi::details::ObjectUnsafe::Header(
-      const_cast<mxffi::FunctionObj*>(first.get()));
+  MXFFIObjectHandle h =
+      mxffi::details::ObjectUnsafe::Header(const_cast<mxffi::FunctionObj*>(first.get()));
   EXPECT_EQ(MXFFIFuncSetGlobal("test.twice", h, 0), -1);
   EXPECT_EQ(MXFFIFuncSetGlobal("test.twice", h, 1), 0);
   EXPECT_EQ(mxffi::Function::GetGlobal("test.twice")().cast<int64_t>(), 1);
@@ -69,9 +69,9 @@ TEST(Registry, RegisteringTwiceNeedsOverride) {
             "MXFFI_REGISTER_API(\"test.twice\") is already registered; use .allow_override() to "
             "replace it");
   EXPECT_EQ(mxffi::Function::GetGlobal("test.twice")().cast<int64_t>(), 1);
-  mxffi::Registry::Register("test.twice", MXFFI_VERSION_MAJOR).allow_override().set_body_typed([]() {
-    return 4;
-  });
+  mxffi::Registry::Register("test.twice", MXFFI_VERSION_MAJOR)
+      .allow_override()
+      .set_body_typed([]() { return 4; });
   EXPECT_TRUE(mxffi::details::TakeRegistrationErrors().empty());
   EXPECT_EQ(mxffi::Function::GetGlobal("test.twice")().cast<int64_t>(), 4);
 }
@@ -97,11 +97,12 @@ TEST(Registry, BadDeclarationsAreRefused) {
 TEST(Registry, ListGlobalNames) {
   MXFFIObjectHandle h = nullptr;
   ASSERT_EQ(MXFFIFuncListGlobalNames(&h), 0);
-  mxffi::Array<mxffi::String> names(mxffi::ObjectPtr<mxffi::Object>::MoveFromRaw(
-      mxffi::details::ObjectUnsafe::FromHeader(h)));
+  mxffi::Array<mxffi::String> names(
+      mxffi::ObjectPtr<mxffi::Object>::MoveFromRaw(mxffi::details::ObjectUnsafe::FromHeader(h)));
   std::vector<mxffi::String> v = names.ToVector();
   EXPECT_TRUE(std::is_sorted(v.begin(), v.end()));
-  for (const char* want : {"testing.add", "testing.echo", "registry.function_info", "library.load"}) {
+  for (const char* want :
+       {"testing.add", "testing.echo", "registry.function_info", "library.load"}) {
     EXPECT_NE(std::find(v.begin(), v.end(), mxffi::String(want)), v.end()) << want;
   }
   MXFFIObjectHandle missing = reinterpret_cast<MXFFIObjectHandle>(1);
@@ -118,11 +119,10 @@ TEST(Registry, LibraryBuiltForAnotherAbiMajorIsRefused) {
     EXPECT_EQ(e.kind(), "RuntimeError");
     std::string msg = e.message();
     EXPECT_NE(msg.find(MXFFI_ABI_MISMATCH_LIB), std::string::npos) << msg;
-    EXPECT_NE(msg.find("compiled against mxffi C ABI major version 99"), std::string::npos)
-        << msg;
-    EXPECT_NE(msg.find("this libmxffi has ABI major version " +
-                       std::to_string(MXFFI_VERSION_MAJOR)),
-              std::string::npos)
+    EXPECT_NE(msg.find("compiled against mxffi C ABI major version 99"), std::string::npos) << msg;
+    EXPECT_NE(
+        msg.find("this libmxffi has ABI major version " + std::to_string(MXFFI_VERSION_MAJOR)),
+        std::string::npos)
         << msg;
   }
   EXPECT_FALSE(mxffi::Function::GetGlobal("abi_mismatch.answer").defined());

@@ -70,8 +70,8 @@ TEST(Threads, ConcurrentRegistrationAndLookup) {
   EXPECT_EQ(failures, 0);
   MXFFIObjectHandle h = nullptr;
   ASSERT_EQ(MXFFIFuncListGlobalNames(&h), 0);
-  mxffi::Array<mxffi::String> names(mxffi::ObjectPtr<mxffi::Object>::MoveFromRaw(
-      mxffi::details::ObjectUnsafe::FromHeader(h)));
+  mxffi::Array<mxffi::String> names(
+      mxffi::ObjectPtr<mxffi::Object>::MoveFromRaw(mxffi::details::ObjectUnsafe::FromHeader(h)));
   int64_t ours = 0;
   for (const auto& n : names.ToVector()) ours += n.view().rfind("threads.f", 0) == 0;
   EXPECT_EQ(ours, kThreads * 200);
@@ -84,8 +84,7 @@ TEST(Threads, ConcurrentTypeRegistrationGivesOneIndexPerKey) {
     workers.emplace_back([t, &seen] {
       for (int i = 0; i < 50; ++i) {
         std::string key = "threads.Type" + std::to_string(i);
-        seen[t * 50 + i] =
-            mxffi::details::RegisterType(key.c_str(), -1, kMXFFIObject, 1, false);
+        seen[t * 50 + i] = mxffi::details::RegisterType(key.c_str(), -1, kMXFFIObject, 1, false);
       }
     });
   }
@@ -102,9 +101,8 @@ TEST(Threads, ErrorsAreThreadLocal) {
     workers.emplace_back([t, &failures] {
       std::string msg = "from thread " + std::to_string(t);
       for (int i = 0; i < 200; ++i) {
-        auto r = mxffi_test::CallRaw("testing.raise_error",
-                                     {mxffi_test::StrCell("ValueError"),
-                                      mxffi_test::StrCell(msg.c_str())});
+        auto r = mxffi_test::CallRaw("testing.raise_error", {mxffi_test::StrCell("ValueError"),
+                                                             mxffi_test::StrCell(msg.c_str())});
         if (r.rc != -1 || r.message != msg) ++failures;
       }
     });

@@ -49,7 +49,7 @@ template <typename ObjType, int32_t kSmallCode>
 class BytesBase {
  public:
   BytesBase() : BytesBase(std::string_view()) {}
-  BytesBase(std::string_view s) { Init(s.data(), s.size()); }  // NOLINT(runtime/explicit)
+  BytesBase(std::string_view s) { Init(s.data(), s.size()); }    // NOLINT(runtime/explicit)
   BytesBase(const std::string& s) { Init(s.data(), s.size()); }  // NOLINT(runtime/explicit)
   BytesBase(const char* s) { Init(s, std::strlen(s)); }          // NOLINT(runtime/explicit)
   BytesBase(const char* s, size_t n) { Init(s, n); }
@@ -76,7 +76,7 @@ class BytesBase {
   /*! \return whether the payload is inline (no object). */
   bool is_small() const { return cell_.type_index == kSmallCode; }
   std::string_view view() const { return std::string_view(data(), size()); }
-  operator std::string_view() const { return view(); }  // NOLINT(runtime/explicit)
+  operator std::string_view() const { return view(); }                  // NOLINT(runtime/explicit)
   operator std::string() const { return std::string(data(), size()); }  // NOLINT
   std::string str() const { return std::string(data(), size()); }
   char operator[](size_t i) const { return data()[i]; }
@@ -227,7 +227,8 @@ inline constexpr char kBytesName[] = "bytes";
 }  // namespace details
 
 template <>
-struct TypeTraits<String> : details::StringTraitsBase<String, details::CellStrView, details::kStrName> {};
+struct TypeTraits<String>
+    : details::StringTraitsBase<String, details::CellStrView, details::kStrName> {};
 template <>
 struct TypeTraits<Bytes>
     : details::StringTraitsBase<Bytes, details::CellBytesView, details::kBytesName> {};
