@@ -7,8 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh libbenchmark-dev valgrind
 echo "== build and install into ./_install"
-cmake -S . -B build -G Ninja -DMXFFI_BUILD_TESTS=OFF > build.configure.log 2>&1 ||
-  { cat build.configure.log; exit 1; }
+mkdir -p build
+cmake -S . -B build -G Ninja -DMXFFI_BUILD_TESTS=OFF > build/configure.log 2>&1 ||
+  { cat build/configure.log; exit 1; }
 cmake --build build -j "$(nproc)" > /dev/null
 cmake --install build --prefix _install > /dev/null
 echo "== docs/examples/register_api.cc"

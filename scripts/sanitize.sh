@@ -17,8 +17,9 @@ for mode in "${modes[@]}"; do
   esac
   build="build-san-$mode"
   echo "== $mode: build with MXFFI_SANITIZE=$san ($build)"
+  mkdir -p "$build"
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMXFFI_SANITIZE="$san" \
-    -DMXFFI_BUILD_TESTS=ON > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
+    -DMXFFI_BUILD_TESTS=ON > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
   cmake --build "$build" -j "$(nproc)"
   echo "== $mode: ctest"
   ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1 \

@@ -8,8 +8,9 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 build=${MXFFI_BUILD_DIR:-build}
 echo "== configure and build ($build)"
-cmake -S . -B "$build" -G Ninja -DMXFFI_BUILD_TESTS=ON > "$build.configure.log" 2>&1 ||
-  { cat "$build.configure.log"; exit 1; }
+mkdir -p "$build"
+cmake -S . -B "$build" -G Ninja -DMXFFI_BUILD_TESTS=ON > "$build/configure.log" 2>&1 ||
+  { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" -j "$(nproc)"
 echo "== ctest"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
