@@ -348,25 +348,33 @@ struct TypeTraits<char[N]> : public TypeTraits<const char*> {};
 
 // Section: object references -------------------------------------------------
 
+namespace details {
+/*! \brief Putting a reference into a cell: its object (None when null), shared by every
+ *  reference type's TypeTraits. */
+template <typename TRef>
+struct ObjectRefCellBase {
+  static void CopyToAnyView(const TRef& ref, MXFFIAny* out) {
+    if (!ref.defined()) {
+      CellSetNone(out);
+      return;
+    }
+    out->type_index = ref->type_index();
+    out->v_obj = ObjectUnsafe::Header(const_cast<Object*>(static_cast<const Object*>(ref.get())));
+  }
+  static void MoveToAny(const TRef& ref, MXFFIAny* out) {
+    CopyToAnyView(ref, out);
+    if (ref.defined()) const_cast<Object*>(static_cast<const Object*>(ref.get()))->IncRef();
+  }
+};
+}  // namespace details
+
 /*! \brief Any ObjectRef subtype: an object cell whose type is (a subtype of) ContainerType. */
 template <typename TRef>
 struct TypeTraits<TRef, std::enable_if_t<std::is_base_of_v<ObjectRef, TRef> &&
                                          !std::is_base_of_v<std::exception, TRef> &&
-                                         !details::HasCustomTraits<TRef>::value>> {
+                                         !details::HasCustomTraits<TRef>::value>>
+    : details::ObjectRefCellBase<TRef> {
   using Container = typename TRef::ContainerType;
-  static void CopyToAnyView(const TRef& ref, MXFFIAny* out) {
-    if (!ref.defined()) {
-      details::CellSetNone(out);
-      return;
-    }
-    out->type_index = ref->type_index();
-    out->v_obj =
-        details::ObjectUnsafe::Header(const_cast<Object*>(static_cast<const Object*>(ref.get())));
-  }
-  static void MoveToAny(TRef ref, MXFFIAny* out) {
-    CopyToAnyView(ref, out);
-    if (ref.defined()) const_cast<Object*>(static_cast<const Object*>(ref.get()))->IncRef();
-  }
   static std::optional<TRef> TryCast(const MXFFIAny* src) {
     if (src->type_index == kMXFFINone) {
       if constexpr (TRef::_type_is_nullable) return TRef();
@@ -382,15 +390,7 @@ struct TypeTraits<TRef, std::enable_if_t<std::is_base_of_v<ObjectRef, TRef> &&
 
 /*! \brief Error is an exception and an object reference at once. */
 template <>
-struct TypeTraits<Error> {
-  static void CopyToAnyView(const Error& e, MXFFIAny* out) {
-    out->type_index = kMXFFIError;
-    out->v_obj = details::ObjectUnsafe::Header(const_cast<ErrorObj*>(e.get()));
-  }
-  static void MoveToAny(const Error& e, MXFFIAny* out) {
-    CopyToAnyView(e, out);
-    const_cast<ErrorObj*>(e.get())->IncRef();
-  }
+struct TypeTraits<Error> : details::ObjectRefCellBase<Error> {
   static std::optional<Error> TryCast(const MXFFIAny* src) {
     if (src->type_index != kMXFFIError) return std::nullopt;
     auto* obj = static_cast<ErrorObj*>(details::ObjectUnsafe::FromHeader(src->v_obj));

@@ -81,10 +81,7 @@ namespace details {
 /*! \brief Collects a message with << and throws an Error of the given kind when destroyed. */
 class ErrorBuilder {
  public:
-  ErrorBuilder(const char* kind, const char* file, int line) : kind_(kind) {
-    (void)file;
-    (void)line;
-  }
+  explicit ErrorBuilder(const char* kind) : kind_(kind) {}
   std::ostringstream& stream() { return stream_; }
   [[noreturn]] ~ErrorBuilder() noexcept(false) { throw Error(kind_, stream_.str()); }
 
@@ -102,7 +99,7 @@ struct Voidify {
 }  // namespace mxffi
 
 /*! \brief Throw an error of a kind: `MXFFI_THROW(ValueError) << "bad value " << x;` */
-#define MXFFI_THROW(Kind) ::mxffi::details::ErrorBuilder(#Kind, __FILE__, __LINE__).stream()
+#define MXFFI_THROW(Kind) ::mxffi::details::ErrorBuilder(#Kind).stream()
 
 /*! \brief Throw an error of Kind unless cond holds: `MXFFI_CHECK(x > 0, ValueError) << ...;` */
 #define MXFFI_CHECK(cond, Kind) (cond) ? (void)0 : ::mxffi::details::Voidify() & MXFFI_THROW(Kind)

@@ -125,15 +125,7 @@ class Array : public ObjectRef {
 
 /*! \brief Array<T> from a cell: an Array object whose every element converts to T. */
 template <typename T>
-struct TypeTraits<Array<T>> {
-  static void CopyToAnyView(const Array<T>& a, MXFFIAny* out) {
-    out->type_index = kMXFFIArray;
-    out->v_obj = details::ObjectUnsafe::Header(const_cast<ArrayObj*>(a.get()));
-  }
-  static void MoveToAny(const Array<T>& a, MXFFIAny* out) {
-    CopyToAnyView(a, out);
-    const_cast<ArrayObj*>(a.get())->IncRef();
-  }
+struct TypeTraits<Array<T>> : details::ObjectRefCellBase<Array<T>> {
   static std::optional<Array<T>> TryCast(const MXFFIAny* src) {
     if (src->type_index != kMXFFIArray) return std::nullopt;
     auto* obj = static_cast<ArrayObj*>(details::ObjectUnsafe::FromHeader(src->v_obj));

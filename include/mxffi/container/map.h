@@ -129,15 +129,7 @@ class Map : public ObjectRef {
 };
 
 template <typename K, typename V>
-struct TypeTraits<Map<K, V>> {
-  static void CopyToAnyView(const Map<K, V>& m, MXFFIAny* out) {
-    out->type_index = kMXFFIMap;
-    out->v_obj = details::ObjectUnsafe::Header(const_cast<MapObj*>(m.get()));
-  }
-  static void MoveToAny(const Map<K, V>& m, MXFFIAny* out) {
-    CopyToAnyView(m, out);
-    const_cast<MapObj*>(m.get())->IncRef();
-  }
+struct TypeTraits<Map<K, V>> : details::ObjectRefCellBase<Map<K, V>> {
   static std::optional<Map<K, V>> TryCast(const MXFFIAny* src) {
     if (src->type_index != kMXFFIMap) return std::nullopt;
     auto* obj = static_cast<MapObj*>(details::ObjectUnsafe::FromHeader(src->v_obj));

@@ -79,15 +79,7 @@ inline std::ostream& operator<<(std::ostream& os, const Shape& s) {
 
 /*! \brief A Shape from a cell: a Shape object, or an Array whose elements are all ints. */
 template <>
-struct TypeTraits<Shape> {
-  static void CopyToAnyView(const Shape& s, MXFFIAny* out) {
-    out->type_index = kMXFFIShape;
-    out->v_obj = details::ObjectUnsafe::Header(const_cast<ShapeObj*>(s.get()));
-  }
-  static void MoveToAny(const Shape& s, MXFFIAny* out) {
-    CopyToAnyView(s, out);
-    const_cast<ShapeObj*>(s.get())->IncRef();
-  }
+struct TypeTraits<Shape> : details::ObjectRefCellBase<Shape> {
   static std::optional<Shape> TryCast(const MXFFIAny* src) {
     if (src->type_index == kMXFFIShape) {
       return Shape(ObjectPtr<Object>::CopyFromRaw(details::ObjectUnsafe::FromHeader(src->v_obj)));
