@@ -96,6 +96,11 @@ MXFFI_REGISTER_API("container.adt")
 
 MXFFI_REGISTER_API("container.adt_tag").arg("adt").set_body_typed([](ADT a) { return a.tag(); });
 
+MXFFI_REGISTER_API("container.adt_size")
+    .describe("The number of fields of an ADT.")
+    .arg("adt")
+    .set_body_typed([](ADT a) { return static_cast<int64_t>(a.size()); });
+
 MXFFI_REGISTER_API("container.adt_get_item")
     .arg("adt")
     .arg("i")

@@ -1,0 +1,42 @@
+"""mxffi: a packed-function runtime bridging Python and C++ for dense and sparse arrays."""
+
+from importlib.metadata import PackageNotFoundError as _NotFound
+from importlib.metadata import version as _version
+
+from . import library
+from ._ffi import (
+    DataType,
+    Device,
+    Function,
+    Object,
+    get_global_func,
+    list_global_func_names,
+    register_func,
+    register_object,
+)
+from ._ffi.error import MXFFIError
+from .container import ADT, Array, Map, Shape, String
+from .registry import init_api as _init_api
+
+try:
+    __version__ = _version("mxffi")
+except _NotFound:  # pragma: no cover - running from a checkout that was never installed
+    __version__ = "0.0.0+unknown"
+
+__all__ = [
+    "ADT",
+    "Array",
+    "DataType",
+    "Device",
+    "Function",
+    "MXFFIError",
+    "Map",
+    "Object",
+    "Shape",
+    "String",
+    "get_global_func",
+    "library",
+    "list_global_func_names",
+    "register_func",
+    "register_object",
+]

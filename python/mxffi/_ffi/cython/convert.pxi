@@ -1,0 +1,345 @@
+# Conversions off the exact-type fast path in fastcall.h: Python values into value cells
+# (subclasses, protocols, containers, callables), results into Python values, and callback
+# arguments and results.
+
+cdef inline void _keep(PyObject** keep, obj):
+    if keep[0] == NULL:
+        owners = [obj]
+        Py_INCREF(owners)
+        keep[0] = <PyObject*>owners
+    else:
+        (<list>keep[0]).append(obj)
+
+
+cdef str _arg_label(func, Py_ssize_t index):
+    if not isinstance(func, Function):
+        return f"mxffi: argument #{index}"
+    name = _func_name(<Function>func)
+    info = _func_info(<Function>func)
+    if info is not None and info[0] is not None and index < len(info[0]):
+        return f"{name}: argument #{index} '{info[0][index]}'"
+    return f"{name}: argument #{index}"
+
+
+cdef class _TensorArg:
+    """Owns what a borrowed DLTensor argument points into: a buffer view or a capsule."""
+
+    cdef Py_buffer view
+    cdef bint has_view
+    cdef object capsule
+    cdef int64_t shape[32]
+    cdef int64_t strides[32]
+
+    def __dealloc__(self):
+        if self.has_view:
+            PyBuffer_Release(&self.view)
+
+
+cdef dict _BUFFER_FORMATS = {
+    "?": (6, 8), "b": (0, 8), "B": (1, 8), "h": (0, 16), "H": (1, 16), "i": (0, 32),
+    "I": (1, 32), "l": (0, 64), "L": (1, 64), "q": (0, 64), "Q": (1, 64), "n": (0, 64),
+    "N": (1, 64), "e": (2, 16), "f": (2, 32), "d": (2, 64), "Zf": (5, 64), "Zd": (5, 128),
+}
+
+
+cdef int _tensor_from_buffer(obj, str label, MXFFIAny* cell, MXFFIPyArgTemp* temp,
+                             PyObject** keep) except -1:
+    cdef _TensorArg holder = _TensorArg.__new__(_TensorArg)
+    cdef DLTensor* t = &temp.tensor
+    cdef Py_ssize_t i
+    # PyBUF_RECORDS_RO: shape, strides and format, read-only allowed.
+    PyObject_GetBuffer(obj, &holder.view, 0x001C)
+    holder.has_view = True
+    fmt = holder.view.format.decode("ascii") if holder.view.format != NULL else "B"
+    fmt = fmt.lstrip("@=<")
+    if fmt not in _BUFFER_FORMATS:
+        raise TypeError(f"{label}: buffer format '{fmt}' has no DLPack data type")
+    code, bits = _BUFFER_FORMATS[fmt]
+    if bits // 8 != holder.view.itemsize:
+        raise TypeError(f"{label}: buffer format '{fmt}' has item size {holder.view.itemsize}")
+    if holder.view.ndim > 32:
+        raise ValueError(f"{label}: {holder.view.ndim} dimensions is more than 32")
+    for i in range(holder.view.ndim):
+        holder.shape[i] = holder.view.shape[i]
+        if holder.view.strides[i] % holder.view.itemsize != 0:
+            raise ValueError(f"{label}: stride {holder.view.strides[i]} of dimension {i} is not a "
+                             f"multiple of the item size {holder.view.itemsize}")
+        holder.strides[i] = holder.view.strides[i] // holder.view.itemsize
+    t.data = holder.view.buf
+    t.device.device_type = 1
+    t.device.device_id = 0
+    t.ndim = holder.view.ndim
+    t.dtype.code = code
+    t.dtype.bits = bits
+    t.dtype.lanes = 1
+    t.shape = holder.shape
+    t.strides = holder.strides
+    t.byte_offset = 0
+    _keep(keep, holder)
+    cell.type_index = kMXFFIDLTensorPtr
+    cell.v_ptr = t
+    return 0
+
+
+cdef int _tensor_from_dlpack(obj, str label, MXFFIAny* cell, PyObject** keep) except -1:
+    cdef _TensorArg holder = _TensorArg.__new__(_TensorArg)
+    cdef DLTensor* t
+    try:
+        capsule = obj.__dlpack__(max_version=(1, 0))
+    except TypeError:
+        capsule = obj.__dlpack__()
+    holder.capsule = capsule  # not consumed: the producer's capsule destructor frees it
+    if PyCapsule_IsValid(capsule, b"dltensor_versioned"):
+        t = &(<DLManagedTensorVersioned*>PyCapsule_GetPointer(capsule, b"dltensor_versioned")).dl_tensor
+    elif PyCapsule_IsValid(capsule, b"dltensor"):
+        t = &(<DLManagedTensor*>PyCapsule_GetPointer(capsule, b"dltensor")).dl_tensor
+    else:
+        raise TypeError(f"{label}: __dlpack__() of {type(obj).__name__} returned {capsule!r}, "
+                        "not a DLPack capsule")
+    _keep(keep, holder)
+    cell.type_index = kMXFFIDLTensorPtr
+    cell.v_ptr = t
+    return 0
+
+
+cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIAny* cell,
+                        MXFFIPyArgTemp* temp, PyObject** keep) except -1:
+    arg = <object>parg
+    fn = <object>func if func != NULL else None
+    cdef Py_ssize_t n
+    cdef const char* s
+    cell.small_len = 0
+    tp = type(arg)
+    if tp is int or isinstance(arg, int) and not isinstance(arg, bool):
+        value = int(arg)
+        if not -(1 << 63) <= value < (1 << 63):
+            raise OverflowError(f"{_arg_label(fn, index)} value {value} does not fit "
+                                "in int64")
+        cell.type_index = kMXFFIInt
+        cell.v_int64 = value
+        return 0
+    if tp.__module__ == "numpy" and tp.__name__ == "ndarray":
+        MXFFIPySetNdarrayType(tp)  # from now on numpy arrays take the fast path
+        if MXFFIPyConvertArg(func, index, parg, cell, temp, keep) == 0 and \
+                cell.type_index == kMXFFIDLTensorPtr:
+            return 0
+    if isinstance(arg, Object):
+        raise ValueError(f"{_arg_label(fn, index)} is a {tp.__name__} whose handle is "
+                         "NULL")
+    if isinstance(arg, str):
+        s = PyUnicode_AsUTF8AndSize(arg, &n)
+        temp.view.data = s
+        temp.view.size = n
+        cell.type_index = kMXFFIStrView
+        cell.v_ptr = &temp.view
+        return 0
+    if isinstance(arg, float):
+        cell.type_index = kMXFFIFloat
+        cell.v_float64 = arg
+        return 0
+    if isinstance(arg, (bytes, bytearray)):
+        s = PyBytes_AsString(arg) if isinstance(arg, bytes) else NULL
+        if s == NULL:
+            b = bytes(arg)
+            _keep(keep, b)
+            s = PyBytes_AsString(b)
+        temp.view.data = s
+        temp.view.size = len(arg)
+        cell.type_index = kMXFFIBytesView
+        cell.v_ptr = &temp.view
+        return 0
+    if isinstance(arg, DataType):
+        cell.type_index = kMXFFIDataType
+        cell.v_dtype = (<DataType>arg).cdtype
+        return 0
+    if isinstance(arg, Device):
+        cell.type_index = kMXFFIDevice
+        cell.v_device = (<Device>arg).cdevice
+        return 0
+    if tp.__module__ == "numpy" and tp.__name__ in ("bool", "bool_"):
+        cell.type_index = kMXFFIBool
+        cell.v_int64 = bool(arg)
+        return 0
+    if isinstance(arg, (list, tuple)):
+        if isinstance(arg, _Shape):
+            return _set_object(_new_shape(arg), cell, keep)
+        return _set_object(_ARRAY(*arg), cell, keep)
+    if isinstance(arg, dict):
+        flat = []
+        for k, v in arg.items():
+            flat.append(k)
+            flat.append(v)
+        return _set_object(_MAP(*flat), cell, keep)
+    if hasattr(tp, "__dlpack__"):
+        return _tensor_from_dlpack(arg, _arg_label(fn, index), cell, keep)
+    if _has_buffer(arg):
+        return _tensor_from_buffer(arg, _arg_label(fn, index), cell, temp, keep)
+    if hasattr(tp, "__index__"):
+        as_int = arg.__index__()
+        _keep(keep, as_int)
+        return _hook_arg_slow(func, index, <PyObject*>as_int, cell, temp, keep)
+    if hasattr(tp, "__float__"):
+        cell.type_index = kMXFFIFloat
+        cell.v_float64 = float(arg)
+        return 0
+    if _ctypes_void_p is not None and isinstance(arg, _ctypes_void_p):
+        cell.type_index = kMXFFIOpaquePtr
+        cell.v_ptr = <void*><size_t>(arg.value or 0)
+        return 0
+    if callable(arg):
+        return _set_object(_as_function(arg), cell, keep)
+    raise TypeError(f"{_arg_label(fn, index)} has type {tp.__module__}.{tp.__qualname__}"
+                    ", which mxffi cannot pass to C++")
+
+
+cdef bint _has_buffer(obj):
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
+cdef Object _new_shape(dims):
+    """A Shape object in the frozen MXFFIShapeObj layout, wrapped (and so owned) by an Object."""
+    cdef Py_ssize_t n = len(dims), i
+    cdef MXFFIShapeObj* s = <MXFFIShapeObj*>malloc(sizeof(MXFFIShapeObj) + sizeof(int64_t) * n)
+    if s == NULL:
+        raise MemoryError()
+    cdef int64_t* data = <int64_t*>(s + 1)
+    s.header.ref_counter = 1
+    s.header.type_index = kMXFFIShape
+    s.header.reserved = 0
+    s.header.deleter = _free_str_obj
+    s.data = data
+    s.size = n
+    cdef Object owner = Object.__new__(Object)
+    owner.chandle = s
+    for i in range(n):
+        data[i] = dims[i]
+    return owner
+
+
+cdef int _set_object(obj, MXFFIAny* cell, PyObject** keep) except -1:
+    if not isinstance(obj, Object):
+        raise TypeError(f"mxffi: expected an mxffi object, got {type(obj).__name__}")
+    cdef void* h = (<Object>obj).chandle
+    _keep(keep, obj)
+    cell.type_index = (<MXFFIObject*>h).type_index
+    cell.v_obj = <MXFFIObject*>h
+    return 0
+
+
+cdef object _hook_ret_slow(PyObject* func, MXFFIAny* r):
+    """Results the fast switch does not handle; takes ownership of the cell."""
+    cdef int32_t index = r.type_index
+    cdef MXFFIStringObj* s
+    cdef MXFFIShapeObj* shape
+    if index == kMXFFIBytes:
+        s = <MXFFIStringObj*>r.v_obj
+        try:
+            return PyBytes_FromStringAndSize(s.data, s.size)
+        finally:
+            MXFFIObjectFree(r.v_obj)
+    if index == kMXFFISmallBytes:
+        return PyBytes_FromStringAndSize(r.v_bytes, r.small_len)
+    if index == kMXFFIShape:
+        shape = <MXFFIShapeObj*>r.v_obj
+        try:
+            return _Shape([shape.data[i] for i in range(shape.size)])
+        finally:
+            MXFFIObjectFree(r.v_obj)
+    if index >= kMXFFIStaticObjectBegin:
+        return _make_object(r.v_obj)
+    if index == kMXFFIDataType:
+        return _make_dtype(r.v_dtype)
+    if index == kMXFFIDevice:
+        return _make_device(r.v_device)
+    if index == kMXFFIOpaquePtr:
+        return _ctypes_void_p(<size_t>r.v_ptr) if r.v_ptr != NULL else None
+    if index == kMXFFIRawStr:
+        return r.v_c_str.decode("utf-8")
+    name = "mxffi"
+    if func != NULL and isinstance(<object>func, Function):
+        name = _func_name(<Function>func)
+    if index == kMXFFIDLTensorPtr:
+        raise TypeError(f"{name}: returned a borrowed DLTensor*, which cannot outlive the call")
+    raise TypeError(f"{name}: returned a value of unknown type code {index}")
+
+
+cdef object _view_to_py(const MXFFIAny* v):
+    """A borrowed argument cell (a C++ call into a Python callback) as a Python value."""
+    cdef int32_t index = v.type_index
+    cdef MXFFIByteArray* view
+    cdef MXFFIAny owned
+    if index >= kMXFFIStaticObjectBegin:
+        if index == kMXFFIString or index == kMXFFIShape or index == kMXFFIBytes:
+            MXFFIObjectIncRef(v.v_obj)
+            owned = v[0]
+            return _hook_ret_slow(NULL, &owned) if index != kMXFFIString else \
+                MXFFIPyReturn(NULL, &owned)
+        return _wrap_borrowed(v.v_obj)
+    if index == kMXFFIStrView:
+        view = <MXFFIByteArray*>v.v_ptr
+        return PyUnicode_DecodeUTF8(view.data, view.size, NULL)
+    if index == kMXFFIBytesView:
+        view = <MXFFIByteArray*>v.v_ptr
+        return PyBytes_FromStringAndSize(view.data, view.size)
+    if index == kMXFFIDLTensorPtr:
+        raise TypeError("mxffi: a DLTensor* argument cannot be passed to a Python callback")
+    owned = v[0]
+    return MXFFIPyReturn(NULL, &owned)
+
+
+cdef void _free_str_obj(void* obj) noexcept nogil:
+    free(obj)
+
+
+cdef MXFFIObject* _new_str_obj(const char* data, size_t size, int32_t type_index) except NULL:
+    """A String/Bytes object in the frozen MXFFIStringObj layout, owned by the caller."""
+    cdef MXFFIStringObj* s = <MXFFIStringObj*>malloc(sizeof(MXFFIStringObj) + size + 1)
+    if s == NULL:
+        raise MemoryError()
+    cdef char* buf = <char*>(s + 1)
+    memcpy(buf, data, size)
+    buf[size] = 0
+    s.header.ref_counter = 1
+    s.header.type_index = type_index
+    s.header.reserved = 0
+    s.header.deleter = _free_str_obj
+    s.data = buf
+    s.size = size
+    return &s.header
+
+
+cdef int _py_to_owned(obj, MXFFIAny* out) except -1:
+    """A Python value as an owned result cell (a callback's return value)."""
+    cdef MXFFIAny cell
+    cdef MXFFIPyArgTemp temp
+    cdef PyObject* keep = NULL
+    cdef MXFFIByteArray* view
+    try:
+        MXFFIPyConvertArg(NULL, 0, <PyObject*>obj, &cell, &temp, &keep)
+        if cell.type_index == kMXFFIStrView or cell.type_index == kMXFFIBytesView:
+            view = <MXFFIByteArray*>cell.v_ptr
+            if view.size <= 7:
+                out.type_index = kMXFFISmallStr if cell.type_index == kMXFFIStrView \
+                    else kMXFFISmallBytes
+                out.small_len = view.size
+                out.v_int64 = 0
+                memcpy(out.v_bytes, view.data, view.size)
+            else:
+                out.type_index = kMXFFIString if cell.type_index == kMXFFIStrView else kMXFFIBytes
+                out.small_len = 0
+                out.v_obj = _new_str_obj(view.data, view.size, out.type_index)
+            return 0
+        if cell.type_index == kMXFFIDLTensorPtr:
+            raise TypeError(f"mxffi: a callback cannot return an array ({type(obj).__name__}) "
+                            "as a borrowed tensor")
+        if cell.type_index >= kMXFFIStaticObjectBegin:
+            MXFFIObjectIncRef(cell.v_obj)
+        out[0] = cell
+        return 0
+    finally:
+        if keep != NULL:
+            Py_DECREF(<object>keep)

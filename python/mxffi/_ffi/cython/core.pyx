@@ -1,0 +1,85 @@
+# cython: language_level=3, embedsignature=True, binding=False
+# cython: boundscheck=False, wraparound=False, cdivision=True
+"""mxffi's Cython core: objects, functions and conversions over the C ABI (c_api.h).
+
+Function calls go through the C vectorcall slot in fastcall.h; this module supplies its slow
+paths and everything else.
+"""
+
+from mxffi._ffi.libinfo import check_gil_build
+
+check_gil_build()
+
+include "base.pxi"
+include "object.pxi"
+include "function.pxi"
+include "convert.pxi"
+
+from mxffi._ffi.error import make_error as _make_error, stash_py_error as _stash_py_error
+
+try:
+    from ctypes import c_void_p as _ctypes_void_p
+except ImportError:  # pragma: no cover - ctypes is part of every CPython we support
+    _ctypes_void_p = None
+
+
+class Shape(tuple):
+    """mxffi.Shape: a tuple of int64 dimensions, passed to C++ as a Shape object."""
+
+    def __new__(cls, dims=()):
+        return tuple.__new__(cls, (int(d) for d in dims))
+
+    def __repr__(self):
+        return f"mxffi.Shape({tuple.__repr__(self)})"
+
+
+_Shape = Shape
+
+# Globals the conversions use; set by _init once libmxffi's own functions are registered.
+_FUNCTION_INFO = None
+_ARRAY = None
+_MAP = None
+_SHAPE = None
+_GET_ATTR = None
+_FIELD_NAMES = None
+_MAP_GET = None
+_ARRAY_GET = None
+_ARRAY_SIZE = None
+
+
+cdef MXFFIPyHooks _hooks
+
+
+def _init():
+    global _FUNCTION_INFO, _ARRAY, _MAP, _SHAPE, _GET_ATTR, _FIELD_NAMES
+    global _MAP_GET, _ARRAY_GET, _ARRAY_SIZE
+    cdef Function probe = Function.__new__(Function)
+    cdef char* base = <char*><PyObject*>probe
+    _hooks.arg_slow = _hook_arg_slow
+    _hooks.ret_slow = _hook_ret_slow
+    _hooks.raise_error = _hook_raise
+    _hooks.call_kw = _hook_call_kw
+    _hooks.object_type = <PyTypeObject*>Object
+    _hooks.handle_offset = <char*>&probe.chandle - base
+    _hooks.flags_offset = <char*>&probe._flags - base
+    MXFFIPySetHooks(&_hooks, <PyTypeObject*>Function, <char*>&probe._vectorcall - base)
+    MXFFIEnvSetCheckSignals(_check_signals)
+    _ARRAY = get_global_func("container.array")
+    _MAP = get_global_func("container.map")
+    _SHAPE = get_global_func("container.shape")
+    _GET_ATTR = get_global_func("object.get_attr")
+    _FIELD_NAMES = get_global_func("object.field_names")
+    _MAP_GET = get_global_func("container.map_get_item")
+    _ARRAY_GET = get_global_func("container.array_get_item")
+    _ARRAY_SIZE = get_global_func("container.array_size")
+    _FUNCTION_INFO = get_global_func("registry.function_info")
+
+
+def abi_version():
+    """The C ABI version of the loaded libmxffi, as (major, minor, patch)."""
+    cdef int32_t major = 0, minor = 0, patch = 0
+    MXFFIGetVersion(&major, &minor, &patch)
+    return (major, minor, patch)
+
+
+_init()

@@ -1,0 +1,303 @@
+/*!
+ * \file fastcall.h
+ * \brief The vectorcall slot of mxffi.Function: Python arguments into value cells, one
+ *  MXFFIFuncCall, the result back into a Python object.
+ *
+ * Cython gives an extension type's __call__ only tp_call, which builds an argument tuple (and a
+ * dict for keywords) on every call; this slot takes the interpreter's argument vector directly.
+ * Arguments are converted by an exact-type switch on the common types with temporaries on the
+ * stack; everything else (subclasses, protocols, containers, callables, keyword arguments,
+ * errors) goes to slow paths written in Cython, installed through MXFFIPySetHooks.
+ *
+ * The core is reached only through c_api.h; the object header and the String/Bytes layouts are
+ * read by offset, as c_api.h freezes them.
+ */
+#ifndef MXFFI_PYTHON_FASTCALL_H_
+#define MXFFI_PYTHON_FASTCALL_H_
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <mxffi/c_api.h>
+#include <numpy/ndarraytypes.h>
+
+/*! \brief Arguments handled with stack temporaries; more go to the heap. */
+#define MXFFI_PY_STACK_ARGS 6
+/*! \brief Dimensions a numpy array may have on the fast path. */
+#define MXFFI_PY_FAST_NDIM 6
+
+/*! \brief Per-argument temporaries: a byte view for str/bytes, a DLTensor for arrays. */
+typedef struct {
+  MXFFIByteArray view;
+  DLTensor tensor;
+  int64_t strides[MXFFI_PY_FAST_NDIM];
+} MXFFIPyArgTemp;
+
+/*!
+ * \brief Slow argument conversion (Cython): fills cell, may append owners to *keep (a list,
+ *  created on demand). \return 0, or -1 with a Python exception set.
+ */
+typedef int (*MXFFIPyArgSlowFn)(PyObject* func, Py_ssize_t index, PyObject* arg, MXFFIAny* cell,
+                                MXFFIPyArgTemp* temp, PyObject** keep);
+/*! \brief Slow result conversion (Cython): takes ownership of *result. */
+typedef PyObject* (*MXFFIPyRetSlowFn)(PyObject* func, MXFFIAny* result);
+/*! \brief Raise the last mxffi error of this thread as a Python exception; returns NULL. */
+typedef PyObject* (*MXFFIPyRaiseFn)(PyObject* func);
+/*! \brief Keyword-argument call (Cython): maps keywords to positions, then calls back here. */
+typedef PyObject* (*MXFFIPyCallKwFn)(PyObject* func, PyObject** args, Py_ssize_t nargs,
+                                     PyObject* kwnames);
+
+typedef struct {
+  MXFFIPyArgSlowFn arg_slow;
+  MXFFIPyRetSlowFn ret_slow;
+  MXFFIPyRaiseFn raise_error;
+  MXFFIPyCallKwFn call_kw;
+  /*! \brief mxffi.Object; instances carry their handle at handle_offset. */
+  PyTypeObject* object_type;
+  Py_ssize_t handle_offset;
+  /*! \brief Offset of Function's int flags (bit 0: release the GIL for the call). */
+  Py_ssize_t flags_offset;
+} MXFFIPyHooks;
+
+static MXFFIPyHooks mxffi_py_hooks;
+/*! \brief numpy.ndarray once an argument of that exact type has been seen, else NULL. */
+static PyTypeObject* mxffi_py_ndarray_type = NULL;
+
+#define MXFFI_PY_RELEASE_GIL 1
+
+static inline void* MXFFIPyHandle(PyObject* obj) {
+  return *(void**)((char*)obj + mxffi_py_hooks.handle_offset);
+}
+
+static inline int MXFFIPyFlags(PyObject* func) {
+  return *(int*)((char*)func + mxffi_py_hooks.flags_offset);
+}
+
+/*! \brief Drop a reference the way MXFFIObjectFree does, inline: the header is frozen. */
+static inline void MXFFIPyDecRef(MXFFIObject* obj) {
+  if (__atomic_fetch_sub(&obj->ref_counter, 1, __ATOMIC_RELEASE) == 1) {
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (obj->deleter != NULL) obj->deleter(obj);
+  }
+}
+
+/*! \brief numpy type number to DLDataType; returns 0 when there is no DLPack equivalent. */
+static inline int MXFFIPyNumpyDType(int type_num, DLDataType* out) {
+  uint8_t code;
+  uint8_t bits;
+  switch (type_num) {
+    case NPY_BOOL: code = 6 /* kDLBool */, bits = 8; break;
+    case NPY_INT8: code = kDLInt, bits = 8; break;
+    case NPY_UINT8: code = kDLUInt, bits = 8; break;
+    case NPY_INT16: code = kDLInt, bits = 16; break;
+    case NPY_UINT16: code = kDLUInt, bits = 16; break;
+    case NPY_INT32: code = kDLInt, bits = 32; break;
+    case NPY_UINT32: code = kDLUInt, bits = 32; break;
+    case NPY_LONG: code = kDLInt, bits = (uint8_t)(8 * sizeof(long)); break;
+    case NPY_ULONG: code = kDLUInt, bits = (uint8_t)(8 * sizeof(long)); break;
+    case NPY_LONGLONG: code = kDLInt, bits = 64; break;
+    case NPY_ULONGLONG: code = kDLUInt, bits = 64; break;
+    case NPY_FLOAT16: code = kDLFloat, bits = 16; break;
+    case NPY_FLOAT32: code = kDLFloat, bits = 32; break;
+    case NPY_FLOAT64: code = kDLFloat, bits = 64; break;
+    case NPY_COMPLEX64: code = kDLComplex, bits = 64; break;
+    case NPY_COMPLEX128: code = kDLComplex, bits = 128; break;
+    default: return 0;
+  }
+  out->code = code;
+  out->bits = bits;
+  out->lanes = 1;
+  return 1;
+}
+
+/*!
+ * \brief A numpy array as a borrowed DLTensor, read from the ndarray struct directly.
+ * \return 1 when done, 0 when the array needs the slow path (byte-swapped, an unsupported dtype,
+ *  more dimensions than the fast path holds, strides not a multiple of the item size).
+ */
+static inline int MXFFIPyNumpyTensor(PyObject* arg, MXFFIAny* cell, MXFFIPyArgTemp* temp) {
+  PyArrayObject_fields* a = (PyArrayObject_fields*)arg;
+  PyArray_Descr* descr = a->descr;
+  if (descr->byteorder == '>' || a->nd > MXFFI_PY_FAST_NDIM) return 0;
+  DLTensor* t = &temp->tensor;
+  if (!MXFFIPyNumpyDType(descr->type_num, &t->dtype)) return 0;
+  t->data = a->data;
+  t->device.device_type = kDLCPU;
+  t->device.device_id = 0;
+  t->ndim = a->nd;
+  t->shape = (int64_t*)a->dimensions; /* npy_intp is int64_t on every 64-bit target */
+  t->byte_offset = 0;
+  if (a->flags & NPY_ARRAY_C_CONTIGUOUS) {
+    t->strides = NULL;
+  } else {
+    int64_t itemsize = (int64_t)(t->dtype.bits / 8);
+    for (int i = 0; i < a->nd; ++i) {
+      int64_t s = (int64_t)a->strides[i];
+      if (s % itemsize != 0) return 0;
+      temp->strides[i] = s / itemsize;
+    }
+    t->strides = temp->strides;
+  }
+  cell->type_index = kMXFFIDLTensorPtr;
+  cell->v_ptr = t;
+  return 1;
+}
+
+/*! \brief One argument into a value cell; the exact-type switch, then the Cython slow path. */
+static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg, MXFFIAny* cell,
+                                    MXFFIPyArgTemp* temp, PyObject** keep) {
+  PyTypeObject* tp = Py_TYPE(arg);
+  cell->small_len = 0;
+  if (tp == &PyLong_Type) {
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(arg, &overflow);
+    if (overflow == 0) {
+      cell->type_index = kMXFFIInt;
+      cell->v_int64 = v;
+      return 0;
+    }
+  } else if (tp == &PyFloat_Type) {
+    cell->type_index = kMXFFIFloat;
+    cell->v_float64 = PyFloat_AS_DOUBLE(arg);
+    return 0;
+  } else if (tp == &PyUnicode_Type) {
+    Py_ssize_t n;
+    const char* s = PyUnicode_AsUTF8AndSize(arg, &n);
+    if (s == NULL) return -1;
+    temp->view.data = s;
+    temp->view.size = (size_t)n;
+    cell->type_index = kMXFFIStrView;
+    cell->v_ptr = &temp->view;
+    return 0;
+  } else if (arg == Py_None) {
+    cell->type_index = kMXFFINone;
+    cell->v_int64 = 0;
+    return 0;
+  } else if (tp == &PyBool_Type) {
+    cell->type_index = kMXFFIBool;
+    cell->v_int64 = arg == Py_True;
+    return 0;
+  } else if (tp == &PyBytes_Type) {
+    temp->view.data = PyBytes_AS_STRING(arg);
+    temp->view.size = (size_t)PyBytes_GET_SIZE(arg);
+    cell->type_index = kMXFFIBytesView;
+    cell->v_ptr = &temp->view;
+    return 0;
+  } else if (tp == mxffi_py_ndarray_type) {
+    if (MXFFIPyNumpyTensor(arg, cell, temp)) return 0;
+  } else if (PyType_IsSubtype(tp, mxffi_py_hooks.object_type)) {
+    MXFFIObject* obj = (MXFFIObject*)MXFFIPyHandle(arg);
+    if (obj != NULL) {
+      cell->type_index = obj->type_index;
+      cell->v_obj = obj;
+      return 0;
+    }
+  }
+  return mxffi_py_hooks.arg_slow(func, i, arg, cell, temp, keep);
+}
+
+/*! \brief A result cell into a Python object, taking ownership of the cell. */
+static inline PyObject* MXFFIPyReturn(PyObject* func, MXFFIAny* r) {
+  switch (r->type_index) {
+    case kMXFFINone:
+      Py_RETURN_NONE;
+    case kMXFFIInt:
+      return PyLong_FromLongLong(r->v_int64);
+    case kMXFFIFloat:
+      return PyFloat_FromDouble(r->v_float64);
+    case kMXFFIBool:
+      return PyBool_FromLong((long)r->v_int64);
+    case kMXFFISmallStr:
+      return PyUnicode_DecodeUTF8(r->v_bytes, (Py_ssize_t)r->small_len, NULL);
+    case kMXFFIString: {
+      MXFFIStringObj* s = (MXFFIStringObj*)r->v_obj;
+      PyObject* out = PyUnicode_DecodeUTF8(s->data, (Py_ssize_t)s->size, NULL);
+      MXFFIPyDecRef(r->v_obj);
+      return out;
+    }
+    default:
+      return mxffi_py_hooks.ret_slow(func, r);
+  }
+}
+
+/*!
+ * \brief Positional call with a ready argument vector: convert, call, convert back.
+ * \note Arguments are borrowed by the callee, so nothing is reference-counted on the way in;
+ *  owners made by the slow path (containers, callables, buffers) live in keep until the return.
+ */
+static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize_t nargs) {
+  MXFFIAny stack_cells[MXFFI_PY_STACK_ARGS];
+  MXFFIPyArgTemp stack_temps[MXFFI_PY_STACK_ARGS];
+  MXFFIAny* cells = stack_cells;
+  MXFFIPyArgTemp* temps = stack_temps;
+  PyObject* keep = NULL;
+  PyObject* out = NULL;
+  MXFFIAny result;
+  int rc;
+  if (nargs > MXFFI_PY_STACK_ARGS) {
+    if (nargs > INT32_MAX) {
+      PyErr_Format(PyExc_TypeError, "mxffi.Function: %zd arguments is more than a call takes",
+                   nargs);
+      return NULL;
+    }
+    cells = (MXFFIAny*)PyMem_Malloc(sizeof(MXFFIAny) * (size_t)nargs);
+    temps = (MXFFIPyArgTemp*)PyMem_Malloc(sizeof(MXFFIPyArgTemp) * (size_t)nargs);
+    if (cells == NULL || temps == NULL) {
+      PyErr_NoMemory();
+      goto done;
+    }
+  }
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    if (MXFFIPyConvertArg(func, i, args[i], &cells[i], &temps[i], &keep) != 0) goto done;
+  }
+  result.type_index = kMXFFINone;
+  result.small_len = 0;
+  result.v_int64 = 0;
+  if (MXFFIPyFlags(func) & MXFFI_PY_RELEASE_GIL) {
+    Py_BEGIN_ALLOW_THREADS;
+    rc = MXFFIFuncCall(MXFFIPyHandle(func), cells, (int32_t)nargs, &result);
+    Py_END_ALLOW_THREADS;
+  } else {
+    rc = MXFFIFuncCall(MXFFIPyHandle(func), cells, (int32_t)nargs, &result);
+  }
+  if (rc != 0) {
+    mxffi_py_hooks.raise_error(func);
+  } else {
+    out = MXFFIPyReturn(func, &result);
+  }
+done:
+  Py_XDECREF(keep);
+  if (cells != stack_cells) PyMem_Free(cells);
+  if (temps != stack_temps) PyMem_Free(temps);
+  return out;
+}
+
+/*! \brief The vectorcall slot installed on mxffi.Function. */
+static PyObject* MXFFIPyFunctionVectorcall(PyObject* func, PyObject* const* args, size_t nargsf,
+                                           PyObject* kwnames) {
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0) {
+    return mxffi_py_hooks.call_kw(func, (PyObject**)args, nargs, kwnames);
+  }
+  return MXFFIPyCallPositional(func, (PyObject**)args, nargs);
+}
+
+/*!
+ * \brief Install the hooks and give the Function type its vectorcall slot.
+ * \param function_type mxffi.Function, already readied.
+ * \param vectorcall_offset offset of the instance field holding the vectorcall pointer.
+ */
+static int MXFFIPySetHooks(const MXFFIPyHooks* hooks, PyTypeObject* function_type,
+                           Py_ssize_t vectorcall_offset) {
+  mxffi_py_hooks = *hooks;
+  function_type->tp_vectorcall_offset = vectorcall_offset;
+  function_type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+  return 0;
+}
+
+/*! \brief The slot as a plain pointer, stored into each Function instance. */
+static inline void* MXFFIPyVectorcallPtr(void) { return (void*)MXFFIPyFunctionVectorcall; }
+
+/*! \brief Remember numpy.ndarray for the exact-type switch. */
+static inline void MXFFIPySetNdarrayType(PyObject* tp) { mxffi_py_ndarray_type = (PyTypeObject*)tp; }
+
+#endif  /* MXFFI_PYTHON_FASTCALL_H_ */

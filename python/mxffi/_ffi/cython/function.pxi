@@ -1,0 +1,252 @@
+# Functions: mxffi.Function (its call goes through the C vectorcall slot in fastcall.h), global
+# function lookup and registration, keyword arguments, and Python callables as C++ Functions.
+
+cdef object _MISSING = object()
+# name -> (arg_names, defaults, long_running, doc) from registry.function_info; None when the
+# function was registered without a signature.
+cdef dict _INFO_CACHE = {}
+
+
+cdef class Function(Object):
+    """A packed function: a C++ function, a Python callable made callable from C++, or a
+    closure returned by either. Calls convert arguments by type, with no string serialization.
+    """
+
+    cdef void* _vectorcall
+    cdef int _flags
+    cdef object _name
+    cdef object _info
+    cdef dict __dict__
+
+    def __cinit__(self):
+        self._vectorcall = MXFFIPyVectorcallPtr()
+        self._name = None
+        self._info = _MISSING
+
+    def __call__(self, *args, **kwargs):
+        # Reached only through tp_call (e.g. PyObject_Call); Python's own calls use the slot.
+        if kwargs:
+            items = list(args) + list(kwargs.values())
+            return MXFFIPyCallKw(self, items, len(args), tuple(kwargs))
+        return MXFFIPyCallPositional(<PyObject*>self, PySequence_Fast_ITEMS(args), len(args))
+
+    def __get__(self, obj, objtype):
+        # A Function stored on a class stays a plain function (like staticmethod); defining
+        # __get__ also makes inspect and help() treat it as a routine.
+        return self
+
+    @property
+    def name(self):
+        """The global name this function was looked up by, or None."""
+        return self._name
+
+    @property
+    def long_running(self):
+        """Whether calls release the GIL (registered with set_long_running())."""
+        return bool(self._flags & MXFFI_PY_RELEASE_GIL)
+
+    def __repr__(self):
+        if self._name is not None:
+            return f"<mxffi.Function {self._name}>"
+        return f"<mxffi.Function at 0x{<size_t>self.chandle:x}>"
+
+
+cdef str _func_name(Function f):
+    return f._name if f._name is not None else "mxffi.Function"
+
+
+cdef object _func_info(Function f):
+    """(arg_names, defaults, long_running, doc) of a global function, or None; cached."""
+    if f._info is not _MISSING:
+        return f._info
+    info = None
+    if f._name is not None:
+        info = _INFO_CACHE.get(f._name, _MISSING)
+        if info is _MISSING:
+            info = _query_info(f._name)
+            _INFO_CACHE[f._name] = info
+    f._info = info
+    return info
+
+
+cdef object _query_info(str name):
+    try:
+        m = _FUNCTION_INFO(name)
+    except KeyError:
+        return None
+    names = tuple(_array_items(_MAP_GET(m, "arg_names")))
+    defaults = tuple(_array_items(_MAP_GET(m, "defaults")))
+    if not names and _MAP_GET(m, "num_args") < 0:
+        names = None
+    return (names, defaults, bool(_MAP_GET(m, "long_running")), str(_MAP_GET(m, "doc")))
+
+
+cdef list _array_items(arr):
+    # Through the registered accessors, so this works before mxffi.Array is registered.
+    return [_ARRAY_GET(arr, i) for i in range(_ARRAY_SIZE(arr))]
+
+
+def get_global_func(str name, allow_missing=False):
+    """The global function registered under name.
+
+    Raises ValueError when there is none, unless allow_missing (then returns None).
+    """
+    cdef void* handle = NULL
+    if MXFFIFuncGetGlobal(name.encode("utf-8"), &handle) != 0:
+        _raise_last_error(None)
+    if handle == NULL:
+        if allow_missing:
+            return None
+        raise ValueError(f"mxffi.get_global_func: no global function named '{name}'")
+    cdef Function f = _make_object(handle)
+    f._name = name
+    if _FUNCTION_INFO is not None:
+        info = _func_info(f)
+        if info is not None and info[2]:
+            f._flags |= MXFFI_PY_RELEASE_GIL
+    return f
+
+
+def list_global_func_names():
+    """The names of every registered global function, sorted."""
+    cdef void* handle = NULL
+    if MXFFIFuncListGlobalNames(&handle) != 0:
+        _raise_last_error(None)
+    return sorted(str(x) for x in _array_items(_make_object(handle)))
+
+
+def _as_function(f):
+    """A Python callable as an mxffi.Function (a Function is returned as is)."""
+    if isinstance(f, Function):
+        return f
+    if not callable(f):
+        raise TypeError(f"mxffi: expected a callable, got {type(f).__name__}")
+    cdef void* handle = NULL
+    Py_INCREF(f)
+    if MXFFIFuncCreate(<void*>f, _py_callback, _py_release, &handle) != 0:
+        Py_DECREF(f)
+        _raise_last_error(None)
+    return _make_object(handle)
+
+
+def register_func(name=None, f=None, *, override=False):
+    """Register a Python callable as a global function, callable from C++ and Python.
+
+    As a decorator: @register_func("area.name") or @register_func (uses the function's
+    __name__); directly: register_func("area.name", f). An existing name is replaced only with
+    override=True; otherwise ValueError names it.
+    """
+    if callable(name) and f is None:
+        return register_func(name.__name__, name, override=override)
+    if not isinstance(name, str):
+        raise TypeError(f"mxffi.register_func: name must be a str, got {type(name).__name__}")
+
+    def register(func):
+        cdef Function fn = _as_function(func)
+        if MXFFIFuncSetGlobal(name.encode("utf-8"), fn.chandle, 1 if override else 0) != 0:
+            _raise_last_error(None)
+        _INFO_CACHE.pop(name, None)
+        return func
+
+    if f is not None:
+        return register(f)
+    return register
+
+
+cdef object MXFFIPyCallKw(Function f, list items, Py_ssize_t nargs, tuple kwnames):
+    """Map keyword arguments to positions from the registered signature, then call."""
+    name = _func_name(f)
+    info = _func_info(f)
+    if info is None or info[0] is None:
+        raise TypeError(f"{name}: keyword arguments {list(kwnames)} given, but the function has "
+                        "no registered argument names")
+    names, defaults = info[0], info[1]
+    cdef Py_ssize_t n = len(names)
+    if nargs > n:
+        raise TypeError(f"{name}: takes {n} arguments ({', '.join(names)}) but {nargs} "
+                        "positional arguments were given")
+    values = items[:nargs] + [_MISSING] * (n - nargs)
+    last = nargs - 1
+    for j, kw in enumerate(kwnames):
+        try:
+            idx = names.index(kw)
+        except ValueError:
+            raise TypeError(f"{name}: unexpected keyword argument '{kw}'; the arguments are "
+                            f"({', '.join(names)})") from None
+        if values[idx] is not _MISSING:
+            raise TypeError(f"{name}: got multiple values for argument '{kw}'")
+        values[idx] = items[nargs + j]
+        if idx > last:
+            last = idx
+    cdef Py_ssize_t first_default = n - len(defaults)
+    for idx in range(last + 1):
+        if values[idx] is _MISSING:
+            if idx < first_default:
+                missing = [names[i] for i in range(first_default)
+                           if i <= last and values[i] is _MISSING]
+                raise TypeError(f"{name}: missing required argument"
+                                f"{'s' if len(missing) > 1 else ''} "
+                                f"{', '.join(repr(m) for m in missing)}")
+            values[idx] = defaults[idx - first_default]
+    for idx in range(last + 1, first_default):
+        raise TypeError(f"{name}: missing required argument '{names[idx]}'")
+    del values[last + 1:]
+    return MXFFIPyCallPositional(<PyObject*>f, PySequence_Fast_ITEMS(values), last + 1)
+
+
+cdef object _hook_call_kw(PyObject* func, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef tuple kw = <tuple>kwnames
+    items = [<object>args[i] for i in range(nargs + len(kw))]
+    return MXFFIPyCallKw(<Function>func, items, nargs, kw)
+
+
+# ---------------------------------------------------------------------------------------------
+# Python callables called from C++.
+
+cdef void _py_release(void* resource) noexcept nogil:
+    if _Py_IsFinalizing():
+        return  # the interpreter is going away; its objects go with it
+    with gil:
+        Py_DECREF(<object>resource)
+
+
+cdef int _py_callback(void* resource, const MXFFIAny* args, int32_t num_args,
+                      MXFFIAny* result) noexcept with gil:
+    cdef int32_t i
+    try:
+        pyargs = [_view_to_py(&args[i]) for i in range(num_args)]
+        ret = (<object>resource)(*pyargs)
+        _py_to_owned(ret, result)
+        return 0
+    except BaseException as exc:
+        _set_error_from_py(exc)
+        return -1
+
+
+cdef int _check_signals() noexcept nogil:
+    with gil:
+        try:
+            PyErr_CheckSignals()
+        except BaseException as exc:
+            _set_error_from_py(exc)
+            return -1
+    return 0
+
+
+cdef void _set_error_from_py(exc):
+    kind, message, backtrace = _stash_py_error(exc)
+    MXFFIErrorSet(kind.encode("utf-8", "replace"), message.encode("utf-8", "replace"),
+                  backtrace.encode("utf-8", "replace"))
+
+
+cdef object _raise_last_error(func):
+    cdef const char* kind = NULL
+    cdef const char* message = NULL
+    cdef const char* backtrace = NULL
+    MXFFIErrorGetLast(&kind, &message, &backtrace)
+    raise _make_error(kind.decode("utf-8", "replace"), message.decode("utf-8", "replace"),
+                      backtrace.decode("utf-8", "replace"))
+
+
+cdef object _hook_raise(PyObject* func):
+    return _raise_last_error(<object>func)

@@ -1,0 +1,71 @@
+"""Registered functions as Python modules: the area "testing" as mxffi.testing, and so on."""
+
+import inspect
+import sys
+
+from ._ffi import Function, get_global_func, list_global_func_names
+
+__all__ = ["init_api", "signature_of"]
+
+_info = get_global_func("registry.function_info")
+
+
+def signature_of(name):
+    """An inspect.Signature and doc string for a registered global, from registry.function_info."""
+    try:
+        info = _info(name)
+    except KeyError:
+        return None, ""
+    names = list(info["arg_names"])
+    defaults = list(info["defaults"])
+    first_default = len(names) - len(defaults)
+    params = []
+    for i, arg in enumerate(names):
+        default = defaults[i - first_default] if i >= first_default else inspect.Parameter.empty
+        params.append(inspect.Parameter(arg, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                        default=default))
+    if info["num_args"] < 0 and not names:
+        params.append(inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL))
+    arg_types = list(info["arg_types"])
+    doc = str(info["doc"])
+    if arg_types:
+        lines = [f"    {n}: {t}" for n, t in zip(names, arg_types)]
+        doc += "\n\nArguments:\n" + "\n".join(lines)
+    ret = str(info["return_type"])
+    if ret:
+        doc += f"\n\nReturns: {ret}"
+    if info["long_running"]:
+        doc += "\n\nLong-running: called with the GIL released."
+    return inspect.Signature(params), doc
+
+
+def _decorate(func: Function, name: str, module: str):
+    sig, doc = signature_of(name)
+    short = name.rpartition(".")[2]
+    func.__name__ = short
+    func.__qualname__ = short
+    func.__module__ = module
+    func.__doc__ = doc or None
+    if sig is not None:
+        func.__signature__ = sig
+    return func
+
+
+def init_api(area, module_name=None):
+    """Expose every global named "<area>.<name>" as attribute <name> of module_name.
+
+    Nested areas ("a.b.c") become attributes of the module for "a.b". Returns the names added.
+    """
+    module_name = module_name or f"mxffi.{area}"
+    module = sys.modules[module_name]
+    prefix = area + "."
+    added = []
+    for name in list_global_func_names():
+        if not name.startswith(prefix):
+            continue
+        short = name[len(prefix) :]
+        if "." in short:
+            continue
+        setattr(module, short, _decorate(get_global_func(name), name, module_name))
+        added.append(short)
+    return added
