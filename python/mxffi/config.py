@@ -1,7 +1,7 @@
 """Where the installed mxffi is, for building outside libraries against it.
 
-    python -m mxffi.config --cmakedir     # for -DCMAKE_PREFIX_PATH / -Dmxffi_DIR
-    python -m mxffi.config --includedir --libdir
+python -m mxffi.config --cmakedir     # for -DCMAKE_PREFIX_PATH / -Dmxffi_DIR
+python -m mxffi.config --includedir --libdir
 """
 
 import argparse

@@ -52,7 +52,7 @@ class _SequenceMixin:
         if isinstance(other, Object) and self.same_as(other):
             return True
         if isinstance(other, (Sequence, list, tuple)) and not isinstance(other, (str, bytes)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = Object.__hash__

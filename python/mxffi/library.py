@@ -34,8 +34,9 @@ def load(path):
     """
     path = os.fspath(path)
     if not isinstance(path, str):
-        raise TypeError(f"mxffi.library.load: path must be str or os.PathLike, got "
-                        f"{type(path).__name__}")
+        raise TypeError(
+            f"mxffi.library.load: path must be str or os.PathLike, got {type(path).__name__}"
+        )
     real = os.path.realpath(path)
     if real in _LOADED:
         return _LOADED[real]

@@ -22,14 +22,15 @@ def signature_of(name):
     params = []
     for i, arg in enumerate(names):
         default = defaults[i - first_default] if i >= first_default else inspect.Parameter.empty
-        params.append(inspect.Parameter(arg, inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                        default=default))
+        params.append(
+            inspect.Parameter(arg, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default)
+        )
     if info["num_args"] < 0 and not names:
         params.append(inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL))
     arg_types = list(info["arg_types"])
     doc = str(info["doc"])
     if arg_types:
-        lines = [f"    {n}: {t}" for n, t in zip(names, arg_types)]
+        lines = [f"    {n}: {t}" for n, t in zip(names, arg_types, strict=False)]
         doc += "\n\nArguments:\n" + "\n".join(lines)
     ret = str(info["return_type"])
     if ret:

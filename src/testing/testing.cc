@@ -8,10 +8,19 @@
 #include <chrono>
 #include <thread>
 
+extern "C" {
+/*! \brief Plain C functions that testing.nop and testing.add_float wrap, so that a ctypes call
+ *  of the same function is the baseline `python -m mxffi` compares against. */
+MXFFI_DLL void MXFFITestingNop(void) {}
+MXFFI_DLL double MXFFITestingAddFloat(double a, double b) { return a + b; }
+}
+
 namespace mxffi {
 namespace testing {
 
-MXFFI_REGISTER_API("testing.nop").describe("Do nothing.").set_body_typed([]() {});
+MXFFI_REGISTER_API("testing.nop").describe("Do nothing.").set_body_typed([]() {
+  MXFFITestingNop();
+});
 
 MXFFI_REGISTER_API("testing.echo")
     .describe("Return the argument unchanged (borrowed strings come back as owned ones).")
@@ -39,7 +48,7 @@ MXFFI_REGISTER_API("testing.add_float")
     .describe("a + b for floats.")
     .arg("a")
     .arg("b")
-    .set_body_typed([](double a, double b) { return a + b; });
+    .set_body_typed([](double a, double b) { return MXFFITestingAddFloat(a, b); });
 
 MXFFI_REGISTER_API("testing.sum3")
     .describe("A three-argument mixed call: int + float + (1 if flag else 0).")
@@ -109,6 +118,18 @@ MXFFI_REGISTER_API("testing.apply_in_thread")
       worker.join();
       if (error.has_value()) throw *error;
       *rv = std::move(result);
+    });
+
+MXFFI_REGISTER_API("testing.sleep_add")
+    .describe("Sleep ms milliseconds with the GIL released, then return a + b.")
+    .arg("a")
+    .arg("b")
+    .arg("ms")
+    .set_long_running()
+    .set_body_typed([](int64_t a, int64_t b, int64_t ms) {
+      if (ms < 0) MXFFI_THROW(ValueError) << "testing.sleep_add: ms must be >= 0, got " << ms;
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      return a + b;
     });
 
 MXFFI_REGISTER_API("testing.make_adder")

@@ -1,0 +1,753 @@
+"""The ctypes implementation of mxffi's core calls: the same C ABI, driven from pure Python.
+
+It is the reference the call-latency benchmark compares the Cython core against, and a
+fallback for debugging (``MXFFI_FFI=ctypes``). It converts the same types as the Cython core;
+calls go through ctypes, which releases the GIL around every C call.
+"""
+
+import ctypes
+import os
+import threading
+from ctypes import (
+    CFUNCTYPE,
+    POINTER,
+    Structure,
+    Union,
+    byref,
+    c_char,
+    c_char_p,
+    c_double,
+    c_int,
+    c_int32,
+    c_int64,
+    c_size_t,
+    c_uint8,
+    c_uint16,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
+
+from . import libinfo
+from .error import make_error, stash_py_error
+
+__all__ = [
+    "DataType",
+    "Device",
+    "Function",
+    "Object",
+    "Shape",
+    "get_global_func",
+    "list_global_func_names",
+    "register_func",
+    "register_object",
+]
+
+# Type codes, as c_api.h fixes them.
+NONE, INT, BOOL, FLOAT, OPAQUE_PTR, DATA_TYPE, DEVICE, DLTENSOR_PTR = range(8)
+RAW_STR, SMALL_STR, SMALL_BYTES, STR_VIEW, BYTES_VIEW = range(8, 13)
+OBJECT_BEGIN, STRING, BYTES, FUNCTION, SHAPE = 64, 65, 66, 68, 72
+
+
+class DLDataType(Structure):
+    _fields_ = [("code", c_uint8), ("bits", c_uint8), ("lanes", c_uint16)]
+
+
+class DLDevice(Structure):
+    _fields_ = [("device_type", c_int), ("device_id", c_int32)]
+
+
+class DLTensor(Structure):
+    _fields_ = [
+        ("data", c_void_p),
+        ("device", DLDevice),
+        ("ndim", c_int32),
+        ("dtype", DLDataType),
+        ("shape", POINTER(c_int64)),
+        ("strides", POINTER(c_int64)),
+        ("byte_offset", c_uint64),
+    ]
+
+
+class ByteArray(Structure):
+    _fields_ = [("data", c_void_p), ("size", c_size_t)]
+
+
+class _Value(Union):
+    _fields_ = [
+        ("v_int64", c_int64),
+        ("v_float64", c_double),
+        ("v_ptr", c_void_p),
+        ("v_dtype", DLDataType),
+        ("v_device", DLDevice),
+        ("v_bytes", c_char * 8),
+    ]
+
+
+class Any(Structure):
+    _anonymous_ = ("v",)
+    _fields_ = [("type_index", c_int32), ("small_len", c_uint32), ("v", _Value)]
+
+
+class _ObjectHeader(Structure):
+    _fields_ = [("ref_counter", c_int64), ("type_index", c_int32), ("reserved", c_uint32)]
+
+
+class _StringObj(Structure):
+    _fields_ = [
+        ("header", _ObjectHeader),
+        ("deleter", c_void_p),
+        ("data", c_void_p),
+        ("size", c_int64),
+    ]
+
+
+SafeCall = CFUNCTYPE(c_int, c_void_p, POINTER(Any), c_int32, POINTER(Any))
+Deleter = CFUNCTYPE(None, c_void_p)
+CheckSignals = CFUNCTYPE(c_int)
+
+_lib = ctypes.CDLL(os.path.join(libinfo.lib_dir(), "libmxffi.so"), mode=ctypes.RTLD_GLOBAL)
+_lib.MXFFIFuncCall.argtypes = [c_void_p, POINTER(Any), c_int32, POINTER(Any)]
+_lib.MXFFIFuncGetGlobal.argtypes = [c_char_p, POINTER(c_void_p)]
+_lib.MXFFIFuncSetGlobal.argtypes = [c_char_p, c_void_p, c_int]
+_lib.MXFFIFuncListGlobalNames.argtypes = [POINTER(c_void_p)]
+_lib.MXFFIFuncCreate.argtypes = [c_void_p, SafeCall, Deleter, POINTER(c_void_p)]
+_lib.MXFFIObjectFree.argtypes = [c_void_p]
+_lib.MXFFIObjectIncRef.argtypes = [c_void_p]
+_lib.MXFFITypeKey2Index.argtypes = [c_char_p, POINTER(c_int32)]
+_lib.MXFFITypeIndex2Key.argtypes = [c_int32, POINTER(c_char_p)]
+_lib.MXFFIErrorGetLast.argtypes = [POINTER(c_char_p)] * 3
+_lib.MXFFIErrorSet.argtypes = [c_char_p] * 3
+_lib.MXFFIEnvSetCheckSignals.argtypes = [CheckSignals]
+_pyapi = ctypes.pythonapi
+_pyapi.PyCapsule_GetPointer.restype = c_void_p
+_pyapi.PyCapsule_GetPointer.argtypes = [ctypes.py_object, c_char_p]
+_pyapi.PyCapsule_IsValid.restype = c_int
+_pyapi.PyCapsule_IsValid.argtypes = [ctypes.py_object, c_char_p]
+
+
+def _raise_last_error():
+    kind, message, backtrace = c_char_p(), c_char_p(), c_char_p()
+    _lib.MXFFIErrorGetLast(byref(kind), byref(message), byref(backtrace))
+    dec = lambda p: (p.value or b"").decode("utf-8", "replace")  # noqa: E731
+    raise make_error(dec(kind), dec(message), dec(backtrace))
+
+
+def _check(rc):
+    if rc != 0:
+        _raise_last_error()
+
+
+# ---------------------------------------------------------------------------------------------
+# Objects and values.
+
+_CLASS_BY_INDEX = {}
+
+
+class Object:
+    """An mxffi object held through ctypes."""
+
+    __slots__ = ("_handle", "__weakref__", "__dict__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError(f"{type(self).__name__} objects are made by mxffi functions, not directly")
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle and _lib is not None:
+            _lib.MXFFIObjectFree(handle)
+            self._handle = None
+
+    @property
+    def handle(self):
+        return self._handle or 0
+
+    @property
+    def type_index(self):
+        return _ObjectHeader.from_address(self._handle).type_index
+
+    @property
+    def type_key(self):
+        key = c_char_p()
+        _check(_lib.MXFFITypeIndex2Key(self.type_index, byref(key)))
+        return key.value.decode()
+
+    def same_as(self, other):
+        return isinstance(other, Object) and other._handle == self._handle
+
+    def __eq__(self, other):
+        return self.same_as(other)
+
+    def __hash__(self):
+        return hash(self._handle)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return _GLOBALS["object.get_attr"](self, name)
+
+    def __repr__(self):
+        names = _array_items(_GLOBALS["object.field_names"](self))
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
+        return f"{self.type_key}({fields})"
+
+
+def _wrap(handle, cls=None):
+    """Wrap an owned object handle in its registered class."""
+    if cls is None:
+        index = _ObjectHeader.from_address(handle).type_index
+        cls = Function if index == FUNCTION else _CLASS_BY_INDEX.get(index, Object)
+    obj = object.__new__(cls)
+    obj._handle = handle
+    if cls is Function:
+        obj._name = None
+        obj._info = None
+    return obj
+
+
+def register_object(type_key=None):
+    """Class decorator: objects of type_key returned from C++ become instances of the class."""
+
+    def register(cls):
+        key = type_key if isinstance(type_key, str) else cls._type_key
+        index = c_int32()
+        _check(_lib.MXFFITypeKey2Index(key.encode(), byref(index)))
+        _CLASS_BY_INDEX[index.value] = cls
+        cls._type_key = key
+        cls._type_index = index.value
+        return cls
+
+    if isinstance(type_key, type):
+        cls, type_key = type_key, None
+        return register(cls)
+    return register
+
+
+_DTYPE_CODES = {"int": 0, "uint": 1, "float": 2, "handle": 3, "bfloat": 4, "complex": 5}
+_DTYPE_NAMES = {v: k for k, v in _DTYPE_CODES.items()}
+
+
+class DataType:
+    """A DLPack data type: DataType("float32")."""
+
+    __slots__ = ("code", "bits", "lanes")
+
+    def __init__(self, dtype):
+        if isinstance(dtype, DataType):
+            self.code, self.bits, self.lanes = dtype.code, dtype.bits, dtype.lanes
+            return
+        if not isinstance(dtype, str):
+            import numpy
+
+            dtype = str(numpy.dtype(dtype))
+        s, _, lanes = dtype.partition("x")
+        self.lanes = int(lanes) if lanes else 1
+        if s == "bool":
+            self.code, self.bits = 6, 8
+            return
+        name = s.rstrip("0123456789")
+        if name not in _DTYPE_CODES:
+            raise ValueError(f"mxffi.DataType: cannot parse '{dtype}'")
+        self.code, self.bits = _DTYPE_CODES[name], int(s[len(name) :] or 32)
+
+    def __str__(self):
+        text = "bool" if self.code == 6 else f"{_DTYPE_NAMES[self.code]}{self.bits}"
+        return text if self.lanes == 1 else f"{text}x{self.lanes}"
+
+    def __repr__(self):
+        return f"mxffi.DataType('{self}')"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = DataType(other)
+        return isinstance(other, DataType) and (self.code, self.bits, self.lanes) == (
+            other.code,
+            other.bits,
+            other.lanes,
+        )
+
+    def __hash__(self):
+        return hash((self.code, self.bits, self.lanes))
+
+
+_DEVICE_TYPES = {"cpu": 1, "cuda": 2, "cuda_host": 3}
+_DEVICE_NAMES = {v: k for k, v in _DEVICE_TYPES.items()}
+
+
+class Device:
+    """A DLPack device: Device("cpu", 0)."""
+
+    __slots__ = ("device_type", "device_id")
+
+    def __init__(self, device_type, device_id=0):
+        if isinstance(device_type, str):
+            name, _, idx = device_type.partition(":")
+            device_type, device_id = _DEVICE_TYPES[name], int(idx or device_id)
+        self.device_type, self.device_id = int(device_type), int(device_id)
+
+    def __str__(self):
+        return f"{_DEVICE_NAMES.get(self.device_type, self.device_type)}:{self.device_id}"
+
+    def __repr__(self):
+        return f"mxffi.Device('{_DEVICE_NAMES.get(self.device_type)}', {self.device_id})"
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and (self.device_type, self.device_id) == (
+            other.device_type,
+            other.device_id,
+        )
+
+    def __hash__(self):
+        return hash((self.device_type, self.device_id))
+
+
+class Shape(tuple):
+    """mxffi.Shape: a tuple of int64 dimensions, passed to C++ as a Shape object."""
+
+    def __new__(cls, dims=()):
+        return tuple.__new__(cls, (int(d) for d in dims))
+
+    def __repr__(self):
+        return f"mxffi.Shape({tuple.__repr__(self)})"
+
+
+_BUFFER_FORMATS = {
+    "?": (6, 8),
+    "b": (0, 8),
+    "B": (1, 8),
+    "h": (0, 16),
+    "H": (1, 16),
+    "i": (0, 32),
+    "I": (1, 32),
+    "l": (0, 64),
+    "L": (1, 64),
+    "q": (0, 64),
+    "Q": (1, 64),
+    "e": (2, 16),
+    "f": (2, 32),
+    "d": (2, 64),
+}
+
+
+class _PyBuffer(Structure):
+    _fields_ = [
+        ("buf", c_void_p),
+        ("obj", c_void_p),
+        ("len", ctypes.c_ssize_t),
+        ("itemsize", ctypes.c_ssize_t),
+        ("readonly", c_int),
+        ("ndim", c_int),
+        ("format", c_char_p),
+        ("shape", POINTER(ctypes.c_ssize_t)),
+        ("strides", POINTER(ctypes.c_ssize_t)),
+        ("suboffsets", c_void_p),
+        ("internal", c_void_p),
+    ]
+
+
+_pyapi.PyObject_GetBuffer.argtypes = [ctypes.py_object, POINTER(_PyBuffer), c_int]
+_pyapi.PyBuffer_Release.argtypes = [POINTER(_PyBuffer)]
+
+
+class _BufferView:
+    """Holds a buffer (PyBUF_RECORDS_RO) for the length of a call."""
+
+    def __init__(self, obj):
+        self.view = _PyBuffer()
+        _pyapi.PyObject_GetBuffer(obj, byref(self.view), 0x1C)
+
+    def __del__(self):
+        _pyapi.PyBuffer_Release(byref(self.view))
+
+
+def _tensor_arg(obj, label, keep):
+    """A borrowed DLTensor for an object with __dlpack__ or the buffer protocol."""
+    if hasattr(type(obj), "__dlpack__"):
+        capsule = obj.__dlpack__()
+        keep.append(capsule)
+        # A DLManagedTensor starts with its DLTensor.
+        return _pyapi.PyCapsule_GetPointer(capsule, b"dltensor")
+    holder = _BufferView(obj)
+    keep.append(holder)
+    v = holder.view
+    fmt = (v.format or b"B").decode().lstrip("@=<")
+    if fmt not in _BUFFER_FORMATS:
+        raise TypeError(f"{label}: buffer format '{fmt}' has no DLPack data type")
+    code, bits = _BUFFER_FORMATS[fmt]
+    shape = (c_int64 * max(v.ndim, 1))(*(v.shape[i] for i in range(v.ndim)))
+    strides = (c_int64 * max(v.ndim, 1))(*(v.strides[i] // v.itemsize for i in range(v.ndim)))
+    t = DLTensor(v.buf, DLDevice(1, 0), v.ndim, DLDataType(code, bits, 1), shape, strides, 0)
+    keep.extend((shape, strides, t))
+    return ctypes.addressof(t)
+
+
+def _to_cell(func, index, arg, cell, keep):
+    """Fill cell from a Python value; owners of what the cell points into go to keep."""
+    tp = type(arg)
+    if arg is None:
+        cell.type_index = NONE
+    elif tp is bool:
+        cell.type_index, cell.v_int64 = BOOL, arg
+    elif isinstance(arg, int):
+        if not -(1 << 63) <= arg < (1 << 63):
+            raise OverflowError(f"{_label(func, index)} value {arg} does not fit in int64")
+        cell.type_index, cell.v_int64 = INT, arg
+    elif isinstance(arg, float):
+        cell.type_index, cell.v_float64 = FLOAT, arg
+    elif isinstance(arg, str):
+        data = arg.encode("utf-8")
+        view = ByteArray(ctypes.cast(c_char_p(data), c_void_p), len(data))
+        keep.extend((data, view))
+        cell.type_index, cell.v_ptr = STR_VIEW, ctypes.addressof(view)
+    elif isinstance(arg, bytes):
+        view = ByteArray(ctypes.cast(c_char_p(arg), c_void_p), len(arg))
+        keep.extend((arg, view))
+        cell.type_index, cell.v_ptr = BYTES_VIEW, ctypes.addressof(view)
+    elif isinstance(arg, Object):
+        cell.type_index, cell.v_ptr = arg.type_index, arg._handle
+    elif isinstance(arg, DataType):
+        cell.type_index = DATA_TYPE
+        cell.v_dtype = DLDataType(arg.code, arg.bits, arg.lanes)
+    elif isinstance(arg, Device):
+        cell.type_index = DEVICE
+        cell.v_device = DLDevice(arg.device_type, arg.device_id)
+    elif isinstance(arg, (list, tuple, dict)):
+        if isinstance(arg, Shape):
+            obj = _call_object("container.shape", list(arg))
+        elif isinstance(arg, dict):
+            obj = _call_object("container.map", [x for kv in arg.items() for x in kv])
+        else:
+            obj = _call_object("container.array", list(arg))
+        keep.append(obj)
+        cell.type_index, cell.v_ptr = obj.type_index, obj._handle
+    elif hasattr(tp, "__dlpack__") or _has_buffer(arg):
+        cell.type_index, cell.v_ptr = DLTENSOR_PTR, _tensor_arg(arg, _label(func, index), keep)
+    elif hasattr(tp, "__index__"):
+        _to_cell(func, index, arg.__index__(), cell, keep)
+    elif hasattr(tp, "__float__"):
+        cell.type_index, cell.v_float64 = FLOAT, float(arg)
+    elif callable(arg):
+        f = _as_function(arg)
+        keep.append(f)
+        cell.type_index, cell.v_ptr = FUNCTION, f._handle
+    else:
+        raise TypeError(
+            f"{_label(func, index)} has type {tp.__qualname__}, which mxffi cannot pass to C++"
+        )
+
+
+def _has_buffer(obj):
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _label(func, index):
+    name = func._name if func is not None and func._name else "mxffi.Function"
+    names = func._signature()[0] if func is not None else None
+    if names and index < len(names):
+        return f"{name}: argument #{index} '{names[index]}'"
+    return f"{name}: argument #{index}"
+
+
+def _from_cell(cell, owned=True):
+    """A Python value from a cell; owned cells hand their object reference to the result."""
+    t = cell.type_index
+    if t == NONE:
+        return None
+    if t == INT:
+        return cell.v_int64
+    if t == BOOL:
+        return bool(cell.v_int64)
+    if t == FLOAT:
+        return cell.v_float64
+    if t in (SMALL_STR, SMALL_BYTES):
+        raw = bytes(cell.v_bytes)[: cell.small_len]
+        return raw.decode("utf-8") if t == SMALL_STR else raw
+    if t in (STR_VIEW, BYTES_VIEW):
+        view = ByteArray.from_address(cell.v_ptr)
+        raw = ctypes.string_at(view.data, view.size)
+        return raw.decode("utf-8") if t == STR_VIEW else raw
+    if t == DATA_TYPE:
+        d = DataType.__new__(DataType)
+        d.code, d.bits, d.lanes = cell.v_dtype.code, cell.v_dtype.bits, cell.v_dtype.lanes
+        return d
+    if t == DEVICE:
+        return Device(cell.v_device.device_type, cell.v_device.device_id)
+    if t == OPAQUE_PTR:
+        return c_void_p(cell.v_ptr) if cell.v_ptr else None
+    if t >= OBJECT_BEGIN:
+        if not owned:
+            _lib.MXFFIObjectIncRef(cell.v_ptr)
+        if t in (STRING, BYTES):
+            s = _StringObj.from_address(cell.v_ptr)
+            raw = ctypes.string_at(s.data, s.size)
+            _lib.MXFFIObjectFree(cell.v_ptr)
+            return raw.decode("utf-8") if t == STRING else raw
+        if t == SHAPE:
+            s = _StringObj.from_address(cell.v_ptr)  # same layout: header, data, size
+            dims = Shape((c_int64 * s.size).from_address(s.data)) if s.size else Shape()
+            _lib.MXFFIObjectFree(cell.v_ptr)
+            return dims
+        return _wrap(cell.v_ptr)
+    raise TypeError(f"mxffi: cannot convert a value of type code {t} to Python")
+
+
+# ---------------------------------------------------------------------------------------------
+# Functions.
+
+_INFO_CACHE = {}
+
+
+class Function(Object):
+    """A packed function called through ctypes."""
+
+    __slots__ = ("_name", "_info")
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            args = self._bind_keywords(args, kwargs)
+        n = len(args)
+        cells = (Any * max(n, 1))()
+        keep = []
+        for i, arg in enumerate(args):
+            _to_cell(self, i, arg, cells[i], keep)
+        result = Any()
+        _check(_lib.MXFFIFuncCall(self._handle, cells, n, byref(result)))
+        return _from_cell(result)
+
+    def __get__(self, obj, objtype=None):
+        return self
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def long_running(self):
+        return bool(self._signature()[2])
+
+    def _signature(self):
+        if self._info is None:
+            self._info = _INFO_CACHE.get(self._name) or (None, (), False)
+            if self._name is not None and self._name not in _INFO_CACHE:
+                self._info = _query_info(self._name)
+                _INFO_CACHE[self._name] = self._info
+        return self._info
+
+    def _bind_keywords(self, args, kwargs):
+        name = self._name or "mxffi.Function"
+        names, defaults, _ = self._signature()
+        if names is None:
+            raise TypeError(
+                f"{name}: keyword arguments {list(kwargs)} given, but the function "
+                "has no registered argument names"
+            )
+        if len(args) > len(names):
+            raise TypeError(
+                f"{name}: takes {len(names)} arguments but {len(args)} positional "
+                "arguments were given"
+            )
+        values = list(args) + [_MISSING] * (len(names) - len(args))
+        for kw, v in kwargs.items():
+            if kw not in names:
+                raise TypeError(f"{name}: unexpected keyword argument '{kw}'")
+            i = names.index(kw)
+            if values[i] is not _MISSING:
+                raise TypeError(f"{name}: got multiple values for argument '{kw}'")
+            values[i] = v
+        first_default = len(names) - len(defaults)
+        last = max(i for i, v in enumerate(values) if v is not _MISSING)
+        for i in range(len(names)):
+            if values[i] is _MISSING:
+                if i < first_default:
+                    raise TypeError(f"{name}: missing required argument '{names[i]}'")
+                if i < last:
+                    values[i] = defaults[i - first_default]
+        return values[: last + 1]
+
+    def __repr__(self):
+        return f"<mxffi.Function {self._name}>" if self._name else "<mxffi.Function>"
+
+
+_MISSING = object()
+
+
+def _query_info(name):
+    try:
+        m = _GLOBALS["registry.function_info"](name)
+    except KeyError:
+        return (None, (), False)
+    get = _GLOBALS["container.map_get_item"]
+    names = tuple(_array_items(get(m, "arg_names")))
+    if not names and get(m, "num_args") < 0:
+        names = None
+    return (names, tuple(_array_items(get(m, "defaults"))), bool(get(m, "long_running")))
+
+
+def _array_items(arr):
+    return [
+        _GLOBALS["container.array_get_item"](arr, i)
+        for i in range(_GLOBALS["container.array_size"](arr))
+    ]
+
+
+def _call_object(name, args):
+    """Call a global and return its result as a wrapped Object, unconverted."""
+    f = _GLOBALS[name]
+    cells = (Any * max(len(args), 1))()
+    keep = []
+    for i, arg in enumerate(args):
+        _to_cell(f, i, arg, cells[i], keep)
+    result = Any()
+    _check(_lib.MXFFIFuncCall(f._handle, cells, len(args), byref(result)))
+    return _wrap(result.v_ptr, Object)
+
+
+def get_global_func(name, allow_missing=False):
+    """The global function registered under name (ValueError if none, unless allow_missing)."""
+    handle = c_void_p()
+    _check(_lib.MXFFIFuncGetGlobal(name.encode("utf-8"), byref(handle)))
+    if not handle.value:
+        if allow_missing:
+            return None
+        raise ValueError(f"mxffi.get_global_func: no global function named '{name}'")
+    f = _wrap(handle.value, Function)
+    f._name = name
+    return f
+
+
+def list_global_func_names():
+    handle = c_void_p()
+    _check(_lib.MXFFIFuncListGlobalNames(byref(handle)))
+    return sorted(_array_items(_wrap(handle.value, Object)))
+
+
+# Python callables given to C++ stay alive here until C++ drops the Function.
+_CALLABLES = {}
+_CALLABLES_LOCK = threading.Lock()
+
+
+_libc = ctypes.CDLL(None)
+_libc.malloc.restype = c_void_p
+_libc.malloc.argtypes = [c_size_t]
+_FREE = ctypes.cast(_libc.free, c_void_p).value
+
+
+def _new_string_object(data, type_index):
+    """An owned String/Bytes object in the frozen layout; its deleter is libc's free."""
+    p = _libc.malloc(ctypes.sizeof(_StringObj) + len(data) + 1)
+    if not p:
+        raise MemoryError()
+    body = p + ctypes.sizeof(_StringObj)
+    ctypes.memmove(body, data + b"\0", len(data) + 1)
+    s = _StringObj.from_address(p)
+    s.header.ref_counter, s.header.type_index, s.header.reserved = 1, type_index, 0
+    s.deleter, s.data, s.size = _FREE, body, len(data)
+    return p
+
+
+def _owned_result(value, out):
+    keep = []
+    cell = Any()
+    _to_cell(None, 0, value, cell, keep)
+    if cell.type_index in (STR_VIEW, BYTES_VIEW):
+        text = ctypes.string_at(
+            ByteArray.from_address(cell.v_ptr).data, ByteArray.from_address(cell.v_ptr).size
+        )
+        is_str = cell.type_index == STR_VIEW
+        if len(text) <= 7:
+            cell.type_index = SMALL_STR if is_str else SMALL_BYTES
+            cell.small_len = len(text)
+            cell.v_bytes = text
+        else:
+            cell.type_index = STRING if is_str else BYTES
+            cell.v_ptr = _new_string_object(text, cell.type_index)
+    elif cell.type_index == DLTENSOR_PTR:
+        raise TypeError("mxffi: a callback cannot return an array as a borrowed tensor")
+    elif cell.type_index >= OBJECT_BEGIN:
+        _lib.MXFFIObjectIncRef(cell.v_ptr)
+    ctypes.memmove(out, ctypes.addressof(cell), ctypes.sizeof(Any))
+
+
+@SafeCall
+def _callback(resource, args, num_args, result):
+    try:
+        f = _CALLABLES[resource]
+        ret = f(*[_from_cell(args[i], owned=False) for i in range(num_args)])
+        _owned_result(ret, result)
+        return 0
+    except BaseException as exc:
+        kind, message, backtrace = stash_py_error(exc)
+        _lib.MXFFIErrorSet(
+            kind.encode(), message.encode("utf-8", "replace"), backtrace.encode("utf-8", "replace")
+        )
+        return -1
+
+
+@Deleter
+def _release(resource):
+    with _CALLABLES_LOCK:
+        _CALLABLES.pop(resource, None)
+
+
+_next_resource = iter(range(1, 1 << 62))
+
+
+def _as_function(f):
+    if isinstance(f, Function):
+        return f
+    if not callable(f):
+        raise TypeError(f"mxffi: expected a callable, got {type(f).__name__}")
+    with _CALLABLES_LOCK:
+        key = next(_next_resource)
+        _CALLABLES[key] = f
+    handle = c_void_p()
+    _check(_lib.MXFFIFuncCreate(key, _callback, _release, byref(handle)))
+    return _wrap(handle.value, Function)
+
+
+def register_func(name=None, f=None, *, override=False):
+    """Register a Python callable as a global function (decorator or direct call)."""
+    if callable(name) and f is None:
+        return register_func(name.__name__, name, override=override)
+
+    def register(func):
+        fn = _as_function(func)
+        _check(_lib.MXFFIFuncSetGlobal(name.encode("utf-8"), fn._handle, 1 if override else 0))
+        _INFO_CACHE.pop(name, None)
+        return func
+
+    return register(f) if f is not None else register
+
+
+@CheckSignals
+def _check_signals():
+    try:
+        # Running any Python code here lets pending signal handlers run.
+        _pyapi.PyErr_CheckSignals()
+        return 0
+    except BaseException as exc:
+        kind, message, backtrace = stash_py_error(exc)
+        _lib.MXFFIErrorSet(
+            kind.encode(), message.encode("utf-8", "replace"), backtrace.encode("utf-8", "replace")
+        )
+        return -1
+
+
+_GLOBALS = {}
+for _name in (
+    "registry.function_info",
+    "container.map_get_item",
+    "container.array_get_item",
+    "container.array_size",
+    "container.array",
+    "container.map",
+    "container.shape",
+    "object.get_attr",
+    "object.field_names",
+):
+    _GLOBALS[_name] = get_global_func(_name)
+_lib.MXFFIEnvSetCheckSignals(_check_signals)
