@@ -5,6 +5,7 @@ Python lists and tuples passed to a function become Arrays, dicts become Maps, a
 mxffi.Shape becomes a Shape object; what comes back behaves like the Python type it mirrors.
 """
 
+import operator
 from collections.abc import Mapping, Sequence
 
 from ._ffi import Object, Shape, get_global_func, register_object
@@ -37,7 +38,13 @@ class _SequenceMixin:
         if isinstance(index, slice):
             return [self._get(self, i) for i in range(*index.indices(len(self)))]
         n = len(self)
-        i = index.__index__()
+        try:
+            i = operator.index(index)
+        except TypeError:
+            raise TypeError(
+                f"{type(self).__name__} indices must be integers or slices, not "
+                f"{type(index).__name__}"
+            ) from None
         if i < 0:
             i += n
         if not 0 <= i < n:
@@ -55,7 +62,8 @@ class _SequenceMixin:
             return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
-    __hash__ = Object.__hash__
+    # Equal by value like list and dict, so unhashable like them.
+    __hash__ = None
 
 
 @register_object("mxffi.Array")
@@ -67,6 +75,9 @@ class Array(_SequenceMixin, Object, Sequence):
 
     def __new__(cls, items=()):
         return _array(*items)
+
+    def __init__(self, items=()):
+        pass  # built by __new__
 
     def __repr__(self):
         return f"mxffi.Array({list(self)!r})"
@@ -81,6 +92,9 @@ class ADT(_SequenceMixin, Object, Sequence):
 
     def __new__(cls, tag=0, fields=()):
         return _adt(tag, *fields)
+
+    def __init__(self, tag=0, fields=()):
+        pass  # built by __new__
 
     @property
     def tag(self):
@@ -100,6 +114,9 @@ class Map(Object, Mapping):
             flat.append(k)
             flat.append(v)
         return _map(*flat)
+
+    def __init__(self, mapping=()):
+        pass  # built by __new__
 
     def __len__(self):
         return _map_size(self)
@@ -138,7 +155,8 @@ class Map(Object, Mapping):
             return dict(self.items()) == dict(other.items())
         return NotImplemented
 
-    __hash__ = Object.__hash__
+    # Equal by value like list and dict, so unhashable like them.
+    __hash__ = None
 
     def __repr__(self):
         return f"mxffi.Map({dict(self.items())!r})"

@@ -32,11 +32,13 @@ def load(path):
     does not exist or cannot be loaded, RuntimeError for a library whose registrations fail
     (a name taken, a different C ABI major), naming the library.
     """
-    path = os.fspath(path)
-    if not isinstance(path, str):
+    fspath = os.fspath(path) if isinstance(path, os.PathLike) else path
+    if not isinstance(fspath, str):
         raise TypeError(
-            f"mxffi.library.load: path must be str or os.PathLike, got {type(path).__name__}"
+            "mxffi.library.load: path must be a str or os.PathLike naming a file, got "
+            f"{type(path).__name__}"
         )
+    path = fspath
     real = os.path.realpath(path)
     if real in _LOADED:
         return _LOADED[real]

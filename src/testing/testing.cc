@@ -91,8 +91,13 @@ MXFFI_REGISTER_API("testing.make_error")
 MXFFI_REGISTER_API("testing.apply")
     .describe("Call f with the remaining arguments and return its result.")
     .set_body([](PackedArgs args, Any* rv) {
-      if (args.size() < 1) MXFFI_THROW(TypeError) << "testing.apply: expected a function";
-      Function f = args[0].cast<Function>();
+      std::optional<Function> f0 = args.size() < 1 ? std::nullopt : args[0].try_cast<Function>();
+      if (!f0.has_value()) {
+        MXFFI_THROW(TypeError) << "testing.apply: argument #0 'f' expected Function, got "
+                               << (args.size() < 1 ? std::string("nothing")
+                                                   : args[0].GetTypeName());
+      }
+      Function f = *f0;
       f.CallPacked(PackedArgs(args.data() + 1, args.size() - 1), rv);
     });
 

@@ -187,7 +187,7 @@ class Object:
         return _GLOBALS["object.get_attr"](self, name)
 
     def __repr__(self):
-        names = _array_items(_GLOBALS["object.field_names"](self))
+        names = _array_items(_GLOBALS["object.field_names"](self.type_index))
         fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
         return f"{self.type_key}({fields})"
 
@@ -553,7 +553,10 @@ class Function(Object):
         values = list(args) + [_MISSING] * (len(names) - len(args))
         for kw, v in kwargs.items():
             if kw not in names:
-                raise TypeError(f"{name}: unexpected keyword argument '{kw}'")
+                raise TypeError(
+                    f"{name}: unexpected keyword argument '{kw}'; the arguments are "
+                    f"({', '.join(names)})"
+                )
             i = names.index(kw)
             if values[i] is not _MISSING:
                 raise TypeError(f"{name}: got multiple values for argument '{kw}'")

@@ -144,6 +144,7 @@ cdef extern from "fastcall.h":
     void MXFFIPySetNdarrayType(object tp)
     object MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize_t nargs)
     object MXFFIPyReturn(PyObject* func, MXFFIAny* result)
+    int MXFFIPyNumpyTensor(PyObject* arg, MXFFIAny* cell, MXFFIPyArgTemp* temp)
     int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg, MXFFIAny* cell,
                           MXFFIPyArgTemp* temp, PyObject** keep) except -1
 

@@ -12,6 +12,8 @@ cdef inline void _keep(PyObject** keep, obj):
 
 
 cdef str _arg_label(func, Py_ssize_t index):
+    if func is None:
+        return "mxffi: the value a Python callback returned"
     if not isinstance(func, Function):
         return f"mxffi: argument #{index}"
     name = _func_name(<Function>func)
@@ -110,7 +112,11 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
     cdef const char* s
     cell.small_len = 0
     tp = type(arg)
-    if tp is int or isinstance(arg, int) and not isinstance(arg, bool):
+    if tp is bool:
+        cell.type_index = kMXFFIBool
+        cell.v_int64 = arg is True
+        return 0
+    if tp is int or isinstance(arg, int):
         value = int(arg)
         if not -(1 << 63) <= value < (1 << 63):
             raise OverflowError(f"{_arg_label(fn, index)} value {value} does not fit "
@@ -118,11 +124,16 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
         cell.type_index = kMXFFIInt
         cell.v_int64 = value
         return 0
-    if tp.__module__ == "numpy" and tp.__name__ == "ndarray":
-        MXFFIPySetNdarrayType(tp)  # from now on numpy arrays take the fast path
-        if MXFFIPyConvertArg(func, index, parg, cell, temp, keep) == 0 and \
-                cell.type_index == kMXFFIDLTensorPtr:
-            return 0
+    if tp.__module__ == "numpy":
+        if tp.__name__ == "ndarray":
+            MXFFIPySetNdarrayType(tp)  # from now on numpy arrays take the fast path
+            if MXFFIPyNumpyTensor(parg, cell, temp):
+                return 0
+            # Declined (byte-swapped, an unsupported dtype, many dimensions): DLPack below.
+        elif _is_numpy_scalar(tp):
+            scalar = arg.item()
+            _keep(keep, scalar)
+            return _hook_arg_slow(func, index, <PyObject*>scalar, cell, temp, keep)
     if isinstance(arg, Object):
         raise ValueError(f"{_arg_label(fn, index)} is a {tp.__name__} whose handle is "
                          "NULL")
@@ -162,7 +173,11 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
         return 0
     if isinstance(arg, (list, tuple)):
         if isinstance(arg, _Shape):
-            return _set_object(_new_shape(arg), cell, keep)
+            try:
+                return _set_object(_new_shape(arg), cell, keep)
+            except OverflowError:
+                raise OverflowError(f"{_arg_label(fn, index)}: a Shape dimension does not fit "
+                                    f"in int64; got {tuple(arg)}") from None
         return _set_object(_ARRAY(*arg), cell, keep)
     if isinstance(arg, dict):
         flat = []
@@ -190,6 +205,18 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
         return _set_object(_as_function(arg), cell, keep)
     raise TypeError(f"{_arg_label(fn, index)} has type {tp.__module__}.{tp.__qualname__}"
                     ", which mxffi cannot pass to C++")
+
+
+cdef dict _NUMPY_SCALAR_TYPES = {}
+
+
+cdef bint _is_numpy_scalar(tp):
+    """Whether tp derives from numpy.generic (np.int64(1), np.float32(2.5), ...)."""
+    known = _NUMPY_SCALAR_TYPES.get(tp)
+    if known is None:
+        known = any(c.__name__ == "generic" and c.__module__ == "numpy" for c in tp.__mro__)
+        _NUMPY_SCALAR_TYPES[tp] = known
+    return known
 
 
 cdef bint _has_buffer(obj):

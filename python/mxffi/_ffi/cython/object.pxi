@@ -67,12 +67,12 @@ cdef class Object:
             ) from None
 
     def _field_names(self):
-        return _array_items(_FIELD_NAMES(self))
+        return _array_items(_FIELD_NAMES(self.type_index))
 
     def __repr__(self):
         if self.chandle == NULL:
             return f"{type(self).__name__}(NULL)"
-        names = _array_items(_FIELD_NAMES(self))
+        names = _array_items(_FIELD_NAMES(self.type_index))
         fields = ", ".join(f"{n}={_GET_ATTR(self, n)!r}" for n in names)
         return f"{self.type_key}({fields})"
 
