@@ -457,18 +457,23 @@ def callgrind_worker(out_dir, calls, names):
 
 
 def parse_dump(path):
-    """(trigger label, total instructions) of one callgrind dump file."""
-    label, total = None, None
+    """(trigger label, total instructions) of one callgrind dump file.
+
+    The total is the part's ``summary:`` line (``totals:`` only where there is no summary: it
+    is the sum of the cost lines, which in the first part after a zero request can also hold
+    costs from before it).
+    """
+    label, summary, totals = None, None, None
     with open(path, errors="replace") as f:
         for line in f:
             if line.startswith("desc: Trigger:"):
                 m = re.search(r"Client Request: (\S+)", line)
                 label = m.group(1) if m else None
-            elif line.startswith("summary:") or line.startswith("totals:"):
-                total = int(line.split()[1])
-                if line.startswith("totals:"):
-                    break
-    return label, total
+            elif line.startswith("summary:"):
+                summary = int(line.split()[1])
+            elif line.startswith("totals:"):
+                totals = int(line.split()[1])
+    return label, summary if summary is not None else totals
 
 
 def measure_instructions(calls, names, keep_dir=None):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build everything and run every test: the C++ GoogleTest suites, the C99 header check, the
-# documentation example and the outside consumer project through ctest, then pytest for the
-# Python tests once tests/python exists.
+# documentation example and the outside consumer project through ctest; then installs the Python
+# package (editable, with its test extras) and runs pytest.
 # usage: scripts/test.sh            (build dir: build/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,11 @@ cmake -S . -B "$build" -G Ninja -DMXFFI_BUILD_TESTS=ON > "$build/configure.log" 
 cmake --build "$build" -j "$(nproc)"
 echo "== ctest"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
-if [ -d tests/python ] && ls tests/python/test_*.py > /dev/null 2>&1; then
-  echo "== pytest"
-  python3 -m pytest -q tests/python
-fi
+echo "== pip install -e .[test]"
+# The build requirements are installed here and the build isolation is skipped, so that the
+# editable build directory (build-py/) and ccache make a second run incremental.
+python3 -m pip install -q --disable-pip-version-check "scikit-build-core>=0.10" "cython>=3.0" \
+  "numpy>=1.24" "pytest>=7"
+python3 -m pip install -q --disable-pip-version-check --no-build-isolation -e ".[test]"
+echo "== pytest"
+python3 -m pytest -q tests/python

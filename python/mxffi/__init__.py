@@ -16,6 +16,7 @@ from ._ffi import (
 )
 from ._ffi.error import MXFFIError
 from .container import ADT, Array, Map, Shape, String
+from . import registry
 from .registry import init_api as _init_api  # noqa: F401  (mxffi._init_api, for areas)
 
 try:
