@@ -3,7 +3,7 @@
 from importlib.metadata import PackageNotFoundError as _NotFound
 from importlib.metadata import version as _version
 
-from . import library
+from . import library, registry
 from ._ffi import (
     DataType,
     Device,
@@ -16,7 +16,6 @@ from ._ffi import (
 )
 from ._ffi.error import MXFFIError
 from .container import ADT, Array, Map, Shape, String
-from . import registry
 from .registry import init_api as _init_api  # noqa: F401  (mxffi._init_api, for areas)
 
 try:
@@ -37,6 +36,7 @@ __all__ = [
     "String",
     "get_global_func",
     "library",
+    "registry",
     "list_global_func_names",
     "register_func",
     "register_object",

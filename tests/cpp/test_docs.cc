@@ -1,7 +1,7 @@
 // Code in docs/ is cut from compiled examples, never typed by hand. A page marks each such block
 // with a line `<!-- cut: <path> <name> -->` followed at once by a fenced block; the block must
 // equal the lines strictly between `// [<name>.begin]` and `// [<name>.end]` of <path> (relative
-// to the source root). The examples are built and run, so a page that still matches them shows
+// to the source root; `# [<name>.begin]` in a Python example). The examples are built and run, so a page that still matches them shows
 // code that compiles and does what the page says.
 #include <gtest/gtest.h>
 
@@ -114,6 +114,7 @@ bool ExtractRegion(const std::string& source, const std::string& name, std::stri
   std::vector<size_t> begins, ends;
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string t = Trim(lines[i]);
+    if (t.rfind("# [", 0) == 0) t = "// [" + t.substr(3);  // the same marker in Python
     if (t == begin_marker) begins.push_back(i);
     if (t == end_marker) ends.push_back(i);
   }
