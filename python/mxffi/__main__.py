@@ -51,8 +51,10 @@ def tour():
     try:
         testing.raise_error("ValueError", "raised in C++")
     except ValueError as e:
-        print(f"C++ -> Python: {type(e).__module__}.{type(e).__name__}: {e} "
-              f"(isinstance ValueError: {isinstance(e, ValueError)})")
+        print(
+            f"C++ -> Python: {type(e).__module__}.{type(e).__name__}: {e} "
+            f"(isinstance ValueError: {isinstance(e, ValueError)})"
+        )
     try:
         testing.add(1 << 63, 1)
     except OverflowError as e:
@@ -104,8 +106,11 @@ def latency_table(rounds=15, loops=20000):
         ],
         "add_float(1.5, 2.25)": [
             ("mxffi (vectorcall)", mxffi.get_global_func("testing.add_float"), (1.5, 2.25)),
-            ("mxffi (ctypes core)", ctypes_backend.get_global_func("testing.add_float"),
-             (1.5, 2.25)),
+            (
+                "mxffi (ctypes core)",
+                ctypes_backend.get_global_func("testing.add_float"),
+                (1.5, 2.25),
+            ),
             ("ctypes, plain C function", c_add, (1.5, 2.25)),
         ],
     }
