@@ -16,6 +16,7 @@ cdef class Function(Object):
     cdef int _flags
     cdef object _name
     cdef object _info
+    cdef object _kw_plan
     cdef dict __dict__
 
     def __cinit__(self):
@@ -27,7 +28,7 @@ cdef class Function(Object):
         # Reached only through tp_call (e.g. PyObject_Call); Python's own calls use the slot.
         if kwargs:
             items = list(args) + list(kwargs.values())
-            return MXFFIPyCallKw(self, items, len(args), tuple(kwargs))
+            return _call_kw(self, PySequence_Fast_ITEMS(items), len(args), tuple(kwargs))
         return MXFFIPyCallPositional(<PyObject*>self, PySequence_Fast_ITEMS(args), len(args))
 
     def __get__(self, obj, objtype):
@@ -153,8 +154,26 @@ def register_func(name=None, f=None, *, override=False):
     return register
 
 
-cdef object MXFFIPyCallKw(Function f, list items, Py_ssize_t nargs, tuple kwnames):
-    """Map keyword arguments to positions from the registered signature, then call."""
+cdef enum:
+    MAX_KW_ARGS = 16
+
+
+cdef class _KwPlan:
+    """Where each positional slot of a keyword call comes from, for one (nargs, kwnames).
+
+    src[i] >= 0 takes the call's argument vector entry src[i]; src[i] < 0 takes
+    defaults[-src[i] - 1]. Plans are made (and every keyword error raised) once per call site:
+    the interpreter passes the same kwnames tuple object each time a call site runs.
+    """
+
+    cdef object kwnames
+    cdef Py_ssize_t nargs
+    cdef Py_ssize_t size
+    cdef Py_ssize_t src[MAX_KW_ARGS]
+    cdef list defaults
+
+
+cdef _KwPlan _make_kw_plan(Function f, Py_ssize_t nargs, tuple kwnames):
     name = _func_name(f)
     info = _func_info(f)
     if info is None or info[0] is None:
@@ -165,39 +184,57 @@ cdef object MXFFIPyCallKw(Function f, list items, Py_ssize_t nargs, tuple kwname
     if nargs > n:
         raise TypeError(f"{name}: takes {n} arguments ({', '.join(names)}) but {nargs} "
                         "positional arguments were given")
-    values = items[:nargs] + [_MISSING] * (n - nargs)
-    last = nargs - 1
+    cdef list slots = list(range(nargs)) + [None] * (n - nargs)
+    cdef Py_ssize_t last = nargs - 1
     for j, kw in enumerate(kwnames):
         try:
             idx = names.index(kw)
         except ValueError:
             raise TypeError(f"{name}: unexpected keyword argument '{kw}'; the arguments are "
                             f"({', '.join(names)})") from None
-        if values[idx] is not _MISSING:
+        if slots[idx] is not None:
             raise TypeError(f"{name}: got multiple values for argument '{kw}'")
-        values[idx] = items[nargs + j]
+        slots[idx] = nargs + j
         if idx > last:
             last = idx
     cdef Py_ssize_t first_default = n - len(defaults)
-    for idx in range(last + 1):
-        if values[idx] is _MISSING:
-            if idx < first_default:
-                missing = [names[i] for i in range(first_default)
-                           if i <= last and values[i] is _MISSING]
-                raise TypeError(f"{name}: missing required argument"
-                                f"{'s' if len(missing) > 1 else ''} "
-                                f"{', '.join(repr(m) for m in missing)}")
-            values[idx] = defaults[idx - first_default]
-    for idx in range(last + 1, first_default):
-        raise TypeError(f"{name}: missing required argument '{names[idx]}'")
-    del values[last + 1:]
-    return MXFFIPyCallPositional(<PyObject*>f, PySequence_Fast_ITEMS(values), last + 1)
+    missing = [names[i] for i in range(first_default) if slots[i] is None]
+    if missing:
+        raise TypeError(f"{name}: missing required argument{'s' if len(missing) > 1 else ''} "
+                        f"{', '.join(repr(m) for m in missing)}")
+    if last + 1 > MAX_KW_ARGS:
+        raise TypeError(f"{name}: keyword calls take at most {MAX_KW_ARGS} arguments; pass "
+                        f"positionally")
+    cdef _KwPlan plan = _KwPlan.__new__(_KwPlan)
+    plan.kwnames = kwnames
+    plan.nargs = nargs
+    plan.size = last + 1  # C++ fills the trailing defaults itself
+    plan.defaults = []
+    for i in range(last + 1):
+        if slots[i] is None:
+            plan.defaults.append(defaults[i - first_default])
+            plan.src[i] = -len(plan.defaults)
+        else:
+            plan.src[i] = slots[i]
+    return plan
+
+
+cdef object _call_kw(Function f, PyObject** args, Py_ssize_t nargs, tuple kwnames):
+    """Map keyword arguments to positions from the registered signature, then call."""
+    cdef _KwPlan plan = <_KwPlan>f._kw_plan if f._kw_plan is not None else None
+    if plan is None or plan.kwnames is not kwnames or plan.nargs != nargs:
+        plan = _make_kw_plan(f, nargs, kwnames)
+        f._kw_plan = plan
+    cdef PyObject* vec[MAX_KW_ARGS]
+    cdef Py_ssize_t i, k
+    for i in range(plan.size):
+        k = plan.src[i]
+        vec[i] = args[k] if k >= 0 else <PyObject*>plan.defaults[-k - 1]
+    return MXFFIPyCallPositional(<PyObject*>f, vec, plan.size)
 
 
 cdef object _hook_call_kw(PyObject* func, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef tuple kw = <tuple>kwnames
-    items = [<object>args[i] for i in range(nargs + len(kw))]
-    return MXFFIPyCallKw(<Function>func, items, nargs, kw)
+    return _call_kw(<Function>func, args, nargs, <tuple>kwnames)
 
 
 # ---------------------------------------------------------------------------------------------
