@@ -2,6 +2,7 @@
  * \file reflection.cc
  * \brief The field table of reflected types, and the globals bindings read it through.
  */
+#include <mxffi/error.h>
 #include <mxffi/reflection.h>
 #include <mxffi/registry.h>
 
@@ -90,4 +91,16 @@ MXFFI_REGISTER_API("object.get_attr")
     });
 
 }  // namespace reflection
+}  // namespace mxffi
+
+namespace mxffi {
+namespace {
+
+MXFFI_STATIC_INIT_BLOCK() {
+  reflection::ObjectDef<ErrorObj>()
+      .def_ro("kind", &ErrorObj::kind, "the error kind, e.g. \"ValueError\"")
+      .def_ro("message", &ErrorObj::message, "the message");
+}
+
+}  // namespace
 }  // namespace mxffi

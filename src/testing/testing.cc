@@ -137,6 +137,37 @@ MXFFI_REGISTER_API("testing.sleep_add")
       return a + b;
     });
 
+/*! \brief A run-time registered object type with reflected fields, for the bindings' tests. */
+class PointObj : public Object {
+ public:
+  int64_t x = 0;
+  double y = 0;
+  String label;
+  static constexpr const char* _type_key = "testing.Point";
+  static constexpr bool _type_final = true;
+  MXFFI_DECLARE_OBJECT_INFO(PointObj, Object);
+};
+
+MXFFI_STATIC_INIT_BLOCK() {
+  reflection::ObjectDef<PointObj>()
+      .def_ro("x", &PointObj::x, "abscissa")
+      .def_ro("y", &PointObj::y, "ordinate")
+      .def_ro("label", &PointObj::label, "a name");
+}
+
+MXFFI_REGISTER_API("testing.make_point")
+    .describe("A testing.Point object with reflected fields x, y and label.")
+    .arg("x")
+    .arg("y")
+    .arg("label", String(""))
+    .set_body_typed([](int64_t x, double y, String label) {
+      ObjectPtr<PointObj> p = make_object<PointObj>();
+      p->x = x;
+      p->y = y;
+      p->label = std::move(label);
+      return ObjectRef(ObjectPtr<Object>(std::move(p)));
+    });
+
 MXFFI_REGISTER_API("testing.make_adder")
     .describe("Return a closure adding n to its argument.")
     .arg("n")

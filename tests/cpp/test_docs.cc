@@ -1,8 +1,8 @@
 // Code in docs/ is cut from compiled examples, never typed by hand. A page marks each such block
 // with a line `<!-- cut: <path> <name> -->` followed at once by a fenced block; the block must
 // equal the lines strictly between `// [<name>.begin]` and `// [<name>.end]` of <path> (relative
-// to the source root; `# [<name>.begin]` in a Python example). The examples are built and run, so a page that still matches them shows
-// code that compiles and does what the page says.
+// to the source root; `# [<name>.begin]` in a Python example). The examples are built and run, so a
+// page that still matches them shows code that compiles and does what the page says.
 #include <gtest/gtest.h>
 
 #include <algorithm>

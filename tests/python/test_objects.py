@@ -123,3 +123,37 @@ def test_register_object_makes_returned_objects_instances_of_the_class():
     finally:
         mxffi.register_object("mxffi.Array")(container.Array)
     assert type(t.echo([1])) is container.Array
+
+
+def test_reflected_fields_read_as_attributes():
+    p = t.make_point(1, 2.5, "origin")
+    assert (p.x, p.y, p.label) == (1, 2.5, "origin")
+    assert type(p.x) is int and type(p.y) is float
+    assert p.type_key == "testing.Point"
+    assert p._field_names() == ["x", "y", "label"]
+    with pytest.raises(AttributeError, match="testing.Point.*'z'"):
+        p.z
+
+
+def test_repr_shows_type_key_and_fields():
+    assert repr(t.make_point(3, -4.0, "q")) == "testing.Point(x=3, y=-4.0, label='q')"
+    err = t.make_error("KeyError", "no such key")
+    assert repr(err) == "mxffi.Error(kind='KeyError', message='no such key')"
+    assert (err.kind, err.message) == ("KeyError", "no such key")
+
+
+def test_register_object_maps_a_type_key_to_a_python_class():
+    @mxffi.register_object("testing.Point")
+    class Point(mxffi.Object):
+        def manhattan(self):
+            return abs(self.x) + abs(self.y)
+
+    p = t.make_point(3, -4.0)
+    assert type(p) is Point
+    assert p.manhattan() == 7.0
+    back = t.echo(p)
+    assert type(back) is Point and back.same_as(p)
+    with pytest.raises(TypeError, match="not a subclass of mxffi.Object"):
+        mxffi.register_object("testing.Point")(int)
+    with pytest.raises(KeyError):
+        mxffi.register_object("no.SuchType")(type("X", (mxffi.Object,), {}))
