@@ -8,38 +8,45 @@ What is timed. Eight call shapes, each answered by the same C function of
     first_f64(a)  a numpy float64 (3, 4) array -> its first element
     add_int(a=1000, b=2000)         keyword arguments
 
-The bindings, each written the way a competent user of it writes it (the sources say how):
+The bindings, each written the way a competent user of it writes it (latency/bindings.py holds
+their Python side, the other files of benchmarks/latency/ their native side):
 
-- pure Python: Python functions doing the same (no C call), the floor of a Python call;
-- ctypes: ``CDLL`` functions with argtypes/restype; strings are encoded to bytes and decoded
-  back by a small Python wrapper, the numpy array passes through ``numpy.ctypeslib.ndpointer``;
-- cffi: API mode, out of line (benchmarks/latency/cffi_build.py); the same string wrappers and
-  ``ffi.from_buffer`` after a dtype/contiguity check for the array;
-- C extension: METH_FASTCALL functions (add_int also METH_KEYWORDS), the numpy array through
-  numpy's C API (numpy.get_include()), the baseline of the gates (latency/capi_ext.c);
+- pure Python: Python functions doing the same (no C call): what a Python-level call costs;
+- ctypes: ``CDLL`` functions with argtypes/restype; str is encoded to bytes and decoded back by
+  a small Python wrapper; the numpy array passes through ``numpy.ctypeslib.ndpointer``;
+- cffi: API mode, out of line (latency/cffi_build.py); the same str wrappers, and
+  ``ffi.from_buffer`` after a dtype and contiguity check for the array;
+- C extension: METH_FASTCALL functions (add_int also METH_KEYWORDS, keywords matched by hand),
+  str read as its cached UTF-8, the numpy array through numpy's C API (headers from
+  numpy.get_include(); cheaper than the buffer protocol), the baseline of the gates
+  (latency/capi_ext.c);
 - Cython: ``def`` functions with typed arguments, the array as a typed memoryview;
-- pybind11, nanobind: ``m.def`` over lambdas, ``std::string_view``, ``array_t`` / ``ndarray``;
-- tvm-ffi: apache-tvm-ffi from PyPI, TVM_FFI_DLL_EXPORT_TYPED_FUNC + ``tvm_ffi.load_module``;
-- mxffi: MXFFI_REGISTER_API functions of libmxffi_bench.so loaded with mxffi.library.load and
-  called through the public ``mxffi.get_global_func(...)`` object (its C vectorcall slot), and
-  the same functions through ``mxffi._ffi.ctypes_backend``. Each call is one MXFFIFuncCall;
-  there is no benchmark-only path.
+- pybind11, nanobind: ``m.def`` over lambdas, ``std::string_view``, ``py::array_t`` /
+  ``nb::ndarray``;
+- apache-tvm-ffi (from PyPI): TVM_FFI_DLL_EXPORT_TYPED_FUNC, ``tvm_ffi.load_module``;
+- mxffi: MXFFI_REGISTER_API functions of libmxffi_bench.so (latency/mxffi_bench.cc) loaded with
+  ``mxffi.library.load`` and called through the public ``mxffi.get_global_func(...)`` object,
+  i.e. its C vectorcall slot; and the same functions through ``mxffi._ffi.ctypes_backend``.
+  Every call is exactly one MXFFIFuncCall; nothing in mxffi knows about the benchmark.
 
-A shape a binding cannot express is shown as "–" (keyword arguments of ctypes, cffi and
-tvm-ffi functions).
+A shape a binding cannot express is shown as "–" (keyword arguments to ctypes, cffi and
+tvm-ffi functions). Every result is checked once before anything is measured.
 
-How. Every (binding, shape) cell runs in a loop generated like timeit's:
-``for _ in itertools.repeat(None, n): f(x0, x1)`` with the arguments in locals, with the
-garbage collector off during the loop (as timeit does). The time per call therefore includes
-a few ns of loop overhead, the same for every row (printed as "loop overhead"). Each cell is
-calibrated to about TARGET ms per sample; then ROUNDS rounds each time every cell once, in a
-fresh random order per round, and the table gives the median over rounds.
+How. Every (binding, shape) cell gets its own compiled loop, generated as timeit does,
+``for _ in itertools.repeat(None, n): f(x0, x1)`` with the arguments in locals (its own code
+object, so CPython's call-site specialisation sees one callable), and runs with the garbage
+collector off (as timeit does). An empty loop (``pass`` as the body) is one more cell. Each
+cell is calibrated to about 10 ms per sample (2 ms with --quick); then 51 rounds (5) each time
+every cell once, in a fresh random order per round. A figure is the median over the rounds
+less the empty loop's median: the cost of the call statement itself (loading the function and
+its arguments, the call, dropping the result), the loop's own iteration taken out.
 
 Instructions per call come from ``valgrind --tool=callgrind``: one valgrind process runs all
 cells; each cell is warmed up, then run N times and 2N times between the client requests
 CALLGRIND_ZERO_STATS and CALLGRIND_DUMP_STATS_AT (latency/callgrind_client.c, through ctypes),
 and (I(2N) - I(N)) / N is its cost per call: start-up, set-up and the loop's constant parts
-cancel. These counts are noise-free and are what the gates check:
+cancel (N = 10000; 500 with --quick); the empty loop's count is taken out as above. These
+counts are noise-free and are what the gates check:
 
     mxffi (vectorcall) <= 3.0x the C extension on nop() and on the numpy argument,
                        <= 2.5x on add_int, add_float, echo_str, str_len and sum3.
@@ -49,9 +56,11 @@ Usage:
         [--no-callgrind] [--no-timing] [--only BINDING,...]
 
 It configures and builds benchmarks/latency into build-bench/latency (CMake + Ninja) when
-needed, prints the tables, writes build-bench/latency/call_latency.png, and with --write-docs
+needed, prints the tables, writes build-bench/latency/call_latency.png and results.json (the
+figures with and without the loop), and with --write-docs
 rewrites docs/benchmarks.md and docs/benchmarks/call_latency.png. --check exits 1 when a gate
-fails. --annotate prints callgrind_annotate (inclusive) for mxffi's nop and add_int.
+fails. --annotate prints, from callgrind_annotate, the inclusive instructions per call of the
+functions under mxffi's nop, add_int and keyword add_int calls.
 scripts/bench.sh installs what this needs and runs it.
 """
 
@@ -77,36 +86,18 @@ BUILD_DIR = ROOT / "build-bench" / "latency"
 DOCS_MD = ROOT / "docs" / "benchmarks.md"
 DOCS_PNG = ROOT / "docs" / "benchmarks" / "call_latency.png"
 
-TEXT = "hello, world"
-
-# (key, label in the tables, positional args, keyword args, expected result)
-SHAPES = [
-    ("nop", "nop()", (), None, None),
-    ("add_int", "add_int(1000, 2000)", (1000, 2000), None, 3000),
-    ("add_float", "add_float(1.5, 2.25)", (1.5, 2.25), None, 3.75),
-    ("echo_str", "echo_str('hello, world')", (TEXT,), None, TEXT),
-    ("str_len", "str_len('hello, world')", (TEXT,), None, 12),
-    ("sum3", "sum3(1000, 1.5, 'hello, world')", (1000, 1.5, TEXT), None, 1013.5),
-    ("first_f64", "first_f64(float64 (3,4) array)", None, None, 0.5),
-    ("add_int_kw", "add_int(a=1000, b=2000)", (), {"a": 1000, "b": 2000}, 3000),
-]
-SHAPE_KEYS = [s[0] for s in SHAPES]
-# The function each shape calls (the keyword shape calls add_int).
-FUNC_OF = {"add_int_kw": "add_int"}
-
-BINDINGS = [
-    ("python", "pure Python"),
-    ("ctypes", "ctypes"),
-    ("cffi", "cffi (API mode)"),
-    ("capi", "C extension (METH_FASTCALL)"),
-    ("cython", "Cython def"),
-    ("pybind11", "pybind11"),
-    ("nanobind", "nanobind"),
-    ("tvm_ffi", "apache-tvm-ffi"),
-    ("mxffi", "mxffi (vectorcall)"),
-    ("mxffi_ctypes", "mxffi (ctypes path)"),
-]
-BINDING_LABEL = dict(BINDINGS)
+sys.path.insert(0, str(SRC_DIR))
+from bindings import (  # noqa: E402 - benchmarks/latency is not a package
+    BINDERS,
+    BINDING_LABEL,
+    BINDINGS,
+    DASH,
+    HOW_WRITTEN,
+    KW_MAYBE,
+    SHAPE_KEYS,
+    SHAPES,
+    bind,
+)
 
 # Gates: shape -> maximum ratio of mxffi (vectorcall) to the C extension, in instructions.
 GATES = {
@@ -119,8 +110,6 @@ GATES = {
     "first_f64": 3.0,
 }
 
-DASH = "–"
-
 
 def log(msg):
     print(f"==> {msg}", file=sys.stderr, flush=True)
@@ -130,8 +119,26 @@ def log(msg):
 
 
 def build():
-    """Configure (every time: cheap, and it follows a reinstalled mxffi) and build."""
-    cmd = ["cmake", "-S", str(SRC_DIR), "-B", str(BUILD_DIR), f"-DPython_EXECUTABLE={sys.executable}"]
+    """Configure (every time: cheap, and it follows a reinstalled mxffi) and build.
+
+    A build directory configured for another Python interpreter (the system's, then
+    scripts/bench.sh's venv) is started afresh: the binding packages' CMake directories it
+    cached belong to that interpreter.
+    """
+    cache = BUILD_DIR / "CMakeCache.txt"
+    if cache.exists():
+        m = re.search(r"^Python_EXECUTABLE:\w+=(.*)$", cache.read_text(), re.M)
+        if m and m.group(1) != sys.executable:
+            log(f"{BUILD_DIR.relative_to(ROOT)} was configured for {m.group(1)}: starting afresh")
+            shutil.rmtree(BUILD_DIR)
+    cmd = [
+        "cmake",
+        "-S",
+        str(SRC_DIR),
+        "-B",
+        str(BUILD_DIR),
+        f"-DPython_EXECUTABLE={sys.executable}",
+    ]
     if not (BUILD_DIR / "CMakeCache.txt").exists() and shutil.which("ninja"):
         cmd += ["-G", "Ninja"]
     try:
@@ -147,176 +154,6 @@ def build():
             raise SystemExit(f"bench_call_latency: `{' '.join(c)}` failed")
 
 
-# --- The bindings. --------------------------------------------------------------------------
-
-
-def _lib_path(name):
-    return str(BUILD_DIR / f"lib{name}.so")
-
-
-def _bind_python(np):
-    def nop():
-        pass
-
-    def add_int(a, b):
-        return a + b
-
-    def add_float(a, b):
-        return a + b
-
-    def echo_str(s):
-        return s
-
-    def str_len(s):
-        return len(s.encode())
-
-    def sum3(a, b, s):
-        return a + b + len(s.encode())
-
-    def first_f64(a):
-        return a.item(0)
-
-    funcs = locals()
-    return {k: funcs[FUNC_OF.get(k, k)] for k in SHAPE_KEYS}
-
-
-def _bind_ctypes(np):
-    import ctypes
-
-    class Str(ctypes.Structure):
-        _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_size_t)]
-
-    lib = ctypes.CDLL(_lib_path("mxffi_bench_kernels"))
-    i64, f64, cp, sz = ctypes.c_int64, ctypes.c_double, ctypes.c_char_p, ctypes.c_size_t
-
-    def fn(name, restype, *argtypes):
-        f = getattr(lib, name)
-        f.restype, f.argtypes = restype, list(argtypes)
-        return f
-
-    nop = fn("mxb_nop", None)
-    add_int = fn("mxb_add_int", i64, i64, i64)
-    add_float = fn("mxb_add_float", f64, f64, f64)
-    c_echo = fn("mxb_echo_str", Str, cp, sz)
-    c_len = fn("mxb_str_len", i64, cp, sz)
-    c_sum3 = fn("mxb_sum3", f64, i64, f64, cp, sz)
-    c_first = fn(
-        "mxb_first_f64", f64, np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS"), i64
-    )
-    string_at = ctypes.string_at
-
-    def echo_str(s):
-        b = s.encode()
-        r = c_echo(b, len(b))
-        return string_at(r.data, r.size).decode()
-
-    def str_len(s):
-        b = s.encode()
-        return c_len(b, len(b))
-
-    def sum3(a, b, s):
-        e = s.encode()
-        return c_sum3(a, b, e, len(e))
-
-    def first_f64(a):
-        return c_first(a, a.size)
-
-    return {
-        "nop": nop,
-        "add_int": add_int,
-        "add_float": add_float,
-        "echo_str": echo_str,
-        "str_len": str_len,
-        "sum3": sum3,
-        "first_f64": first_f64,
-    }
-
-
-def _bind_cffi(np):
-    import cffi_ext
-
-    ffi, lib = cffi_ext.ffi, cffi_ext.lib
-    c_echo, c_len, c_sum3, c_first = lib.mxb_echo_str, lib.mxb_str_len, lib.mxb_sum3, lib.mxb_first_f64
-    unpack, from_buffer, float64 = ffi.unpack, ffi.from_buffer, np.dtype(np.float64)
-
-    def echo_str(s):
-        b = s.encode()
-        r = c_echo(b, len(b))
-        return unpack(r.data, r.size).decode()
-
-    def str_len(s):
-        b = s.encode()
-        return c_len(b, len(b))
-
-    def sum3(a, b, s):
-        e = s.encode()
-        return c_sum3(a, b, e, len(e))
-
-    def first_f64(a):
-        if a.dtype != float64 or not a.flags.c_contiguous:
-            raise TypeError("first_f64: expected a C-contiguous float64 array")
-        return c_first(from_buffer("double[]", a), a.size)
-
-    return {
-        "nop": lib.mxb_nop,
-        "add_int": lib.mxb_add_int,
-        "add_float": lib.mxb_add_float,
-        "echo_str": echo_str,
-        "str_len": str_len,
-        "sum3": sum3,
-        "first_f64": first_f64,
-    }
-
-
-def _bind_module(module_name):
-    def bind(np):
-        mod = __import__(module_name)
-        out = {k: getattr(mod, FUNC_OF.get(k, k)) for k in SHAPE_KEYS}
-        return out
-
-    return bind
-
-
-def _bind_tvm_ffi(np):
-    import tvm_ffi
-
-    mod = tvm_ffi.load_module(_lib_path("mxb_tvm_ffi"))
-    out = {k: getattr(mod, k) for k in SHAPE_KEYS if k != "add_int_kw"}
-    return out
-
-
-def _bind_mxffi(np):
-    import mxffi
-
-    mxffi.library.load(_lib_path("mxffi_bench"))
-    return {k: mxffi.get_global_func("bench." + FUNC_OF.get(k, k)) for k in SHAPE_KEYS}
-
-
-def _bind_mxffi_ctypes(np):
-    import mxffi
-
-    from mxffi._ffi import ctypes_backend
-
-    mxffi.library.load(_lib_path("mxffi_bench"))
-    return {k: ctypes_backend.get_global_func("bench." + FUNC_OF.get(k, k)) for k in SHAPE_KEYS}
-
-
-BINDERS = {
-    "python": _bind_python,
-    "ctypes": _bind_ctypes,
-    "cffi": _bind_cffi,
-    "capi": _bind_module("capi_ext"),
-    "cython": _bind_module("cython_ext"),
-    "pybind11": _bind_module("pybind11_ext"),
-    "nanobind": _bind_module("nanobind_ext"),
-    "tvm_ffi": _bind_tvm_ffi,
-    "mxffi": _bind_mxffi,
-    "mxffi_ctypes": _bind_mxffi_ctypes,
-}
-# Rows whose keyword call is tried: one that raises TypeError is shown as "–".
-KW_MAYBE = {"mxffi_ctypes"}
-
-
 def make_cells(names):
     """The (binding, shape) -> (function, args, kwargs) table, each checked once.
 
@@ -324,12 +161,11 @@ def make_cells(names):
     """
     import numpy as np
 
-    sys.path.insert(0, str(BUILD_DIR))
     array = np.arange(12, dtype=np.float64).reshape(3, 4) + 0.5
     cells, missing = {}, {}
     for name in names:
         try:
-            funcs = BINDERS[name](np)
+            funcs = bind(name, np, BUILD_DIR)
         except Exception as e:  # a binding whose package is not installed or not built
             missing[name] = f"{type(e).__name__}: {e}"
             continue
@@ -337,8 +173,6 @@ def make_cells(names):
             f = funcs.get(key)
             if f is None:
                 continue
-            if key == "add_int_kw" and name in ("ctypes", "cffi", "tvm_ffi"):
-                continue  # positional-only functions
             if args is None:
                 args = (array,)
             kwargs = kwargs or {}
@@ -389,21 +223,34 @@ def time_loop(prepared, n):
     return time.perf_counter() - t0
 
 
-def _empty_loop_ns(n):
-    it = itertools.repeat(None, n)
-    t0 = time.perf_counter()
-    for _ in it:
-        pass
-    return (time.perf_counter() - t0) / n * 1e9
+# The key of the empty loop among the cells: what every loop costs besides its call.
+LOOP = ("loop", "empty")
+
+
+def net(values):
+    """Per-call figures less the empty loop's: the cost of the call statement itself."""
+    base = values[LOOP]
+    return {k: v - base for k, v in values.items() if k != LOOP}
+
+
+def make_empty_loop():
+    """The loop of make_loop without the call: what every figure includes besides the call."""
+    ns = {}
+    exec("def loop(_it):\n    for _ in _it:\n        pass\n", ns)  # noqa: S102
+    return ns["loop"]
 
 
 def measure_times(cells, rounds, target_s, seed):
-    """Median ns per call of every cell over randomized interleaved rounds."""
+    """Median ns per call of every cell over randomized interleaved rounds.
+
+    The empty loop is one more cell, LOOP, interleaved like the others.
+    """
     calls = {}
     gc_was = gc.isenabled()
     gc.disable()
     try:
         prepared = {key: run_cell(cell) for key, cell in cells.items()}
+        prepared[LOOP] = (make_empty_loop(), ())
         for key, cell in prepared.items():
             time_loop(cell, 1000)  # warm up (and let the interpreter specialise)
             n = 1000
@@ -413,18 +260,17 @@ def measure_times(cells, rounds, target_s, seed):
                     break
                 n *= 4
             calls[key] = max(100, int(n * target_s / max(t, 1e-9)))
-        samples = {key: [] for key in cells}
-        order = list(cells)
+        samples = {key: [] for key in prepared}
+        order = list(prepared)
         rng = random.Random(seed)
         for _ in range(rounds):
             rng.shuffle(order)
             for key in order:
                 samples[key].append(time_loop(prepared[key], calls[key]) / calls[key] * 1e9)
-        overhead = [_empty_loop_ns(1 << 20) for _ in range(5)]
     finally:
         if gc_was:
             gc.enable()
-    return {k: statistics.median(v) for k, v in samples.items()}, statistics.median(overhead)
+    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 # --- Callgrind. -----------------------------------------------------------------------------
@@ -434,7 +280,7 @@ def callgrind_worker(out_dir, calls, names):
     """Runs inside valgrind: every cell N and 2N times between zero and dump requests."""
     import ctypes
 
-    cg = ctypes.CDLL(_lib_path("mxffi_bench_callgrind"))
+    cg = ctypes.CDLL(str(BUILD_DIR / "libmxffi_bench_callgrind.so"))
     cg.mxb_cg_dump.argtypes = [ctypes.c_char_p]
     cells, missing = make_cells(names)
     (Path(out_dir) / "cells.json").write_text(
@@ -446,6 +292,12 @@ def callgrind_worker(out_dir, calls, names):
     for _ in range(2):
         cg.mxb_cg_zero()
         cg.mxb_cg_dump(b"warmup")
+    empty = make_empty_loop()
+    for n in (calls, 2 * calls):
+        it = itertools.repeat(None, n)
+        cg.mxb_cg_zero()
+        empty(it)
+        cg.mxb_cg_dump(f"{LOOP[0]}|{LOOP[1]}|{n}".encode())
     for (name, key), cell in cells.items():
         loop, largs = run_cell(cell)
         loop(itertools.repeat(None, min(calls, 1000)), *largs)  # warm up
@@ -478,9 +330,7 @@ def parse_dump(path):
 
 def measure_instructions(calls, names, keep_dir=None):
     """Instructions per call of every cell, from one valgrind process."""
-    if not shutil.which("valgrind"):
-        raise SystemExit("bench_call_latency: valgrind not found (apt-get install valgrind)")
-    if not Path(_lib_path("mxffi_bench_callgrind")).exists():
+    if not (BUILD_DIR / "libmxffi_bench_callgrind.so").exists():
         raise SystemExit("bench_call_latency: no callgrind client library (valgrind headers?)")
     out_dir = Path(keep_dir or tempfile.mkdtemp(prefix="mxffi-callgrind-"))
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -492,7 +342,6 @@ def measure_instructions(calls, names, keep_dir=None):
         "-q",
         f"--callgrind-out-file={out_dir}/cg.out",
         "--dump-instr=no",
-        "--dump-line=no",
         sys.executable,
         str(Path(__file__).resolve()),
         "--_callgrind-worker",
@@ -514,6 +363,8 @@ def measure_instructions(calls, names, keep_dir=None):
             totals[(name, key, int(n))] = (total, path)
     meta = json.loads((out_dir / "cells.json").read_text())
     per_call, files = {}, {}
+    a, b = totals[(*LOOP, calls)][0], totals[(*LOOP, 2 * calls)][0]
+    per_call[LOOP] = (b - a) / calls
     for name, key in meta["cells"]:
         a, _ = totals[(name, key, calls)]
         b, path2 = totals[(name, key, 2 * calls)]
@@ -525,20 +376,43 @@ def measure_instructions(calls, names, keep_dir=None):
     return per_call, files
 
 
-def annotate(files, calls):
-    """callgrind_annotate (inclusive) of mxffi's nop and add_int 2N dumps."""
-    for key in ("nop", "add_int"):
+def _short(fn):
+    """A callgrind_annotate function column without build paths."""
+    fn = re.sub(r"^\S*?/Python-[\d.]+/(\./)?", "", fn)
+    fn = re.sub(r"\[(/[^\]]*/)?([^/\]]+)\]$", r"[\2]", fn)
+    fn = re.sub(
+        r"mxffi::details::PackedFunctionObj<.*>::SafeCall\(.*\)",
+        "PackedFunctionObj<...>::SafeCall",
+        fn,
+    )
+    return fn
+
+
+def annotate(files, calls, top=25):
+    """Per-call inclusive cost of the functions under the call site, for mxffi nop and add_int.
+
+    From ``callgrind_annotate --inclusive=yes`` of the 2N dump; the frames above the timing
+    loop (interpreter start-up, the loop's own frame) are left out.
+    """
+    for key in ("nop", "add_int", "add_int_kw"):
         path = files.get(("mxffi", key))
         if path is None:
             continue
-        print(f"\n### callgrind_annotate --inclusive=yes: mxffi {key}, {2 * calls} calls\n")
         res = subprocess.run(
-            ["callgrind_annotate", "--inclusive=yes", "--threshold=99.9", str(path)],
+            ["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(path)],
             capture_output=True,
             text=True,
         )
-        lines = res.stdout.splitlines()
-        print("\n".join(lines[:60]))
+        rows = []
+        for line in res.stdout.splitlines():
+            m = re.match(r"\s*([\d,]+)\s+\([\s\d.]+%\)\s+(.*)$", line)
+            if m and "PROGRAM TOTALS" not in line:
+                rows.append((int(m.group(1).replace(",", "")), _short(m.group(2))))
+        # Everything from the loop's frame (the recursive evaluator, marked '2) down.
+        start = next((i for i, (_, f) in enumerate(rows) if "_PyEval_EvalFrameDefault'2" in f), 0)
+        print(f"\n### mxffi {key}: inclusive instructions per call ({path.name})\n")
+        for cost, fn in rows[start : start + top]:
+            print(f"{cost / (2 * calls):9.1f}  {fn}")
 
 
 # --- Report. --------------------------------------------------------------------------------
@@ -580,46 +454,62 @@ def gate_table(gates):
     for key, limit, base, mx, ratio, verdict in gates:
         label = dict((s[0], s[1]) for s in SHAPES)[key]
         r = DASH if ratio is None else f"{ratio:.2f}x"
-        rows.append(
-            f"| `{label}` | {fmt(base)} | {fmt(mx)} | {r} | <= {limit:.1f}x | {verdict} |"
-        )
+        rows.append(f"| `{label}` | {fmt(base)} | {fmt(mx)} | {r} | <= {limit:.1f}x | {verdict} |")
     return "\n".join(rows)
 
 
 def plot(times, instr, names, path):
+    """Grouped bars, one group per call shape, one bar per binding; time and instructions."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    panels = [(times, "median ns per call (log)")]
-    if instr:
-        panels.append((instr, "instructions per call, callgrind (log)"))
-    fig, axes = plt.subplots(len(panels), 1, figsize=(16, 5.2 * len(panels)), squeeze=False)
-    width = 0.8 / max(1, len(names))
+    panels = [
+        (v, label)
+        for v, label in (
+            (times, "median ns per call"),
+            (instr, "instructions per call (callgrind)"),
+        )
+        if v
+    ]
+    if not panels:
+        return False
+    fig, axes = plt.subplots(len(panels), 1, figsize=(16, 1.2 + 4.6 * len(panels)), squeeze=False)
+    width = 0.84 / max(1, len(names))
     cmap = plt.get_cmap("tab10")
-    for ax, (values, ylabel) in zip(axes[:, 0], panels):
-        if not values:
-            continue
+    for ax, (values, ylabel) in zip(axes[:, 0], panels, strict=True):
         for i, name in enumerate(names):
             xs, ys = [], []
             for j, key in enumerate(SHAPE_KEYS):
                 v = values.get((name, key))
                 if v is not None:
-                    xs.append(j - 0.4 + width * (i + 0.5))
+                    xs.append(j - 0.42 + width * (i + 0.5))
                     ys.append(v)
             ax.bar(xs, ys, width, label=BINDING_LABEL[name], color=cmap(i % 10))
         ax.set_yscale("log")
-        ax.set_ylabel(ylabel)
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_ylabel(ylabel + ", log scale")
         ax.set_xticks(range(len(SHAPES)))
-        ax.set_xticklabels([s[1] for s in SHAPES], rotation=12, fontsize=8)
-        ax.grid(axis="y", which="both", alpha=0.3)
-    axes[0, 0].legend(ncol=5, fontsize=8, loc="upper left")
-    axes[0, 0].set_title("Python call latency: the same C functions through every binding")
-    fig.tight_layout()
+        ax.set_xticklabels([s[1] for s in SHAPES], fontsize=8)
+        ax.set_xlim(-0.5, len(SHAPES) - 0.5)
+        ax.grid(axis="y", which="major", alpha=0.4)
+        ax.grid(axis="y", which="minor", alpha=0.12)
+    fig.suptitle(
+        "Python call latency: the same C functions through every binding (lower is better)"
+    )
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(
+        handles, labels, ncol=min(5, len(names)), fontsize=9, loc="lower center", frameon=False
+    )
+    fig.tight_layout(rect=(0, 0.07 if len(names) > 5 else 0.04, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
+    return True
 
 
 def _version(dist):
@@ -653,10 +543,14 @@ def machine():
         f"{d} {_version(d)}"
         for d in ("mxffi", "numpy", "Cython", "pybind11", "nanobind", "cffi", "apache-tvm-ffi")
     )
+    try:
+        distro = platform.freedesktop_os_release().get("PRETTY_NAME", "")
+    except OSError:
+        distro = ""
     return (
-        f"{cpu}, {os.cpu_count()} logical CPUs; {platform.system()} {platform.release()} "
-        f"({platform.freedesktop_os_release().get('PRETTY_NAME', '') if hasattr(platform, 'freedesktop_os_release') else ''}); "
-        f"CPython {platform.python_version()}; {cc}; {vg.strip()}; {pkgs}"
+        f"{cpu}, {os.cpu_count()} logical CPUs; {distro or platform.system()} "
+        f"(kernel {platform.release()}); CPython {platform.python_version()} "
+        f"({sys.executable}); {cc}; {vg.strip()}; {pkgs}"
     )
 
 
@@ -665,12 +559,14 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="a smoke run: few rounds, small N")
     p.add_argument("--check", action="store_true", help="exit 1 when a gate fails")
     p.add_argument("--write-docs", action="store_true", help="rewrite docs/benchmarks.md + plot")
-    p.add_argument("--annotate", action="store_true", help="callgrind_annotate mxffi nop/add_int")
+    p.add_argument(
+        "--annotate", action="store_true", help="profile mxffi's nop, add_int, keyword add_int"
+    )
     p.add_argument("--no-callgrind", action="store_true", help="timing only (no gates)")
     p.add_argument("--no-timing", action="store_true", help="callgrind only")
     p.add_argument("--no-build", action="store_true", help="use build-bench/latency as it is")
     p.add_argument("--only", default="", help="comma-separated bindings: " + ",".join(BINDERS))
-    p.add_argument("--rounds", type=int, default=None, help="timing rounds (default 25; quick 5)")
+    p.add_argument("--rounds", type=int, default=None, help="timing rounds (default 51; quick 5)")
     p.add_argument("--calls", type=int, default=None, help="callgrind N (default 10000; quick 500)")
     p.add_argument("--seed", type=int, default=12345, help="seed of the round order")
     p.add_argument("--_callgrind-worker", dest="worker", default=None, help=argparse.SUPPRESS)
@@ -684,7 +580,7 @@ def main(argv=None):
             p.error(f"unknown bindings {unknown}; choose from {','.join(BINDERS)}")
         names = [n for n in names if n in wanted]
     calls = args.calls or (500 if args.quick else 10000)
-    rounds = args.rounds or (5 if args.quick else 25)
+    rounds = args.rounds or (5 if args.quick else 51)
     target_s = 0.002 if args.quick else 0.01
 
     if args.worker:
@@ -700,101 +596,143 @@ def main(argv=None):
         log(f"{BINDING_LABEL[name]} is not available: {why}")
     present = [n for n in names if n not in missing]
 
-    times, overhead = {}, None
+    run = {"argv": sys.argv[1:] if argv is None else list(argv), "names": present}
+    run.update(missing=missing, calls=calls, rounds=rounds, target_s=target_s)
+    times, instr, files = {}, {}, {}
     if not args.no_timing:
         log(f"timing {len(cells)} cells: {rounds} rounds of ~{target_s * 1e3:g} ms samples")
-        times, overhead = measure_times(cells, rounds, target_s, args.seed)
-    instr, files = {}, {}
-    if not args.no_callgrind:
+        raw = measure_times(cells, rounds, target_s, args.seed)
+        times, run["loop_ns"] = net(raw), raw[LOOP]
+    if not args.no_callgrind and not shutil.which("valgrind"):
+        log("valgrind not found (apt-get install valgrind): no instruction counts, no gates")
+    elif not args.no_callgrind:
         keep = BUILD_DIR / "callgrind" if args.annotate else None
-        instr, files = measure_instructions(calls, present, keep)
+        raw, files = measure_instructions(calls, present, keep)
+        instr, run["loop_instr"] = net(raw), raw[LOOP]
+    run.update(times=times, instr=instr, gates=gate_results(instr) if instr else [])
 
     out = []
     if times:
-        out.append("Median time per call, ns (randomized interleaved rounds):\n")
-        out.append(table(times, present, 0))
-        out.append(f"\nLoop overhead (an empty loop, included above): {overhead:.1f} ns per iteration\n")
+        out += [
+            "Median time per call, ns (randomized interleaved rounds), less the "
+            f"{run['loop_ns']:.1f} ns of an empty loop:\n",
+            table(times, present, 0),
+            "",
+        ]
     if instr:
-        out.append(f"Instructions per call (callgrind, (I(2N) - I(N)) / N, N = {calls}):\n")
-        out.append(table(instr, present, 0))
-        out.append("")
-    gates = gate_results(instr) if instr else []
-    if gates:
-        out.append("Gates (instructions per call, same run):\n")
-        out.append(gate_table(gates))
+        out += [
+            f"Instructions per call (callgrind, (I(2N) - I(N)) / N, N = {calls}), less the "
+            f"{run['loop_instr']:.0f} of an empty loop:\n",
+            table(instr, present, 0),
+            "",
+        ]
+    if run["gates"]:
+        out += ["Gates (instructions per call, same run):\n", gate_table(run["gates"]), ""]
     print("\n".join(out))
-    for key, limit, _, _, ratio, verdict in gates:
+    for key, limit, _, _, ratio, verdict in run["gates"]:
         r = "n/a" if ratio is None else f"{ratio:.2f}x"
         print(f"{verdict}: {key}: mxffi / C extension = {r} (gate <= {limit:.1f}x)")
     if args.annotate:
         annotate(files, calls)
 
+    (BUILD_DIR / "results.json").write_text(
+        json.dumps(
+            {
+                k: ({"|".join(c): v for c, v in d.items()} if k in ("times", "instr") else d)
+                for k, d in run.items()
+            },
+            indent=1,
+        )
+    )
     png = BUILD_DIR / "call_latency.png"
     try:
-        plot(times, instr, present, png)
-        log(f"wrote {png.relative_to(ROOT)}")
+        if plot(times, instr, present, png):
+            log(f"wrote {png.relative_to(ROOT)} and results.json")
+        else:
+            png = None
     except ImportError as e:
         log(f"no plot ({e})")
         png = None
     if args.write_docs:
-        write_docs(times, overhead, instr, calls, rounds, target_s, gates, present, missing, png)
+        write_docs(run, png)
     log(f"done in {time.time() - t_start:.0f} s")
-    failed = [g for g in gates if g[5] != "PASS"]
-    return 1 if args.check and (failed or not gates) else 0
+    if args.check and not run["gates"]:
+        log("--check: no instruction counts, so no gate was checked")
+        return 1
+    return 1 if args.check and any(g[5] != "PASS" for g in run["gates"]) else 0
 
 
-def write_docs(times, overhead, instr, calls, rounds, target_s, gates, names, missing, png):
+def write_docs(run, png):
+    """Rewrite docs/benchmarks.md (and its plot) from this run."""
     DOCS_PNG.parent.mkdir(parents=True, exist_ok=True)
     if png is not None:
         shutil.copyfile(png, DOCS_PNG)
+    times, instr, gates, names = run["times"], run["instr"], run["gates"], run["names"]
+    command = " ".join(["python benchmarks/bench_call_latency.py", *run["argv"]])
     doc = [
         "# Benchmarks",
+        "",
+        "<!-- Written by benchmarks/bench_call_latency.py --write-docs; do not edit by hand. -->",
         "",
         "## Call latency from Python",
         "",
         "The same C functions (`benchmarks/latency/kernels.c`) called from Python through every",
-        "binding, in one process. `benchmarks/bench_call_latency.py` says what is timed and how,",
-        "and `benchmarks/latency/` holds each binding, written the way its users write it. A",
-        f'"{DASH}" is a call the binding cannot express (keyword arguments of ctypes, cffi and',
-        "tvm-ffi functions). Both mxffi rows call the public function object and make exactly one",
-        "`MXFFIFuncCall` per call.",
+        "binding, in one process. The docstring of `benchmarks/bench_call_latency.py` says what is",
+        "timed and how; `benchmarks/latency/` holds each binding. Both mxffi rows call the public",
+        "function object, and each call is exactly one `MXFFIFuncCall`; nothing in mxffi knows",
+        f'about the benchmark. A "{DASH}" is a call the binding cannot express (keyword arguments',
+        "to ctypes, cffi and tvm-ffi functions).",
         "",
-        "Reproduce (installs the packages, builds, runs, rewrites this page):",
+        "| binding | how it is written |",
+        "| --- | --- |",
+        *[f"| {label} | {HOW_WRITTEN[key]} |" for key, label in BINDINGS],
+        "",
+        "This page was written by the run below; `scripts/bench.sh --write-docs` installs what",
+        "it needs first and does the same.",
         "",
         "```",
-        "scripts/bench.sh --write-docs",
-        "# or, with everything installed:",
-        "python benchmarks/bench_call_latency.py --write-docs",
+        command,
         "```",
         "",
         f"Machine: {machine()}.",
         "",
     ]
-    if missing:
-        doc += [f"Not available in this run: {', '.join(BINDING_LABEL[m] for m in missing)}.", ""]
+    if run["missing"]:
+        gone = ", ".join(BINDING_LABEL[m] for m in run["missing"])
+        doc += [f"Not available in this run: {gone}.", ""]
+    if png is not None:
+        doc += ["![call latency](benchmarks/call_latency.png)", ""]
     if times:
         doc += [
-            f"### Median time per call (ns), {rounds} randomized interleaved rounds of "
-            f"~{target_s * 1e3:g} ms samples",
+            f"### Median time per call (ns), {run['rounds']} randomized interleaved rounds",
             "",
             table(times, names, 0),
             "",
-            f"Every figure includes the timing loop's own overhead, about {overhead:.0f} ns, the same",
-            "for every row. Wall-clock times on a shared machine are noisy; the instruction counts",
-            "below are not.",
+            f"Each sample is about {run['target_s'] * 1e3:g} ms of calls in a loop; each figure is",
+            f"the sample's time per call less that of an empty loop ({run['loop_ns']:.1f} ns).",
+            "Wall-clock times on a shared machine are noisy; the instruction counts are not.",
             "",
         ]
     if instr:
         doc += [
-            f"### Instructions per call (callgrind, (I(2N) - I(N)) / N, N = {calls})",
+            f"### Instructions per call (callgrind, (I(2N) - I(N)) / N, N = {run['calls']})",
             "",
             table(instr, names, 0),
             "",
+            f"Each figure is less the {run['loop_instr']:.0f} instructions of an empty loop: the",
+            "cost of the call statement itself (loading the function and its arguments, the call,",
+            "dropping the result).",
+            "",
         ]
     if gates:
-        doc += ["### Gates", "", gate_table(gates), ""]
-    if png is not None:
-        doc += ["![call latency](benchmarks/call_latency.png)", ""]
+        doc += [
+            "### Gates",
+            "",
+            "Checked on the instruction counts of the same run (`--check` exits 1 on a failure):",
+            "",
+            gate_table(gates),
+            "",
+        ]
     DOCS_MD.write_text("\n".join(doc))
     log(f"wrote {DOCS_MD.relative_to(ROOT)} and {DOCS_PNG.relative_to(ROOT)}")
 

@@ -140,8 +140,7 @@ static PyObject* capi_first_f64(PyObject* self, PyObject* const* args, Py_ssize_
   }
   PyArrayObject* arr = (PyArrayObject*)obj;
   if (PyArray_TYPE(arr) != NPY_DOUBLE || !PyArray_ISCARRAY_RO(arr)) {
-    PyErr_SetString(PyExc_TypeError,
-                    "first_f64(): expected a C-contiguous, aligned float64 array");
+    PyErr_SetString(PyExc_TypeError, "first_f64(): expected a C-contiguous, aligned float64 array");
     return NULL;
   }
   return PyFloat_FromDouble(
@@ -166,8 +165,8 @@ static PyMethodDef capi_methods[] = {
 };
 
 static struct PyModuleDef capi_module = {
-    PyModuleDef_HEAD_INIT, "capi_ext", "The plain METH_FASTCALL C extension of the benchmark.",
-    -1, capi_methods,
+    PyModuleDef_HEAD_INIT, "capi_ext", "The plain METH_FASTCALL C extension of the benchmark.", -1,
+    capi_methods,
 };
 
 PyMODINIT_FUNC PyInit_capi_ext(void) {

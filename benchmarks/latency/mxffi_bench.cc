@@ -75,8 +75,8 @@ MXFFI_REGISTER_API("bench.first_f64")
       }
       int64_t size = 1;
       for (int32_t i = 0; i < a->ndim; ++i) size *= a->shape[i];
-      const auto* data = reinterpret_cast<const double*>(static_cast<const char*>(a->data) +
-                                                         a->byte_offset);
+      const auto* data =
+          reinterpret_cast<const double*>(static_cast<const char*>(a->data) + a->byte_offset);
       return mxb_first_f64(data, size);
     });
 

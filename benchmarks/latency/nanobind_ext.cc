@@ -29,9 +29,8 @@ NB_MODULE(nanobind_ext, m) {
     return std::string_view(r.data, r.size);
   });
   m.def("str_len", [](std::string_view s) { return mxb_str_len(s.data(), s.size()); });
-  m.def("sum3", [](int64_t a, double b, std::string_view s) {
-    return mxb_sum3(a, b, s.data(), s.size());
-  });
+  m.def("sum3",
+        [](int64_t a, double b, std::string_view s) { return mxb_sum3(a, b, s.data(), s.size()); });
   m.def("first_f64", [](nb::ndarray<const double, nb::c_contig, nb::device::cpu> a) {
     return mxb_first_f64(a.data(), static_cast<int64_t>(a.size()));
   });

@@ -28,9 +28,8 @@ PYBIND11_MODULE(pybind11_ext, m) {
     return std::string_view(r.data, r.size);
   });
   m.def("str_len", [](std::string_view s) { return mxb_str_len(s.data(), s.size()); });
-  m.def("sum3", [](int64_t a, double b, std::string_view s) {
-    return mxb_sum3(a, b, s.data(), s.size());
-  });
+  m.def("sum3",
+        [](int64_t a, double b, std::string_view s) { return mxb_sum3(a, b, s.data(), s.size()); });
   m.def("first_f64", [](py::array_t<double, py::array::c_style | py::array::forcecast> a) {
     return mxb_first_f64(a.data(), static_cast<int64_t>(a.size()));
   });
