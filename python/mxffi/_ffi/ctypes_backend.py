@@ -102,6 +102,9 @@ class _StringObj(Structure):
     ]
 
 
+# One array type per small argument count, made once (making one per call dominates a call).
+_ARRAY_TYPES = [Any * max(n, 1) for n in range(8)]
+
 SafeCall = CFUNCTYPE(c_int, c_void_p, POINTER(Any), c_int32, POINTER(Any))
 Deleter = CFUNCTYPE(None, c_void_p)
 CheckSignals = CFUNCTYPE(c_int)
@@ -510,7 +513,7 @@ class Function(Object):
         if kwargs:
             args = self._bind_keywords(args, kwargs)
         n = len(args)
-        cells = (Any * max(n, 1))()
+        cells = _ARRAY_TYPES[n]() if n < 8 else (Any * n)()
         keep = []
         for i, arg in enumerate(args):
             _to_cell(self, i, arg, cells[i], keep)
@@ -600,7 +603,7 @@ def _array_items(arr):
 def _call_object(name, args):
     """Call a global and return its result as a wrapped Object, unconverted."""
     f = _GLOBALS[name]
-    cells = (Any * max(len(args), 1))()
+    cells = (Any * max(len(args), 1))()  # container building: not a hot path
     keep = []
     for i, arg in enumerate(args):
         _to_cell(f, i, arg, cells[i], keep)
