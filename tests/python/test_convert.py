@@ -388,7 +388,7 @@ def test_datatype_fields():
     ("text", "needle"),
     [
         ("floaty", "cannot parse 'floaty'; expected int, uint, float"),
-        ("float32x0", "cannot parse 'float32x0'; bad lane count '0'"),
+        ("float32x0", "cannot parse 'float32x0'; lane count 0 out of range"),
         ("int300", "cannot parse 'int300'; bit width 300 out of range"),
     ],
 )

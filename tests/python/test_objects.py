@@ -132,7 +132,7 @@ def test_reflected_fields_read_as_attributes():
     assert p.type_key == "testing.Point"
     assert p._field_names() == ["x", "y", "label"]
     with pytest.raises(AttributeError, match="testing.Point.*'z'"):
-        p.z
+        _ = p.z
 
 
 def test_repr_shows_type_key_and_fields():

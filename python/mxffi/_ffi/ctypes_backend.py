@@ -28,6 +28,7 @@ from ctypes import (
     c_void_p,
 )
 
+from . import dtype as _dtype
 from . import libinfo
 from .error import make_error, stash_py_error
 
@@ -226,10 +227,6 @@ def register_object(type_key=None):
     return register
 
 
-_DTYPE_CODES = {"int": 0, "uint": 1, "float": 2, "handle": 3, "bfloat": 4, "complex": 5}
-_DTYPE_NAMES = {v: k for k, v in _DTYPE_CODES.items()}
-
-
 class DataType:
     """A DLPack data type: DataType("float32")."""
 
@@ -239,66 +236,53 @@ class DataType:
         if isinstance(dtype, DataType):
             self.code, self.bits, self.lanes = dtype.code, dtype.bits, dtype.lanes
             return
-        if not isinstance(dtype, str):
-            import numpy
-
-            dtype = str(numpy.dtype(dtype))
-        s, _, lanes = dtype.partition("x")
-        self.lanes = int(lanes) if lanes else 1
-        if s == "bool":
-            self.code, self.bits = 6, 8
-            return
-        name = s.rstrip("0123456789")
-        if name not in _DTYPE_CODES:
-            raise ValueError(f"mxffi.DataType: cannot parse '{dtype}'")
-        self.code, self.bits = _DTYPE_CODES[name], int(s[len(name) :] or 32)
+        key = dtype if isinstance(dtype, str) else _dtype.numpy_dtype_name(dtype)
+        self.code, self.bits, self.lanes = _dtype.parse_dtype(key)
 
     def __str__(self):
-        text = "bool" if self.code == 6 else f"{_DTYPE_NAMES[self.code]}{self.bits}"
-        return text if self.lanes == 1 else f"{text}x{self.lanes}"
+        return _dtype.dtype_str(self.code, self.bits, self.lanes)
 
     def __repr__(self):
         return f"mxffi.DataType('{self}')"
 
     def __eq__(self, other):
         if isinstance(other, str):
-            other = DataType(other)
-        return isinstance(other, DataType) and (self.code, self.bits, self.lanes) == (
-            other.code,
-            other.bits,
-            other.lanes,
-        )
+            try:
+                other = DataType(other)
+            except ValueError:
+                return False
+        if not isinstance(other, DataType):
+            return NotImplemented
+        return (self.code, self.bits, self.lanes) == (other.code, other.bits, other.lanes)
 
     def __hash__(self):
         return hash((self.code, self.bits, self.lanes))
 
 
-_DEVICE_TYPES = {"cpu": 1, "cuda": 2, "cuda_host": 3}
-_DEVICE_NAMES = {v: k for k, v in _DEVICE_TYPES.items()}
-
-
 class Device:
-    """A DLPack device: Device("cpu", 0)."""
+    """A DLPack device: Device("cpu"), Device("cuda", 1), Device("cuda:1")."""
 
     __slots__ = ("device_type", "device_id")
 
     def __init__(self, device_type, device_id=0):
-        if isinstance(device_type, str):
-            name, _, idx = device_type.partition(":")
-            device_type, device_id = _DEVICE_TYPES[name], int(idx or device_id)
-        self.device_type, self.device_id = int(device_type), int(device_id)
+        if isinstance(device_type, Device):
+            device_type, device_id = device_type.device_type, device_type.device_id
+        self.device_type, self.device_id = _dtype.parse_device(device_type, device_id)
+
+    @property
+    def type(self):
+        return _dtype.device_name(self.device_type)
 
     def __str__(self):
-        return f"{_DEVICE_NAMES.get(self.device_type, self.device_type)}:{self.device_id}"
+        return f"{self.type}:{self.device_id}"
 
     def __repr__(self):
-        return f"mxffi.Device('{_DEVICE_NAMES.get(self.device_type)}', {self.device_id})"
+        return f"mxffi.Device('{self.type}', {self.device_id})"
 
     def __eq__(self, other):
-        return isinstance(other, Device) and (self.device_type, self.device_id) == (
-            other.device_type,
-            other.device_id,
-        )
+        if not isinstance(other, Device):
+            return NotImplemented
+        return (self.device_type, self.device_id) == (other.device_type, other.device_id)
 
     def __hash__(self):
         return hash((self.device_type, self.device_id))
@@ -478,7 +462,9 @@ def _from_cell(cell, owned=True):
         d.code, d.bits, d.lanes = cell.v_dtype.code, cell.v_dtype.bits, cell.v_dtype.lanes
         return d
     if t == DEVICE:
-        return Device(cell.v_device.device_type, cell.v_device.device_id)
+        d = Device.__new__(Device)
+        d.device_type, d.device_id = cell.v_device.device_type, cell.v_device.device_id
+        return d
     if t == OPAQUE_PTR:
         return c_void_p(cell.v_ptr) if cell.v_ptr else None
     if t >= OBJECT_BEGIN:

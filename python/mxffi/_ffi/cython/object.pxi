@@ -143,9 +143,6 @@ cdef object _wrap_borrowed(MXFFIObject* handle):
 # ---------------------------------------------------------------------------------------------
 # DataType and Device: plain values carried inline in the value cell.
 
-cdef dict _DTYPE_CODES = {"int": 0, "uint": 1, "float": 2, "handle": 3, "bfloat": 4,
-                          "complex": 5, "bool": 6}
-cdef dict _DTYPE_NAMES = {v: k for k, v in _DTYPE_CODES.items()}
 cdef dict _DTYPE_CACHE = {}
 
 
@@ -159,10 +156,14 @@ cdef class DataType:
         if isinstance(dtype, DataType):
             self.cdtype = (<DataType>dtype).cdtype
             return
-        key = dtype if isinstance(dtype, str) else _numpy_dtype_name(dtype)
+        key = dtype if isinstance(dtype, str) else _dtype.numpy_dtype_name(dtype)
         parsed = _DTYPE_CACHE.get(key)
         if parsed is None:
-            parsed = _parse_dtype(key)
+            code, bits, lanes = _dtype.parse_dtype(key)
+            parsed = DataType.__new__(DataType)
+            parsed.cdtype.code = code
+            parsed.cdtype.bits = bits
+            parsed.cdtype.lanes = lanes
             _DTYPE_CACHE[key] = parsed
         self.cdtype = parsed.cdtype
 
@@ -179,12 +180,7 @@ cdef class DataType:
         return self.cdtype.lanes
 
     def __str__(self):
-        name = _DTYPE_NAMES.get(self.cdtype.code, f"code{self.cdtype.code}")
-        if self.cdtype.code == 6 and self.cdtype.bits == 8:
-            text = "bool"
-        else:
-            text = f"{name}{self.cdtype.bits}"
-        return text if self.cdtype.lanes == 1 else f"{text}x{self.cdtype.lanes}"
+        return _dtype.dtype_str(self.cdtype.code, self.cdtype.bits, self.cdtype.lanes)
 
     def __repr__(self):
         return f"mxffi.DataType('{self}')"
@@ -214,53 +210,6 @@ cdef DataType _make_dtype(DLDataType t):
     return d
 
 
-def _numpy_dtype_name(dtype):
-    try:
-        import numpy
-    except ImportError:
-        raise TypeError(f"mxffi.DataType: expected a str or numpy dtype, got {type(dtype).__name__}")
-    try:
-        return str(numpy.dtype(dtype))
-    except TypeError as e:
-        raise TypeError(f"mxffi.DataType: cannot interpret {dtype!r} as a data type: {e}") from None
-
-
-cdef DataType _parse_dtype(str text):
-    cdef DLDataType t
-    s = text.strip()
-    lanes = 1
-    if "x" in s and not s.startswith("complex"):
-        s, _, lane_text = s.partition("x")
-        if not lane_text.isdigit() or int(lane_text) < 1:
-            raise ValueError(f"mxffi.DataType: cannot parse '{text}'; bad lane count '{lane_text}'")
-        lanes = int(lane_text)
-    if s == "bool":
-        code, bits = 6, 8
-    else:
-        name = s.rstrip("0123456789")
-        digits = s[len(name):]
-        if name not in _DTYPE_CODES or name == "bool":
-            raise ValueError(
-                f"mxffi.DataType: cannot parse '{text}'; expected int, uint, float, bfloat, "
-                "complex or bool followed by a bit width, e.g. 'float32'")
-        code = _DTYPE_CODES[name]
-        bits = int(digits) if digits else (64 if name == "handle" else 32)
-        if not 0 < bits < 256:
-            raise ValueError(f"mxffi.DataType: cannot parse '{text}'; bit width {bits} out of range")
-    if lanes > 65535:
-        raise ValueError(f"mxffi.DataType: cannot parse '{text}'; {lanes} lanes is more than 65535")
-    t.code = code
-    t.bits = bits
-    t.lanes = lanes
-    return _make_dtype(t)
-
-
-cdef dict _DEVICE_TYPES = {"cpu": 1, "cuda": 2, "cuda_host": 3, "opencl": 4, "vulkan": 7,
-                           "metal": 8, "vpi": 9, "rocm": 10, "rocm_host": 11, "ext_dev": 12,
-                           "cuda_managed": 13, "oneapi": 14, "webgpu": 15, "hexagon": 16}
-cdef dict _DEVICE_NAMES = {v: k for k, v in _DEVICE_TYPES.items()}
-
-
 cdef class Device:
     """A DLPack device: Device("cpu"), Device("cuda", 1), Device("cuda:1")."""
 
@@ -270,21 +219,9 @@ cdef class Device:
         if isinstance(device_type, Device):
             self.cdevice = (<Device>device_type).cdevice
             return
-        if isinstance(device_type, str):
-            name, sep, id_text = device_type.partition(":")
-            if sep:
-                if not id_text.isdigit():
-                    raise ValueError(f"mxffi.Device: cannot parse '{device_type}'")
-                device_id = int(id_text)
-            if name not in _DEVICE_TYPES:
-                raise ValueError(f"mxffi.Device: unknown device type '{name}'; expected one of "
-                                 f"{sorted(_DEVICE_TYPES)}")
-            self.cdevice.device_type = _DEVICE_TYPES[name]
-        else:
-            self.cdevice.device_type = int(device_type)
-        if device_id < 0:
-            raise ValueError(f"mxffi.Device: device_id must be >= 0, got {device_id}")
-        self.cdevice.device_id = device_id
+        code, dev_id = _dtype.parse_device(device_type, device_id)
+        self.cdevice.device_type = code
+        self.cdevice.device_id = dev_id
 
     @property
     def device_type(self):
@@ -296,7 +233,7 @@ cdef class Device:
 
     @property
     def type(self):
-        return _DEVICE_NAMES.get(self.cdevice.device_type, str(self.cdevice.device_type))
+        return _dtype.device_name(self.cdevice.device_type)
 
     def __str__(self):
         return f"{self.type}:{self.cdevice.device_id}"

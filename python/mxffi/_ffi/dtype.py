@@ -1,0 +1,104 @@
+"""Text forms of DLPack data types and devices, shared by the Cython and ctypes cores.
+
+"float32" <-> (kDLFloat, 32, 1)      "int8x4" <-> (kDLInt, 8, 4)      "bool" <-> (6, 8, 1)
+"cuda:1"  <-> (kDLCUDA, 1)
+"""
+
+import re
+
+__all__ = ["DEVICE_TYPES", "device_name", "dtype_str", "parse_device", "parse_dtype"]
+
+_DTYPE_CODES = {"int": 0, "uint": 1, "float": 2, "handle": 3, "bfloat": 4, "complex": 5}
+_DTYPE_NAMES = {v: k for k, v in _DTYPE_CODES.items()}
+_BOOL = 6
+_DTYPE_RE = re.compile(r"^([a-z]+)(\d*)(?:x(\d+))?$")
+
+DEVICE_TYPES = {
+    "cpu": 1,
+    "cuda": 2,
+    "cuda_host": 3,
+    "opencl": 4,
+    "vulkan": 7,
+    "metal": 8,
+    "vpi": 9,
+    "rocm": 10,
+    "rocm_host": 11,
+    "ext_dev": 12,
+    "cuda_managed": 13,
+    "oneapi": 14,
+    "webgpu": 15,
+    "hexagon": 16,
+}
+_DEVICE_NAMES = {v: k for k, v in DEVICE_TYPES.items()}
+
+
+def parse_dtype(text):
+    """(code, bits, lanes) for a data type name such as "float32", "uint8x4" or "bool"."""
+    m = _DTYPE_RE.match(text.strip())
+    if m is None or (m.group(1) not in _DTYPE_CODES and m.group(1) != "bool"):
+        raise ValueError(
+            f"mxffi.DataType: cannot parse '{text}'; expected int, uint, float, bfloat, "
+            "complex or bool followed by a bit width and an optional lane count, e.g. 'float32' "
+            "or 'int8x4'"
+        )
+    name, digits, lane_text = m.groups()
+    lanes = int(lane_text) if lane_text else 1
+    if not 0 < lanes < 65536:
+        raise ValueError(f"mxffi.DataType: cannot parse '{text}'; lane count {lanes} out of range")
+    if name == "bool":
+        if digits and digits != "8":
+            raise ValueError(f"mxffi.DataType: cannot parse '{text}'; bool is 8 bits")
+        return _BOOL, 8, lanes
+    bits = int(digits) if digits else (64 if name == "handle" else 32)
+    if not 0 < bits < 256:
+        raise ValueError(f"mxffi.DataType: cannot parse '{text}'; bit width {bits} out of range")
+    return _DTYPE_CODES[name], bits, lanes
+
+
+def dtype_str(code, bits, lanes):
+    """The name of (code, bits, lanes), the inverse of parse_dtype."""
+    if code == _BOOL and bits == 8:
+        text = "bool"
+    else:
+        text = f"{_DTYPE_NAMES.get(code, f'code{code}_')}{bits}"
+    return text if lanes == 1 else f"{text}x{lanes}"
+
+
+def numpy_dtype_name(dtype):
+    """The name of a numpy dtype-like (numpy.float32, "f4", numpy.dtype("int8"))."""
+    try:
+        import numpy
+    except ImportError:
+        raise TypeError(
+            f"mxffi.DataType: expected a str or numpy dtype, got {type(dtype).__name__}"
+        ) from None
+    try:
+        return str(numpy.dtype(dtype))
+    except TypeError as e:
+        raise TypeError(f"mxffi.DataType: cannot interpret {dtype!r} as a data type: {e}") from None
+
+
+def parse_device(device_type, device_id=0):
+    """(device_type, device_id) from "cpu", "cuda:1", ("cuda", 1) or a DLPack device code."""
+    if isinstance(device_type, str):
+        name, sep, id_text = device_type.partition(":")
+        if sep:
+            if not id_text.isdigit():
+                raise ValueError(f"mxffi.Device: cannot parse '{device_type}'")
+            device_id = int(id_text)
+        if name not in DEVICE_TYPES:
+            raise ValueError(
+                f"mxffi.Device: unknown device type '{name}'; expected one of "
+                f"{sorted(DEVICE_TYPES)}"
+            )
+        code = DEVICE_TYPES[name]
+    else:
+        code = int(device_type)
+    if device_id < 0:
+        raise ValueError(f"mxffi.Device: device_id must be >= 0, got {device_id}")
+    return code, int(device_id)
+
+
+def device_name(device_type):
+    """The name of a DLPack device code ("cpu", "cuda", ...), or the code as text."""
+    return _DEVICE_NAMES.get(device_type, str(device_type))
