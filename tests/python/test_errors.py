@@ -92,6 +92,11 @@ def test_cpp_backtrace_shown_in_formatted_traceback():
     assert "libmxffi_testing" in text
     # The Python frame that made the call is there too.
     assert "test_cpp_backtrace_shown_in_formatted_traceback" in text
+    # The note holds the C++ frames only; the interpreter's own frames below the call are not
+    # repeated there (they stay in cpp_backtrace).
+    note = info.value.__notes__[0]
+    assert "libpython" not in note and "_PyEval_EvalFrameDefault" not in note
+    assert "libpython" in info.value.cpp_backtrace
 
 
 def test_argument_conversion_error_inside_cpp_has_a_backtrace():

@@ -98,6 +98,19 @@ def make_error(kind: str, message: str, backtrace: str) -> BaseException:
         backtrace = rest
     exc = error_class(kind)(message)
     exc.cpp_backtrace = backtrace
-    if backtrace:
-        exc.add_note("C++ backtrace (most recent call first):\n" + backtrace.rstrip("\n"))
+    frames = _native_frames(backtrace)
+    if frames:
+        exc.add_note("C++ backtrace (most recent call first):\n" + "\n".join(frames))
     return exc
+
+
+def _native_frames(backtrace):
+    """The frames of a C++ backtrace above the Python binding: from the raise down to (not
+    into) the extension module that made the call, whose callers Python's traceback shows."""
+    frames = []
+    for line in backtrace.splitlines():
+        if "/mxffi/_ffi/core." in line or "libpython" in line or "_ctypes" in line or "libffi" in line:
+            break
+        if line.strip():
+            frames.append(line)
+    return frames
