@@ -20,5 +20,7 @@ echo "== pip install -e .[test]"
 python3 -m pip install -q --disable-pip-version-check "scikit-build-core>=0.10" "cython>=3.0" \
   "numpy>=1.24" "pytest>=7"
 python3 -m pip install -q --disable-pip-version-check --no-build-isolation -e ".[test]"
-echo "== pytest"
+echo "== pytest (Cython core)"
 python3 -m pytest -q tests/python
+echo "== pytest (ctypes core: the same suite on the reference implementation)"
+MXFFI_FFI=ctypes python3 -m pytest -q tests/python

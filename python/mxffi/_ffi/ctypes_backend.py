@@ -31,6 +31,7 @@ from ctypes import (
 from . import dtype as _dtype
 from . import libinfo
 from .error import make_error, stash_py_error
+from .signature import bind_keywords
 
 __all__ = [
     "DataType",
@@ -186,9 +187,20 @@ class Object:
         return hash(self._handle)
 
     def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return _GLOBALS["object.get_attr"](self, name)
+        if name.startswith("_") or not getattr(self, "_handle", None):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        try:
+            return _GLOBALS["object.get_attr"](self, name)
+        except AttributeError:
+            raise AttributeError(
+                f"'{type(self).__name__}' object ({self.type_key}) has no attribute '{name}'"
+            ) from None
+
+    def _field_names(self):
+        return _array_items(_GLOBALS["object.field_names"](self.type_index))
+
+    def __reduce__(self):
+        raise TypeError(f"cannot pickle {self.type_key} objects")
 
     def __repr__(self):
         names = _array_items(_GLOBALS["object.field_names"](self.type_index))
@@ -213,7 +225,11 @@ def register_object(type_key=None):
     """Class decorator: objects of type_key returned from C++ become instances of the class."""
 
     def register(cls):
-        key = type_key if isinstance(type_key, str) else cls._type_key
+        key = type_key if isinstance(type_key, str) else getattr(cls, "_type_key", None)
+        if key is None:
+            raise TypeError(f"register_object: no type key given for {cls.__name__}")
+        if not (isinstance(cls, type) and issubclass(cls, Object)):
+            raise TypeError(f"register_object: {cls!r} is not a subclass of mxffi.Object")
         index = c_int32()
         _check(_lib.MXFFITypeKey2Index(key.encode(), byref(index)))
         _CLASS_BY_INDEX[index.value] = cls
@@ -350,10 +366,22 @@ class _BufferView:
 def _tensor_arg(obj, label, keep):
     """A borrowed DLTensor for an object with __dlpack__ or the buffer protocol."""
     if hasattr(type(obj), "__dlpack__"):
-        capsule = obj.__dlpack__()
-        keep.append(capsule)
-        # A DLManagedTensor starts with its DLTensor.
-        return _pyapi.PyCapsule_GetPointer(capsule, b"dltensor")
+        try:
+            capsule = obj.__dlpack__(max_version=(1, 0))
+        except TypeError:
+            capsule = obj.__dlpack__()
+        keep.append(capsule)  # not consumed: the producer's capsule destructor frees it
+        if _pyapi.PyCapsule_IsValid(capsule, b"dltensor_versioned"):
+            # DLManagedTensorVersioned: version (8 bytes), manager_ctx, deleter, flags, then the
+            # DLTensor.
+            return _pyapi.PyCapsule_GetPointer(capsule, b"dltensor_versioned") + 32
+        if _pyapi.PyCapsule_IsValid(capsule, b"dltensor"):
+            # A DLManagedTensor starts with its DLTensor.
+            return _pyapi.PyCapsule_GetPointer(capsule, b"dltensor")
+        raise TypeError(
+            f"{label}: __dlpack__() of {type(obj).__name__} returned {capsule!r}, "
+            "not a DLPack capsule"
+        )
     holder = _BufferView(obj)
     keep.append(holder)
     v = holder.view
@@ -386,7 +414,8 @@ def _to_cell(func, index, arg, cell, keep):
         view = ByteArray(ctypes.cast(c_char_p(data), c_void_p), len(data))
         keep.extend((data, view))
         cell.type_index, cell.v_ptr = STR_VIEW, ctypes.addressof(view)
-    elif isinstance(arg, bytes):
+    elif isinstance(arg, (bytes, bytearray)):
+        arg = bytes(arg)
         view = ByteArray(ctypes.cast(c_char_p(arg), c_void_p), len(arg))
         keep.extend((arg, view))
         cell.type_index, cell.v_ptr = BYTES_VIEW, ctypes.addressof(view)
@@ -398,8 +427,15 @@ def _to_cell(func, index, arg, cell, keep):
     elif isinstance(arg, Device):
         cell.type_index = DEVICE
         cell.v_device = DLDevice(arg.device_type, arg.device_id)
+    elif tp.__module__ == "numpy" and tp.__name__ != "ndarray" and hasattr(arg, "item"):
+        _to_cell(func, index, arg.item(), cell, keep)  # a numpy scalar
     elif isinstance(arg, (list, tuple, dict)):
         if isinstance(arg, Shape):
+            if not all(-(1 << 63) <= int(d) < (1 << 63) for d in arg):
+                raise OverflowError(
+                    f"{_label(func, index)}: a Shape dimension does not fit in "
+                    f"int64; got {tuple(arg)}"
+                )
             obj = _call_object("container.shape", list(arg))
         elif isinstance(arg, dict):
             obj = _call_object("container.map", [x for kv in arg.items() for x in kv])
@@ -419,7 +455,8 @@ def _to_cell(func, index, arg, cell, keep):
         cell.type_index, cell.v_ptr = FUNCTION, f._handle
     else:
         raise TypeError(
-            f"{_label(func, index)} has type {tp.__qualname__}, which mxffi cannot pass to C++"
+            f"{_label(func, index)} has type {tp.__module__}.{tp.__qualname__}, which mxffi "
+            "cannot pass to C++"
         )
 
 
@@ -432,6 +469,8 @@ def _has_buffer(obj):
 
 
 def _label(func, index):
+    if func is None:
+        return "mxffi: the value a Python callback returned"
     name = func._name if func is not None and func._name else "mxffi.Function"
     names = func._signature()[0] if func is not None else None
     if names and index < len(names):
@@ -439,9 +478,14 @@ def _label(func, index):
     return f"{name}: argument #{index}"
 
 
-def _from_cell(cell, owned=True):
+def _from_cell(cell, owned=True, func=None):
     """A Python value from a cell; owned cells hand their object reference to the result."""
     t = cell.type_index
+    if t == DLTENSOR_PTR:
+        if not owned:
+            raise TypeError("mxffi: a DLTensor* argument cannot be passed to a Python callback")
+        name = func._name if func is not None and func._name else "mxffi"
+        raise TypeError(f"{name}: returned a borrowed DLTensor*, which cannot outlive the call")
     if t == NONE:
         return None
     if t == INT:
@@ -451,7 +495,7 @@ def _from_cell(cell, owned=True):
     if t == FLOAT:
         return cell.v_float64
     if t in (SMALL_STR, SMALL_BYTES):
-        raw = bytes(cell.v_bytes)[: cell.small_len]
+        raw = ctypes.string_at(ctypes.addressof(cell) + Any.v.offset, cell.small_len)
         return raw.decode("utf-8") if t == SMALL_STR else raw
     if t in (STR_VIEW, BYTES_VIEW):
         view = ByteArray.from_address(cell.v_ptr)
@@ -505,7 +549,7 @@ class Function(Object):
             _to_cell(self, i, arg, cells[i], keep)
         result = Any()
         _check(_lib.MXFFIFuncCall(self._handle, cells, n, byref(result)))
-        return _from_cell(result)
+        return _from_cell(result, True, self)
 
     def __get__(self, obj, objtype=None):
         return self
@@ -527,41 +571,16 @@ class Function(Object):
         return self._info
 
     def _bind_keywords(self, args, kwargs):
-        name = self._name or "mxffi.Function"
-        names, defaults, _ = self._signature()
-        if names is None:
-            raise TypeError(
-                f"{name}: keyword arguments {list(kwargs)} given, but the function "
-                "has no registered argument names"
-            )
-        if len(args) > len(names):
-            raise TypeError(
-                f"{name}: takes {len(names)} arguments but {len(args)} positional "
-                "arguments were given"
-            )
-        values = list(args) + [_MISSING] * (len(names) - len(args))
-        for kw, v in kwargs.items():
-            if kw not in names:
-                raise TypeError(
-                    f"{name}: unexpected keyword argument '{kw}'; the arguments are "
-                    f"({', '.join(names)})"
-                )
-            i = names.index(kw)
-            if values[i] is not _MISSING:
-                raise TypeError(f"{name}: got multiple values for argument '{kw}'")
-            values[i] = v
-        first_default = len(names) - len(defaults)
-        last = max(i for i, v in enumerate(values) if v is not _MISSING)
-        for i in range(len(names)):
-            if values[i] is _MISSING:
-                if i < first_default:
-                    raise TypeError(f"{name}: missing required argument '{names[i]}'")
-                if i < last:
-                    values[i] = defaults[i - first_default]
-        return values[: last + 1]
+        vector = list(args) + list(kwargs.values())
+        slots = bind_keywords(
+            self._name or "mxffi.Function", self._signature(), len(args), tuple(kwargs)
+        )
+        return [slot[0] if isinstance(slot, tuple) else vector[slot] for slot in slots]
 
     def __repr__(self):
-        return f"<mxffi.Function {self._name}>" if self._name else "<mxffi.Function>"
+        if self._name:
+            return f"<mxffi.Function {self._name}>"
+        return f"<mxffi.Function at 0x{self._handle:x}>"
 
 
 _MISSING = object()
@@ -653,12 +672,15 @@ def _owned_result(value, out):
         if len(text) <= 7:
             cell.type_index = SMALL_STR if is_str else SMALL_BYTES
             cell.small_len = len(text)
-            cell.v_bytes = text
+            ctypes.memmove(ctypes.addressof(cell) + Any.v.offset, text, len(text))
         else:
             cell.type_index = STRING if is_str else BYTES
             cell.v_ptr = _new_string_object(text, cell.type_index)
     elif cell.type_index == DLTENSOR_PTR:
-        raise TypeError("mxffi: a callback cannot return an array as a borrowed tensor")
+        raise TypeError(
+            f"mxffi: a callback cannot return an array ({type(value).__name__}) "
+            "as a borrowed tensor"
+        )
     elif cell.type_index >= OBJECT_BEGIN:
         _lib.MXFFIObjectIncRef(cell.v_ptr)
     ctypes.memmove(out, ctypes.addressof(cell), ctypes.sizeof(Any))
@@ -705,6 +727,8 @@ def register_func(name=None, f=None, *, override=False):
     """Register a Python callable as a global function (decorator or direct call)."""
     if callable(name) and f is None:
         return register_func(name.__name__, name, override=override)
+    if not isinstance(name, str):
+        raise TypeError(f"mxffi.register_func: name must be a str, got {type(name).__name__}")
 
     def register(func):
         fn = _as_function(func)

@@ -109,7 +109,12 @@ def _native_frames(backtrace):
     into) the extension module that made the call, whose callers Python's traceback shows."""
     frames = []
     for line in backtrace.splitlines():
-        if "/mxffi/_ffi/core." in line or "libpython" in line or "_ctypes" in line or "libffi" in line:
+        if (
+            "/mxffi/_ffi/core." in line
+            or "libpython" in line
+            or "_ctypes" in line
+            or "libffi" in line
+        ):
             break
         if line.strip():
             frames.append(line)

@@ -16,6 +16,7 @@ include "function.pxi"
 include "convert.pxi"
 
 from mxffi._ffi import dtype as _dtype
+from mxffi._ffi.signature import bind_keywords as _bind_keywords
 from mxffi._ffi.error import make_error as _make_error, stash_py_error as _stash_py_error
 
 try:

@@ -174,48 +174,21 @@ cdef class _KwPlan:
 
 
 cdef _KwPlan _make_kw_plan(Function f, Py_ssize_t nargs, tuple kwnames):
-    name = _func_name(f)
-    info = _func_info(f)
-    if info is None or info[0] is None:
-        raise TypeError(f"{name}: keyword arguments {list(kwnames)} given, but the function has "
-                        "no registered argument names")
-    names, defaults = info[0], info[1]
-    cdef Py_ssize_t n = len(names)
-    if nargs > n:
-        raise TypeError(f"{name}: takes {n} arguments ({', '.join(names)}) but {nargs} "
-                        "positional arguments were given")
-    cdef list slots = list(range(nargs)) + [None] * (n - nargs)
-    cdef Py_ssize_t last = nargs - 1
-    for j, kw in enumerate(kwnames):
-        try:
-            idx = names.index(kw)
-        except ValueError:
-            raise TypeError(f"{name}: unexpected keyword argument '{kw}'; the arguments are "
-                            f"({', '.join(names)})") from None
-        if slots[idx] is not None:
-            raise TypeError(f"{name}: got multiple values for argument '{kw}'")
-        slots[idx] = nargs + j
-        if idx > last:
-            last = idx
-    cdef Py_ssize_t first_default = n - len(defaults)
-    missing = [names[i] for i in range(first_default) if slots[i] is None]
-    if missing:
-        raise TypeError(f"{name}: missing required argument{'s' if len(missing) > 1 else ''} "
-                        f"{', '.join(repr(m) for m in missing)}")
-    if last + 1 > MAX_KW_ARGS:
-        raise TypeError(f"{name}: keyword calls take at most {MAX_KW_ARGS} arguments; pass "
-                        f"positionally")
+    slots = _bind_keywords(_func_name(f), _func_info(f), nargs, kwnames)
+    if len(slots) > MAX_KW_ARGS:
+        raise TypeError(f"{_func_name(f)}: keyword calls take at most {MAX_KW_ARGS} arguments; "
+                        "pass the rest positionally")
     cdef _KwPlan plan = _KwPlan.__new__(_KwPlan)
     plan.kwnames = kwnames
     plan.nargs = nargs
-    plan.size = last + 1  # C++ fills the trailing defaults itself
+    plan.size = len(slots)
     plan.defaults = []
-    for i in range(last + 1):
-        if slots[i] is None:
-            plan.defaults.append(defaults[i - first_default])
+    for i, slot in enumerate(slots):
+        if isinstance(slot, tuple):
+            plan.defaults.append(slot[0])
             plan.src[i] = -len(plan.defaults)
         else:
-            plan.src[i] = slots[i]
+            plan.src[i] = slot
     return plan
 
 
