@@ -144,13 +144,13 @@ cdef extern from "fastcall.h":
     void MXFFIPySetNdarrayType(object tp)
     object MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize_t nargs)
     object MXFFIPyReturn(PyObject* func, MXFFIAny* result)
+    int MXFFIPyIsFinalizing() nogil
     int MXFFIPyNumpyTensor(PyObject* arg, MXFFIAny* cell, MXFFIPyArgTemp* temp)
     int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg, MXFFIAny* cell,
                           MXFFIPyArgTemp* temp, PyObject** keep) except -1
 
 
 cdef extern from "Python.h":
-    int _Py_IsFinalizing() nogil
     int PyErr_CheckSignals() except -1
     PyObject** PySequence_Fast_ITEMS(object)
     const char* PyUnicode_AsUTF8AndSize(object, Py_ssize_t*) except NULL

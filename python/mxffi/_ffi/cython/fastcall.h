@@ -271,6 +271,15 @@ done:
   return out;
 }
 
+/*! \brief Whether the interpreter is shutting down (the public name arrived in 3.13). */
+static inline int MXFFIPyIsFinalizing(void) {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
+
 /*! \brief The vectorcall slot installed on mxffi.Function. */
 static PyObject* MXFFIPyFunctionVectorcall(PyObject* func, PyObject* const* args, size_t nargsf,
                                            PyObject* kwnames) {

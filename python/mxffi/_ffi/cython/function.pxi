@@ -214,7 +214,7 @@ cdef object _hook_call_kw(PyObject* func, PyObject** args, Py_ssize_t nargs, PyO
 # Python callables called from C++.
 
 cdef void _py_release(void* resource) noexcept nogil:
-    if _Py_IsFinalizing():
+    if MXFFIPyIsFinalizing():
         return  # the interpreter is going away; its objects go with it
     with gil:
         Py_DECREF(<object>resource)
