@@ -1,0 +1,195 @@
+// NDArray: allocation, the frozen layout, DLPack import and export, and the registered globals.
+#include <gtest/gtest.h>
+#include <mxffi/mxffi.h>
+#include <mxffi/ndarray/ndarray.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+using mxffi::Error;
+using mxffi::Function;
+using mxffi::NDArray;
+
+constexpr DLDataType kF32{kDLFloat, 32, 1};
+constexpr DLDataType kF64{kDLFloat, 64, 1};
+constexpr DLDevice kCPU{kDLCPU, 0};
+
+std::string KindOf(const std::function<void()>& f, std::string* message = nullptr) {
+  try {
+    f();
+  } catch (const Error& e) {
+    if (message) *message = e.message();
+    return e.kind();
+  }
+  return "";
+}
+
+TEST(NDArray, EmptyIsAlignedContiguousAndWritable) {
+  NDArray a = NDArray::Empty({3, 4}, kF32, kCPU);
+  const DLTensor& t = a.tensor();
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data) % mxffi::kNDArrayAlignment, 0u);
+  EXPECT_EQ(t.ndim, 2);
+  EXPECT_EQ(t.shape[0], 3);
+  EXPECT_EQ(t.shape[1], 4);
+  EXPECT_EQ(t.strides, nullptr);
+  EXPECT_EQ(t.byte_offset, 0u);
+  EXPECT_EQ(a.numel(), 12);
+  EXPECT_TRUE(a.IsContiguous());
+  EXPECT_FALSE(a.read_only());
+  float* p = static_cast<float*>(t.data);
+  for (int i = 0; i < 12; ++i) p[i] = static_cast<float>(i);
+  EXPECT_EQ(p[11], 11.0f);
+}
+
+TEST(NDArray, ZeroDimAndZeroSize) {
+  NDArray scalar = NDArray::Empty({}, kF64, kCPU);
+  EXPECT_EQ(scalar.tensor().ndim, 0);
+  EXPECT_EQ(scalar.numel(), 1);
+  EXPECT_NE(scalar.tensor().data, nullptr);
+  NDArray empty = NDArray::Empty({2, 0, 5}, kF64, kCPU);
+  EXPECT_EQ(empty.numel(), 0);
+  EXPECT_NE(empty.tensor().data, nullptr);  // a valid pointer even with no elements
+}
+
+TEST(NDArray, LayoutMatchesTheFrozenStruct) {
+  NDArray a = NDArray::Empty({2}, kF64, kCPU);
+  const auto* raw = reinterpret_cast<const MXFFINDArrayObj*>(a.get());
+  EXPECT_EQ(raw->header.type_index, kMXFFINDArray);
+  EXPECT_EQ(&raw->tensor, &a.tensor());
+  EXPECT_EQ(raw->tensor.shape[0], 2);
+}
+
+TEST(NDArray, BadShapesAndDevicesAreErrors) {
+  std::string msg;
+  EXPECT_EQ(KindOf([] { NDArray::Empty({3, -1}, kF32, kCPU); }, &msg), "ValueError");
+  EXPECT_EQ(msg, "ndarray.empty: negative dimensions are not allowed; got shape (3, -1)");
+  EXPECT_EQ(KindOf([] { NDArray::Empty({INT64_MAX, 4}, kF32, kCPU); }, &msg), "ValueError");
+  EXPECT_NE(msg.find("too big"), std::string::npos) << msg;
+  EXPECT_EQ(KindOf([] { NDArray::Empty({1LL << 62}, kF64, kCPU); }, &msg), "ValueError");
+  EXPECT_EQ(KindOf(
+                [] {
+                  NDArray::Empty({2}, kF32, DLDevice{kDLCUDA, 0});
+                },
+                &msg),
+            "NotImplementedError");
+  EXPECT_NE(msg.find("device type 2"), std::string::npos) << msg;
+}
+
+// A producer's tensor: records whether its deleter ran, and how often.
+struct Producer {
+  std::vector<int64_t> shape{2, 3};
+  std::vector<int64_t> strides{1, 2};  // column-major: not C-contiguous
+  std::vector<double> data{0, 1, 2, 3, 4, 5};
+  int deleted = 0;
+};
+
+void ProducerDeleter(DLManagedTensor* self) {
+  ++static_cast<Producer*>(self->manager_ctx)->deleted;
+}
+void ProducerDeleterV(DLManagedTensorVersioned* self) {
+  ++static_cast<Producer*>(self->manager_ctx)->deleted;
+}
+
+DLTensor ProducerTensor(Producer* p) {
+  DLTensor t{};
+  t.data = p->data.data();
+  t.device = kCPU;
+  t.ndim = 2;
+  t.dtype = kF64;
+  t.shape = p->shape.data();
+  t.strides = p->strides.data();
+  return t;
+}
+
+TEST(NDArray, FromDLPackSharesMemoryAndDeletesOnce) {
+  Producer p;
+  DLManagedTensor m{ProducerTensor(&p), &p, ProducerDeleter};
+  {
+    NDArray a = NDArray::FromDLPack(&m);
+    EXPECT_EQ(a.tensor().data, p.data.data());    // no copy
+    EXPECT_NE(a.tensor().shape, p.shape.data());  // the shape is the array's own copy
+    EXPECT_EQ(a.tensor().shape[1], 3);
+    EXPECT_FALSE(a.IsContiguous());
+    NDArray b = a;
+    EXPECT_EQ(p.deleted, 0);
+  }
+  EXPECT_EQ(p.deleted, 1);
+}
+
+TEST(NDArray, FromDLPackVersionedHonoursReadOnly) {
+  Producer p;
+  DLManagedTensorVersioned m{};
+  m.version = {1, 0};
+  m.manager_ctx = &p;
+  m.deleter = ProducerDeleterV;
+  m.flags = DLPACK_FLAG_BITMASK_READ_ONLY;
+  m.dl_tensor = ProducerTensor(&p);
+  {
+    NDArray a = NDArray::FromDLPackVersioned(&m);
+    EXPECT_TRUE(a.read_only());
+    DLManagedTensorVersioned* out = a.ToDLPackVersioned();
+    EXPECT_EQ(out->flags & DLPACK_FLAG_BITMASK_READ_ONLY, DLPACK_FLAG_BITMASK_READ_ONLY);
+    out->deleter(out);
+  }
+  EXPECT_EQ(p.deleted, 1);
+}
+
+TEST(NDArray, BadImportsTakeNothing) {
+  Producer p;
+  p.shape[1] = -3;
+  DLManagedTensor m{ProducerTensor(&p), &p, ProducerDeleter};
+  std::string msg;
+  EXPECT_EQ(KindOf([&] { NDArray::FromDLPack(&m); }, &msg), "ValueError");
+  EXPECT_EQ(msg, "ndarray.from_dlpack: shape[1]=-3 is negative");
+  EXPECT_EQ(p.deleted, 0);  // still the caller's
+  DLManagedTensorVersioned v{};
+  v.version = {2, 0};
+  v.dl_tensor = ProducerTensor(&p);
+  EXPECT_EQ(KindOf([&] { NDArray::FromDLPackVersioned(&v); }, &msg), "ValueError");
+  EXPECT_EQ(msg, "ndarray.from_dlpack: DLPack 2.0 is not supported; expected 1.x");
+  EXPECT_EQ(KindOf([] { NDArray::FromDLPack(nullptr); }), "ValueError");
+}
+
+TEST(NDArray, ExportKeepsTheArrayAlive) {
+  DLManagedTensor* out;
+  void* data;
+  {
+    NDArray a = NDArray::Empty({4}, kF64, kCPU);
+    data = a.tensor().data;
+    out = a.ToDLPack();
+    EXPECT_EQ(a.use_count(), 2);
+  }
+  EXPECT_EQ(out->dl_tensor.data, data);
+  static_cast<double*>(out->dl_tensor.data)[3] = 7.5;  // still valid: the export holds it
+  out->deleter(out);
+}
+
+TEST(NDArray, GlobalsRoundTripThroughTheRegistry) {
+  Function empty = Function::GetGlobalRequired("ndarray.empty");
+  NDArray a = empty(mxffi::Shape({2, 5}), kF32, kCPU).cast<NDArray>();
+  EXPECT_EQ(a.numel(), 10);
+  NDArray b = empty(mxffi::Array<int64_t>({3}), kF32, kCPU).cast<NDArray>();
+  EXPECT_EQ(b.tensor().shape[0], 3);
+  NDArray c = empty(int64_t{6}, kF32, kCPU).cast<NDArray>();
+  EXPECT_EQ(c.tensor().ndim, 1);
+  std::string msg;
+  EXPECT_EQ(KindOf([&] { empty(std::string("x"), kF32, kCPU); }, &msg), "TypeError");
+  EXPECT_NE(msg.find("ndarray.empty: argument #0 'shape'"), std::string::npos) << msg;
+
+  // A DLTensor* parameter accepts an NDArray object.
+  NDArray d = NDArray::Empty({2}, kF64, kCPU);
+  static_cast<double*>(d.tensor().data)[0] = 2.5;
+  EXPECT_EQ(Function::GetGlobalRequired("testing.tensor_first_f64")(d).cast<double>(), 2.5);
+
+  Function to = Function::GetGlobalRequired("ndarray.to_dlpack");
+  Function from = Function::GetGlobalRequired("ndarray.from_dlpack");
+  void* managed = to(d, true).cast<void*>();
+  NDArray e = from(managed, true).cast<NDArray>();
+  EXPECT_EQ(e.tensor().data, d.tensor().data);
+  EXPECT_FALSE(Function::GetGlobalRequired("ndarray.read_only")(e).cast<bool>());
+}
+
+}  // namespace
