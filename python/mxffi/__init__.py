@@ -3,7 +3,7 @@
 from importlib.metadata import PackageNotFoundError as _NotFound
 from importlib.metadata import version as _version
 
-from . import library, registry
+from . import library, ndarray, registry
 from ._ffi import (
     DataType,
     Device,
@@ -16,6 +16,7 @@ from ._ffi import (
 )
 from ._ffi.error import MXFFIError
 from .container import ADT, Array, Map, Shape, String
+from .ndarray import NDArray
 from .registry import init_api as _init_api  # noqa: F401  (mxffi._init_api, for areas)
 
 try:
@@ -31,11 +32,13 @@ __all__ = [
     "Function",
     "MXFFIError",
     "Map",
+    "NDArray",
     "Object",
     "Shape",
     "String",
     "get_global_func",
     "library",
+    "ndarray",
     "registry",
     "list_global_func_names",
     "register_func",

@@ -443,6 +443,8 @@ def _to_cell(func, index, arg, cell, keep):
             obj = _call_object("container.array", list(arg))
         keep.append(obj)
         cell.type_index, cell.v_ptr = obj.type_index, obj._handle
+    elif isinstance(arg, c_void_p):
+        cell.type_index, cell.v_ptr = OPAQUE_PTR, arg.value
     elif hasattr(tp, "__dlpack__") or _has_buffer(arg):
         cell.type_index, cell.v_ptr = DLTENSOR_PTR, _tensor_arg(arg, _label(func, index), keep)
     elif hasattr(tp, "__index__"):

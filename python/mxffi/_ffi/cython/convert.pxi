@@ -185,6 +185,10 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
             flat.append(k)
             flat.append(v)
         return _set_object(_MAP(*flat), cell, keep)
+    if _ctypes_void_p is not None and isinstance(arg, _ctypes_void_p):
+        cell.type_index = kMXFFIOpaquePtr
+        cell.v_ptr = <void*><size_t>(arg.value or 0)
+        return 0
     if hasattr(tp, "__dlpack__"):
         return _tensor_from_dlpack(arg, _arg_label(fn, index), cell, keep)
     if _has_buffer(arg):
@@ -196,10 +200,6 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
     if hasattr(tp, "__float__"):
         cell.type_index = kMXFFIFloat
         cell.v_float64 = float(arg)
-        return 0
-    if _ctypes_void_p is not None and isinstance(arg, _ctypes_void_p):
-        cell.type_index = kMXFFIOpaquePtr
-        cell.v_ptr = <void*><size_t>(arg.value or 0)
         return 0
     if callable(arg):
         return _set_object(_as_function(arg), cell, keep)
