@@ -11,6 +11,7 @@ import ctypes
 from ctypes import POINTER, Structure, c_int, c_int32, c_int64, c_uint8, c_uint16, c_uint64
 
 from ._ffi import DataType, Device, Object, get_global_func, register_object
+from ._ffi.dtype import dtype_str
 
 __all__ = ["NDArray", "empty", "from_dlpack"]
 
@@ -104,7 +105,7 @@ class NDArray(Object):
     @property
     def dtype(self):
         t = self._tensor()
-        return DataType(_dtype_name(t.code, t.bits, t.lanes))
+        return DataType(dtype_str(t.code, t.bits, t.lanes))
 
     @property
     def device(self):
@@ -145,12 +146,6 @@ class NDArray(Object):
         import numpy
 
         return numpy.from_dlpack(self)
-
-
-def _dtype_name(code, bits, lanes):
-    from ._ffi import dtype as _dtype
-
-    return _dtype.dtype_str(code, bits, lanes)
 
 
 def empty(shape, dtype="float64", device="cpu"):

@@ -19,15 +19,6 @@ static_assert(offsetof(MXFFINDArrayObj, tensor) == sizeof(MXFFIObject),
 
 namespace {
 
-/*! \brief NDArrayObj::tensor must sit where MXFFINDArrayObj::tensor does. */
-void CheckLayout(const NDArrayObj* obj) {
-  const char* base = reinterpret_cast<const char*>(obj);
-  const char* t = reinterpret_cast<const char*>(&obj->tensor);
-  MXFFI_CHECK_EQ(t - base, static_cast<std::ptrdiff_t>(offsetof(MXFFINDArrayObj, tensor)),
-                 RuntimeError)
-      << "NDArrayObj: the DLTensor is not at the frozen offset";
-}
-
 std::string ShapeString(const std::vector<int64_t>& shape) {
   std::ostringstream os;
   os << "(";
@@ -139,7 +130,6 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDe
       << "ndarray.empty: array is too big; shape " << ShapeString(shape) << " of "
       << DataTypeToString(dtype) << " needs more bytes than int64 holds";
   ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
-  CheckLayout(obj.get());
   // aligned_alloc wants a multiple of the alignment, and a non-zero size for a usable pointer.
   size_t alloc =
       (static_cast<size_t>(nbytes) + kNDArrayAlignment - 1) / kNDArrayAlignment * kNDArrayAlignment;
@@ -165,7 +155,6 @@ NDArray NDArray::FromDLPack(DLManagedTensor* managed) {
   MXFFI_CHECK(managed != nullptr, ValueError) << "ndarray.from_dlpack: the tensor is NULL";
   CheckImported(managed->dl_tensor, "ndarray.from_dlpack");
   ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
-  CheckLayout(obj.get());
   FillFrom(obj.get(), managed->dl_tensor, &obj->shape_, &obj->strides_);
   obj->managed_ = managed;  // taken: nothing below can throw
   return NDArray(std::move(obj));
@@ -178,7 +167,6 @@ NDArray NDArray::FromDLPackVersioned(DLManagedTensorVersioned* managed) {
       << " is not supported; expected 1.x";
   CheckImported(managed->dl_tensor, "ndarray.from_dlpack");
   ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
-  CheckLayout(obj.get());
   FillFrom(obj.get(), managed->dl_tensor, &obj->shape_, &obj->strides_);
   obj->read_only_ = (managed->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
   obj->managed_v_ = managed;

@@ -314,24 +314,6 @@ class Shape(tuple):
         return f"mxffi.Shape({tuple.__repr__(self)})"
 
 
-_BUFFER_FORMATS = {
-    "?": (6, 8),
-    "b": (0, 8),
-    "B": (1, 8),
-    "h": (0, 16),
-    "H": (1, 16),
-    "i": (0, 32),
-    "I": (1, 32),
-    "l": (0, 64),
-    "L": (1, 64),
-    "q": (0, 64),
-    "Q": (1, 64),
-    "e": (2, 16),
-    "f": (2, 32),
-    "d": (2, 64),
-}
-
-
 class _PyBuffer(Structure):
     _fields_ = [
         ("buf", c_void_p),
@@ -386,9 +368,9 @@ def _tensor_arg(obj, label, keep):
     keep.append(holder)
     v = holder.view
     fmt = (v.format or b"B").decode().lstrip("@=<")
-    if fmt not in _BUFFER_FORMATS:
+    if fmt not in _dtype.BUFFER_FORMATS:
         raise TypeError(f"{label}: buffer format '{fmt}' has no DLPack data type")
-    code, bits = _BUFFER_FORMATS[fmt]
+    code, bits = _dtype.BUFFER_FORMATS[fmt]
     shape = (c_int64 * max(v.ndim, 1))(*(v.shape[i] for i in range(v.ndim)))
     strides = (c_int64 * max(v.ndim, 1))(*(v.strides[i] // v.itemsize for i in range(v.ndim)))
     t = DLTensor(v.buf, DLDevice(1, 0), v.ndim, DLDataType(code, bits, 1), shape, strides, 0)

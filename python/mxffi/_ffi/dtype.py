@@ -6,12 +6,41 @@
 
 import re
 
-__all__ = ["DEVICE_TYPES", "device_name", "dtype_str", "parse_device", "parse_dtype"]
+__all__ = [
+    "BUFFER_FORMATS",
+    "DEVICE_TYPES",
+    "device_name",
+    "dtype_str",
+    "parse_device",
+    "parse_dtype",
+]
 
 _DTYPE_CODES = {"int": 0, "uint": 1, "float": 2, "handle": 3, "bfloat": 4, "complex": 5}
 _DTYPE_NAMES = {v: k for k, v in _DTYPE_CODES.items()}
 _BOOL = 6
 _DTYPE_RE = re.compile(r"^([a-z]+)(\d*)(?:x(\d+))?$")
+
+# Buffer-protocol (struct module) format characters as DLPack (code, bits), native byte order.
+BUFFER_FORMATS = {
+    "?": (_BOOL, 8),
+    "b": (0, 8),
+    "B": (1, 8),
+    "h": (0, 16),
+    "H": (1, 16),
+    "i": (0, 32),
+    "I": (1, 32),
+    "l": (0, 64),
+    "L": (1, 64),
+    "q": (0, 64),
+    "Q": (1, 64),
+    "n": (0, 64),
+    "N": (1, 64),
+    "e": (2, 16),
+    "f": (2, 32),
+    "d": (2, 64),
+    "Zf": (5, 64),
+    "Zd": (5, 128),
+}
 
 DEVICE_TYPES = {
     "cpu": 1,

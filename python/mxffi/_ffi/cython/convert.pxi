@@ -37,11 +37,6 @@ cdef class _TensorArg:
             PyBuffer_Release(&self.view)
 
 
-cdef dict _BUFFER_FORMATS = {
-    "?": (6, 8), "b": (0, 8), "B": (1, 8), "h": (0, 16), "H": (1, 16), "i": (0, 32),
-    "I": (1, 32), "l": (0, 64), "L": (1, 64), "q": (0, 64), "Q": (1, 64), "n": (0, 64),
-    "N": (1, 64), "e": (2, 16), "f": (2, 32), "d": (2, 64), "Zf": (5, 64), "Zd": (5, 128),
-}
 
 
 cdef int _tensor_from_buffer(obj, str label, MXFFIAny* cell, MXFFIPyArgTemp* temp,
@@ -54,9 +49,9 @@ cdef int _tensor_from_buffer(obj, str label, MXFFIAny* cell, MXFFIPyArgTemp* tem
     holder.has_view = True
     fmt = holder.view.format.decode("ascii") if holder.view.format != NULL else "B"
     fmt = fmt.lstrip("@=<")
-    if fmt not in _BUFFER_FORMATS:
+    if fmt not in _dtype.BUFFER_FORMATS:
         raise TypeError(f"{label}: buffer format '{fmt}' has no DLPack data type")
-    code, bits = _BUFFER_FORMATS[fmt]
+    code, bits = _dtype.BUFFER_FORMATS[fmt]
     if bits // 8 != holder.view.itemsize:
         raise TypeError(f"{label}: buffer format '{fmt}' has item size {holder.view.itemsize}")
     if holder.view.ndim > 32:
