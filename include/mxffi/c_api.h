@@ -32,7 +32,7 @@
 /*! \brief C ABI major version: bumped when anything frozen here changes. */
 #define MXFFI_VERSION_MAJOR 1
 /*! \brief C ABI minor version: bumped when something is added. */
-#define MXFFI_VERSION_MINOR 0
+#define MXFFI_VERSION_MINOR 1
 /*! \brief C ABI patch version. */
 #define MXFFI_VERSION_PATCH 0
 
@@ -284,6 +284,19 @@ typedef int (*MXFFICheckSignalsFunc)(void);
  * \return 0.
  */
 MXFFI_DLL int MXFFIEnvSetCheckSignals(MXFFICheckSignalsFunc func);
+
+/*!
+ * \brief GIL hooks: release returns an opaque state (NULL when the calling thread does not hold
+ *  the lock, so there is nothing to release); restore takes it back.
+ */
+typedef void* (*MXFFIReleaseGILFunc)(void);
+typedef void (*MXFFIRestoreGILFunc)(void* state);
+
+/*!
+ * \brief Install the hooks long-running kernels call around their work; NULLs remove them.
+ * \return 0, or -1 when exactly one of the two is NULL.
+ */
+MXFFI_DLL int MXFFIEnvSetGILHooks(MXFFIReleaseGILFunc release, MXFFIRestoreGILFunc restore);
 
 /* Section: objects ------------------------------------------------------- */
 

@@ -169,10 +169,12 @@ inline void CallTyped(const F& f, const FuncInfo* info, PackedArgs args, Any* rv
   if (args.size() > N || args.size() < N - num_defaults) {
     ThrowArityError(info, N - num_defaults, N, args.size());
   }
-  AnyView full[N > 0 ? N : 1];
-  for (int32_t i = 0; i < args.size(); ++i) full[i] = args.data()[i];
-  for (int32_t i = args.size(); i < N; ++i) full[i] = info->defaults[i - (N - num_defaults)];
-  Sig::Unpack(f, info, full, rv, std::make_index_sequence<N>());
+  if constexpr (N > 0) {
+    AnyView full[N];
+    for (int32_t i = 0; i < args.size(); ++i) full[i] = args.data()[i];
+    for (int32_t i = args.size(); i < N; ++i) full[i] = info->defaults[i - (N - num_defaults)];
+    Sig::Unpack(f, info, full, rv, std::make_index_sequence<N>());
+  }
 }
 
 }  // namespace details

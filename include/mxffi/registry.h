@@ -86,6 +86,10 @@ namespace details {
 MXFFI_DLL std::vector<std::string> TakeRegistrationErrors();
 /*! \brief Number of successful publications on this thread (to tell if a library added any). */
 MXFFI_DLL int64_t RegistrationCount();
+/*! \brief Record (and print) a refused registration, for library.load to report. */
+MXFFI_DLL void RecordRegistrationError(const std::string& message);
+/*! \brief Count a successful registration (an op) on this thread. */
+MXFFI_DLL void CountRegistration();
 /*! \return the info of a registered global, or nullptr. */
 MXFFI_DLL std::shared_ptr<const FuncInfo> GetFuncInfo(std::string_view name);
 

@@ -76,6 +76,13 @@ std::vector<std::string> TakeRegistrationErrors() {
 
 int64_t RegistrationCount() { return Log().published; }
 
+void RecordRegistrationError(const std::string& message) {
+  Log().errors.push_back(message);
+  std::cerr << "mxffi: " << message << std::endl;
+}
+
+void CountRegistration() { ++Log().published; }
+
 std::shared_ptr<const FuncInfo> GetFuncInfo(std::string_view name) {
   Entry e;
   if (!GlobalTable::Global()->Get(name, &e)) return nullptr;

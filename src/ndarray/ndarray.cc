@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <cstdlib>
+#include <algorithm>
+#include <cstring>
 #include <sstream>
 
 namespace mxffi {
@@ -19,11 +21,11 @@ static_assert(offsetof(MXFFINDArrayObj, tensor) == sizeof(MXFFIObject),
 
 namespace {
 
-std::string ShapeString(const std::vector<int64_t>& shape) {
+std::string ShapeString(const int64_t* shape, int32_t ndim) {
   std::ostringstream os;
   os << "(";
-  for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
-  os << (shape.size() == 1 ? ",)" : ")");
+  for (int32_t i = 0; i < ndim; ++i) os << (i ? ", " : "") << shape[i];
+  os << (ndim == 1 ? ",)" : ")");
   return os.str();
 }
 
@@ -40,14 +42,7 @@ void CheckImported(const DLTensor& t, const char* fname) {
       << fname << ": dtype lanes must be >= 1, got " << t.dtype.lanes;
 }
 
-void FillFrom(NDArrayObj* obj, const DLTensor& t, std::vector<int64_t>* shape,
-              std::vector<int64_t>* strides) {
-  shape->assign(t.shape, t.shape + t.ndim);
-  if (t.strides != nullptr) strides->assign(t.strides, t.strides + t.ndim);
-  obj->tensor = t;
-  obj->tensor.shape = shape->empty() ? nullptr : shape->data();
-  obj->tensor.strides = strides->empty() ? nullptr : strides->data();
-}
+void FillFrom(NDArrayObj* obj, const DLTensor& t);
 
 /*! \brief The context of an exported legacy tensor: a reference and the tensor itself. */
 struct ExportedTensor {
@@ -106,56 +101,233 @@ std::string DataTypeToString(DLDataType dtype) {
   return os.str();
 }
 
+DLDataType DataTypeFromString(std::string_view text, const char* fname) {
+  struct Name {
+    const char* name;
+    uint8_t code, bits;
+  };
+  static constexpr Name kNames[] = {
+      {"bool", kDLBool, 8},      {"bool_", kDLBool, 8},      {"?", kDLBool, 8},
+      {"b1", kDLBool, 8},        {"int8", kDLInt, 8},        {"i1", kDLInt, 8},
+      {"byte", kDLInt, 8},       {"b", kDLInt, 8},           {"int16", kDLInt, 16},
+      {"i2", kDLInt, 16},        {"short", kDLInt, 16},      {"h", kDLInt, 16},
+      {"int32", kDLInt, 32},     {"i4", kDLInt, 32},         {"intc", kDLInt, 32},
+      {"i", kDLInt, 32},         {"int64", kDLInt, 64},      {"i8", kDLInt, 64},
+      {"int", kDLInt, 64},       {"int_", kDLInt, 64},       {"long", kDLInt, 64},
+      {"longlong", kDLInt, 64},  {"intp", kDLInt, 64},       {"l", kDLInt, 64},
+      {"q", kDLInt, 64},         {"uint8", kDLUInt, 8},      {"u1", kDLUInt, 8},
+      {"ubyte", kDLUInt, 8},     {"B", kDLUInt, 8},          {"uint16", kDLUInt, 16},
+      {"u2", kDLUInt, 16},       {"ushort", kDLUInt, 16},    {"H", kDLUInt, 16},
+      {"uint32", kDLUInt, 32},   {"u4", kDLUInt, 32},        {"uintc", kDLUInt, 32},
+      {"I", kDLUInt, 32},        {"uint64", kDLUInt, 64},    {"u8", kDLUInt, 64},
+      {"uint", kDLUInt, 64},     {"ulong", kDLUInt, 64},     {"ulonglong", kDLUInt, 64},
+      {"uintp", kDLUInt, 64},    {"L", kDLUInt, 64},         {"Q", kDLUInt, 64},
+      {"float16", kDLFloat, 16}, {"f2", kDLFloat, 16},       {"half", kDLFloat, 16},
+      {"e", kDLFloat, 16},       {"float32", kDLFloat, 32},  {"f4", kDLFloat, 32},
+      {"single", kDLFloat, 32},  {"f", kDLFloat, 32},        {"float64", kDLFloat, 64},
+      {"f8", kDLFloat, 64},      {"double", kDLFloat, 64},   {"float", kDLFloat, 64},
+      {"d", kDLFloat, 64},       {"bfloat16", kDLBfloat, 16},
+  };
+  std::string_view name = text;
+  // numpy's byte-order marks; only native order exists here.
+  if (!name.empty() && (name[0] == '<' || name[0] == '=' || name[0] == '|')) name.remove_prefix(1);
+  uint16_t lanes = 1;
+  size_t x = name.rfind('x');
+  if (x != std::string_view::npos && x + 1 < name.size() && x > 0) {
+    std::string_view tail = name.substr(x + 1);
+    if (std::all_of(tail.begin(), tail.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+        tail.size() <= 5) {
+      int v = std::stoi(std::string(tail));
+      if (v >= 1 && v < 65536) {
+        lanes = static_cast<uint16_t>(v);
+        name = name.substr(0, x);
+      }
+    }
+  }
+  for (const Name& n : kNames) {
+    if (name == n.name) return DLDataType{n.code, n.bits, lanes};
+  }
+  MXFFI_THROW(TypeError) << fname << ": data type '" << text << "' not understood";
+}
+
 int64_t DataTypeBytes(DLDataType dtype) {
   return (static_cast<int64_t>(dtype.bits) * dtype.lanes + 7) / 8;
 }
 
-NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevice device) {
+void NDArrayObj::SetShape(const int64_t* shape, const int64_t* strides, int32_t ndim) {
+  int64_t* dims = inline_dims_;
+  if (ndim > kInlineDims) {
+    heap_dims_.reset(new int64_t[2 * static_cast<size_t>(ndim)]);
+    dims = heap_dims_.get();
+  }
+  for (int32_t i = 0; i < ndim; ++i) dims[i] = shape[i];
+  tensor.ndim = ndim;
+  tensor.shape = ndim == 0 ? nullptr : dims;
+  if (strides == nullptr) {
+    tensor.strides = nullptr;
+  } else {
+    for (int32_t i = 0; i < ndim; ++i) dims[ndim + i] = strides[i];
+    tensor.strides = ndim == 0 ? nullptr : dims + ndim;
+  }
+}
+
+namespace {
+
+void FillFrom(NDArrayObj* obj, const DLTensor& t) {
+  DLTensor& dst = obj->tensor;
+  dst.data = t.data;
+  dst.device = t.device;
+  dst.dtype = t.dtype;
+  dst.byte_offset = t.byte_offset;
+  obj->SetShape(t.shape, t.strides, t.ndim);
+}
+
+}  // namespace
+
+NDArray NDArray::Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLDevice device) {
   if (device.device_type != kDLCPU) {
     MXFFI_THROW(NotImplementedError) << "ndarray.empty: device type " << device.device_type
                                      << " is not supported yet; only the CPU (1) is";
   }
   MXFFI_CHECK(dtype.lanes >= 1 && dtype.bits >= 1, ValueError)
       << "ndarray.empty: invalid dtype " << DataTypeToString(dtype);
+  MXFFI_CHECK(ndim >= 0, ValueError) << "ndarray.empty: ndim must be >= 0, got " << ndim;
   int64_t numel = 1;
-  for (size_t i = 0; i < shape.size(); ++i) {
+  for (int32_t i = 0; i < ndim; ++i) {
     MXFFI_CHECK(shape[i] >= 0, ValueError)
-        << "ndarray.empty: negative dimensions are not allowed; got shape " << ShapeString(shape);
+        << "ndarray.empty: negative dimensions are not allowed; got shape "
+        << ShapeString(shape, ndim);
     MXFFI_CHECK(!__builtin_mul_overflow(numel, shape[i], &numel), ValueError)
-        << "ndarray.empty: array is too big; shape " << ShapeString(shape)
+        << "ndarray.empty: array is too big; shape " << ShapeString(shape, ndim)
         << " has more elements than int64 holds";
   }
   int64_t nbytes;
   MXFFI_CHECK(!__builtin_mul_overflow(numel, DataTypeBytes(dtype), &nbytes), ValueError)
-      << "ndarray.empty: array is too big; shape " << ShapeString(shape) << " of "
+      << "ndarray.empty: array is too big; shape " << ShapeString(shape, ndim) << " of "
       << DataTypeToString(dtype) << " needs more bytes than int64 holds";
-  ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
   // aligned_alloc wants a multiple of the alignment, and a non-zero size for a usable pointer.
   size_t alloc =
       (static_cast<size_t>(nbytes) + kNDArrayAlignment - 1) / kNDArrayAlignment * kNDArrayAlignment;
   if (alloc == 0) alloc = kNDArrayAlignment;
-  obj->owned_data_ = std::aligned_alloc(kNDArrayAlignment, alloc);
-  if (obj->owned_data_ == nullptr) {
+  void* data = std::aligned_alloc(kNDArrayAlignment, alloc);
+  if (data == nullptr) {
     MXFFI_THROW(MemoryError) << "ndarray.empty: cannot allocate " << nbytes << " bytes for shape "
-                             << ShapeString(shape) << " of " << DataTypeToString(dtype);
+                             << ShapeString(shape, ndim) << " of " << DataTypeToString(dtype);
   }
-  obj->shape_ = shape;
+  ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
+  obj->owned_data_ = data;
   DLTensor& t = obj->tensor;
-  t.data = obj->owned_data_;
+  t.data = data;
   t.device = device;
-  t.ndim = static_cast<int32_t>(shape.size());
   t.dtype = dtype;
-  t.shape = obj->shape_.empty() ? nullptr : obj->shape_.data();
-  t.strides = nullptr;
   t.byte_offset = 0;
+  obj->SetShape(shape, nullptr, ndim);
   return NDArray(std::move(obj));
+}
+
+NDArray NDArray::FromBorrowed(const DLTensor& tensor) {
+  CheckImported(tensor, "ndarray.from_borrowed");
+  ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
+  FillFrom(obj.get(), tensor);
+  return NDArray(std::move(obj));
+}
+
+NDArray NDArray::View(const NDArray& base, const int64_t* shape, const int64_t* strides,
+                      int32_t ndim, int64_t byte_offset) {
+  MXFFI_CHECK(base.defined(), ValueError) << "ndarray.view: the base array is null";
+  ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
+  const DLTensor& b = base.tensor();
+  DLTensor& t = obj->tensor;
+  t.data = b.data;
+  t.device = b.device;
+  t.dtype = b.dtype;
+  t.byte_offset = b.byte_offset + byte_offset;
+  obj->SetShape(shape, strides, ndim);
+  obj->read_only_ = base.read_only();
+  obj->base_ = base;
+  return NDArray(std::move(obj));
+}
+
+namespace {
+
+/*! \brief Copy one element-sized block per index of a strided walk, innermost dim fastest. */
+void StridedCopy(const char* src, const int64_t* sstr, char* dst, const int64_t* dstr,
+                 const int64_t* shape, int32_t ndim, int64_t elem) {
+  if (ndim == 0) {
+    std::memcpy(dst, src, elem);
+    return;
+  }
+  if (ndim == 1) {
+    if (sstr[0] == 1 && dstr[0] == 1) {
+      std::memcpy(dst, src, shape[0] * elem);
+      return;
+    }
+    for (int64_t i = 0; i < shape[0]; ++i) {
+      std::memcpy(dst + i * dstr[0] * elem, src + i * sstr[0] * elem, elem);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < shape[0]; ++i) {
+    StridedCopy(src + i * sstr[0] * elem, sstr + 1, dst + i * dstr[0] * elem, dstr + 1, shape + 1,
+                ndim - 1, elem);
+  }
+}
+
+void CompactStrides(const DLTensor& t, int64_t* out) {
+  int64_t s = 1;
+  for (int32_t i = t.ndim - 1; i >= 0; --i) {
+    out[i] = s;
+    s *= t.shape[i];
+  }
+}
+
+}  // namespace
+
+void NDArray::CopyFromTo(const DLTensor& src, const DLTensor& dst) {
+  MXFFI_CHECK(src.ndim == dst.ndim && std::equal(src.shape, src.shape + src.ndim, dst.shape),
+              ValueError)
+      << "ndarray.copy: shape mismatch, " << ShapeString(src.shape, src.ndim) << " into "
+      << ShapeString(dst.shape, dst.ndim);
+  MXFFI_CHECK(src.dtype.code == dst.dtype.code && src.dtype.bits == dst.dtype.bits &&
+                  src.dtype.lanes == dst.dtype.lanes,
+              ValueError)
+      << "ndarray.copy: dtype mismatch, " << DataTypeToString(src.dtype) << " into "
+      << DataTypeToString(dst.dtype);
+  MXFFI_CHECK(src.device.device_type == kDLCPU && dst.device.device_type == kDLCPU,
+              NotImplementedError)
+      << "ndarray.copy: only CPU arrays are supported, got device types "
+      << src.device.device_type << " and " << dst.device.device_type;
+  const char* s = static_cast<const char*>(src.data) + src.byte_offset;
+  char* d = static_cast<char*>(dst.data) + dst.byte_offset;
+  int64_t elem = DataTypeBytes(src.dtype);
+  for (int32_t i = 0; i < src.ndim; ++i) {
+    if (src.shape[i] == 0) return;
+  }
+  if (IsContiguous(src) && IsContiguous(dst)) {
+    int64_t n = 1;
+    for (int32_t i = 0; i < src.ndim; ++i) n *= src.shape[i];
+    std::memmove(d, s, n * elem);
+    return;
+  }
+  std::vector<int64_t> strides(2 * static_cast<size_t>(src.ndim));
+  if (src.strides) {
+    std::copy(src.strides, src.strides + src.ndim, strides.begin());
+  } else {
+    CompactStrides(src, strides.data());
+  }
+  if (dst.strides) {
+    std::copy(dst.strides, dst.strides + dst.ndim, strides.begin() + src.ndim);
+  } else {
+    CompactStrides(dst, strides.data() + src.ndim);
+  }
+  StridedCopy(s, strides.data(), d, strides.data() + src.ndim, src.shape, src.ndim, elem);
 }
 
 NDArray NDArray::FromDLPack(DLManagedTensor* managed) {
   MXFFI_CHECK(managed != nullptr, ValueError) << "ndarray.from_dlpack: the tensor is NULL";
   CheckImported(managed->dl_tensor, "ndarray.from_dlpack");
   ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
-  FillFrom(obj.get(), managed->dl_tensor, &obj->shape_, &obj->strides_);
+  FillFrom(obj.get(), managed->dl_tensor);
   obj->managed_ = managed;  // taken: nothing below can throw
   return NDArray(std::move(obj));
 }
@@ -167,7 +339,7 @@ NDArray NDArray::FromDLPackVersioned(DLManagedTensorVersioned* managed) {
       << " is not supported; expected 1.x";
   CheckImported(managed->dl_tensor, "ndarray.from_dlpack");
   ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
-  FillFrom(obj.get(), managed->dl_tensor, &obj->shape_, &obj->strides_);
+  FillFrom(obj.get(), managed->dl_tensor);
   obj->read_only_ = (managed->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
   obj->managed_v_ = managed;
   return NDArray(std::move(obj));
@@ -200,8 +372,7 @@ int64_t NDArray::numel() const {
   return n;
 }
 
-bool NDArray::IsContiguous() const {
-  const DLTensor& t = tensor();
+bool NDArray::IsContiguous(const DLTensor& t) {
   if (t.strides == nullptr) return true;
   int64_t expected = 1;
   for (int32_t i = t.ndim - 1; i >= 0; --i) {

@@ -15,7 +15,9 @@
 #include <mxffi/object.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mxffi {
@@ -38,12 +40,21 @@ class NDArrayObj : public Object {
   static constexpr bool _type_final = true;
   MXFFI_DECLARE_STATIC_OBJECT_INFO(NDArrayObj, Object, kMXFFINDArray);
 
+  /*!
+   * \brief Point tensor.shape (and tensor.strides when given) at copies owned here. For
+   *  construction only: an array's shape never changes once others can see it.
+   */
+  MXFFI_DLL void SetShape(const int64_t* shape, const int64_t* strides, int32_t ndim);
+
  private:
   friend class NDArray;
-  std::vector<int64_t> shape_;
-  std::vector<int64_t> strides_;        // empty when the producer gave none (compact row-major)
-  void* owned_data_ = nullptr;          // allocated here
-  DLManagedTensor* managed_ = nullptr;  // imported legacy DLPack tensor
+
+  static constexpr int kInlineDims = 6;
+  int64_t inline_dims_[2 * kInlineDims];  // shape then strides, for up to kInlineDims dims
+  std::unique_ptr<int64_t[]> heap_dims_;  // for more dims
+  ObjectRef base_;                        // the array a view shares memory with
+  void* owned_data_ = nullptr;            // allocated here
+  DLManagedTensor* managed_ = nullptr;    // imported legacy DLPack tensor
   DLManagedTensorVersioned* managed_v_ = nullptr;  // imported DLPack 1.x tensor
   bool read_only_ = false;
 };
@@ -58,8 +69,28 @@ class NDArray : public ObjectRef {
    * \throws ValueError for a negative dimension or a size that overflows; NotImplementedError
    *  for a device other than the CPU (device memory comes with the CUDA allocator).
    */
-  MXFFI_DLL static NDArray Empty(const std::vector<int64_t>& shape, DLDataType dtype,
+  MXFFI_DLL static NDArray Empty(const int64_t* shape, int32_t ndim, DLDataType dtype,
                                  DLDevice device);
+  static NDArray Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevice device) {
+    return Empty(shape.data(), static_cast<int32_t>(shape.size()), dtype, device);
+  }
+  /*!
+   * \brief A view sharing base's memory: the given shape, element strides (NULL for
+   *  C-contiguous) and byte offset from base's data. Keeps base alive; read-only if base is.
+   * \note The caller checks that the view stays inside base's memory.
+   */
+  MXFFI_DLL static NDArray View(const NDArray& base, const int64_t* shape, const int64_t* strides,
+                                int32_t ndim, int64_t byte_offset);
+  /*!
+   * \brief An array over memory someone else owns (a borrowed DLTensor argument). The caller
+   *  keeps that memory alive, and the array must not outlive the call it was made for.
+   */
+  MXFFI_DLL static NDArray FromBorrowed(const DLTensor& tensor);
+  /*!
+   * \brief Copy src's elements into dst (same shape and dtype, any strides, CPU).
+   * \throws ValueError when shapes or dtypes differ.
+   */
+  MXFFI_DLL static void CopyFromTo(const DLTensor& src, const DLTensor& dst);
   /*!
    * \brief Take a legacy DLPack tensor; its deleter runs when the array is freed.
    * \note On an exception the caller still owns managed (nothing was taken).
@@ -80,8 +111,21 @@ class NDArray : public ObjectRef {
   /*! \return whether the producer marked the memory read-only. */
   bool read_only() const { return get()->read_only_; }
   /*! \return whether the elements are laid out C-contiguously. */
-  MXFFI_DLL bool IsContiguous() const;
+  bool IsContiguous() const { return IsContiguous(tensor()); }
+  /*! \return whether t's elements are laid out C-contiguously (strides NULL or compact). */
+  MXFFI_DLL static bool IsContiguous(const DLTensor& t);
+  /*! \return a pointer to the first element (data plus byte_offset). */
+  void* data() const {
+    return static_cast<char*>(tensor().data) + tensor().byte_offset;
+  }
 };
+
+/*!
+ * \brief Read a data type name as numpy spells it: "float32", "f4", "float", "int", "bool",
+ *  "bfloat16", "uint8x4" ...
+ * \throws TypeError naming fname and the text when it is not one.
+ */
+MXFFI_DLL DLDataType DataTypeFromString(std::string_view text, const char* fname);
 
 /*! \return "float32", "int8x4", "bool", ... for a data type. */
 MXFFI_DLL std::string DataTypeToString(DLDataType dtype);

@@ -46,9 +46,22 @@ _BUILTIN_KINDS = (
 _CLASSES: dict[str, type] = {}
 
 
+def _axis_error_bases() -> tuple:
+    """numpy's AxisError (a ValueError and an IndexError) when numpy is there."""
+    try:
+        from numpy.exceptions import AxisError
+    except ImportError:
+        return (ValueError, IndexError)
+    return (AxisError,)
+
+
 def error_class(kind: str) -> type:
     """The exception class raised for a C++ error of the given kind."""
     cls = _CLASSES.get(kind)
+    if cls is None and kind == "AxisError":
+        cls = _CLASSES[kind] = type(
+            kind, (MXFFIError, *_axis_error_bases()), {"__module__": "mxffi.error"}
+        )
     if cls is None:
         base = getattr(builtins, kind) if kind in _BUILTIN_KINDS else RuntimeError
         name = kind if kind.isidentifier() else "RuntimeError"

@@ -1,0 +1,445 @@
+/*!
+ * \file np_init.cc
+ * \brief np.* API functions that make arrays (empty, zeros, ones, full, *_like, arange, array,
+ *  asarray) or change their layout (reshape, transpose, copy, astype).
+ */
+#include <mxffi/registry.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "../op/dtype.h"
+#include "../op/init/init_op.h"
+#include "api_util.h"
+
+namespace mxffi {
+namespace api {
+namespace {
+
+using op::InitParam;
+
+/*! \return a for a use that may outlive the call: a borrowed tensor is copied. */
+NDArray OwnedArray(const AnyView& v, const char* fname, const char* arg) {
+  NDArray a = ArrayArg(v, fname, arg);
+  if (v.type_index() == kMXFFIDLTensorPtr) {
+    static const Op* copy = Op::Get("_copy");
+    OpAttrs attrs;
+    attrs.op = copy;
+    return Invoke(attrs, Span<const NDArray>(&a, 1));
+  }
+  return a;
+}
+
+NDArray Fill(const char* fname, const Op* op, const AnyView& shape, const AnyView& dtype,
+             const AnyView& device, double value) {
+  InitParam p;
+  ShapeArg(shape, fname, &p.shape);
+  p.dtype = DTypeArg(dtype, fname, kFloat64);
+  p.value = value;
+  return InvokeOp(op, p, {}, DeviceArg(device, fname));
+}
+
+NDArray FillLike(const char* fname, const Op* op, const AnyView& a, const AnyView& dtype,
+                 const AnyView& device, double value) {
+  NDArray src = ArrayArg(a, fname, "a");
+  const DLTensor& t = src.tensor();
+  InitParam p;
+  p.shape.assign(t.shape, t.ndim);
+  p.dtype = DTypeArg(dtype, fname, t.dtype);
+  p.value = value;
+  return InvokeOp(op, p, {}, device.is_none() ? t.device : DeviceArg(device, fname));
+}
+
+double FillValue(const AnyView& v, const char* fname) {
+  switch (v.type_index()) {
+    case kMXFFIInt:
+    case kMXFFIBool:
+      return static_cast<double>(v.raw()->v_int64);
+    case kMXFFIFloat:
+      return v.raw()->v_float64;
+    default:
+      MXFFI_THROW(TypeError) << fname << ": fill_value expected a number, got "
+                             << v.GetTypeName();
+  }
+  __builtin_unreachable();
+}
+
+/*! \brief The dtype numpy gives a Python scalar: bool, int64 or float64. */
+DLDataType ScalarDType(const AnyView& v) {
+  return v.type_index() == kMXFFIBool ? kBool
+         : v.type_index() == kMXFFIInt ? kInt64
+                                       : kFloat64;
+}
+
+// ---- array() from nested sequences ------------------------------------------------------
+
+/*! \brief Shape and element kind of a nested sequence, found in one walk. */
+struct NestedInfo {
+  TShape shape;
+  bool shape_set = false;
+  int kind = 0;  // 0 bool, 1 int, 2 float: the widest Python scalar seen
+  bool any = false;
+};
+
+void WalkNested(const AnyView& v, int depth, TShape* cur, NestedInfo* info, const char* fname) {
+  if (v.type_index() == kMXFFIArray) {
+    Array<Any> a = v.cast<Array<Any>>();
+    if (depth >= kMaxNDim) {
+      MXFFI_THROW(ValueError) << fname << ": nesting deeper than " << kMaxNDim << " levels";
+    }
+    cur->resize(depth + 1);
+    (*cur)[depth] = a.size();
+    if (a.size() == 0) {
+      // An empty list ends this branch: its depth is part of the shape.
+      if (!info->shape_set) {
+        info->shape = *cur;
+        info->shape_set = true;
+      } else if (info->shape != *cur) {
+        goto inhomogeneous;
+      }
+      return;
+    }
+    for (int64_t i = 0; i < a.size(); ++i) {
+      WalkNested(a[i], depth + 1, cur, info, fname);
+      cur->resize(depth + 1);
+      (*cur)[depth] = a.size();
+    }
+    return;
+  }
+  if (v.type_index() == kMXFFIInt || v.type_index() == kMXFFIBool ||
+      v.type_index() == kMXFFIFloat) {
+    TShape here;
+    here.assign(cur->data(), depth);
+    if (!info->shape_set) {
+      info->shape = here;
+      info->shape_set = true;
+    } else if (info->shape != here) {
+      goto inhomogeneous;
+    }
+    int k = v.type_index() == kMXFFIBool ? 0 : v.type_index() == kMXFFIInt ? 1 : 2;
+    info->kind = info->any ? std::max(info->kind, k) : k;
+    info->any = true;
+    return;
+  }
+  MXFFI_THROW(TypeError) << fname << ": cannot make an array element from "
+                         << v.GetTypeName() << "; expected numbers and nested lists of them";
+inhomogeneous:
+  MXFFI_THROW(ValueError) << fname
+                          << ": setting an array element with a sequence. The requested array "
+                             "has an inhomogeneous shape; the first element has shape "
+                          << info->shape.ToString();
+}
+
+template <typename DType>
+void FillNested(const AnyView& v, DType** out) {
+  if (v.type_index() == kMXFFIArray) {
+    Array<Any> a = v.cast<Array<Any>>();
+    for (int64_t i = 0; i < a.size(); ++i) FillNested<DType>(a[i], out);
+    return;
+  }
+  const MXFFIAny* c = v.raw();
+  if (c->type_index == kMXFFIFloat) {
+    *(*out)++ = static_cast<DType>(c->v_float64);
+  } else if constexpr (std::is_same_v<DType, op::half_t> || std::is_same_v<DType, op::bf16_t>) {
+    *(*out)++ = DType(static_cast<double>(c->v_int64));
+  } else {
+    *(*out)++ = static_cast<DType>(c->v_int64);
+  }
+}
+
+/*! \brief numpy's check that a Python int fits the integer dtype it is stored as. */
+void CheckIntFits(const AnyView& v, DLDataType dtype, const char* fname) {
+  if (v.type_index() == kMXFFIArray) {
+    Array<Any> a = v.cast<Array<Any>>();
+    for (int64_t i = 0; i < a.size(); ++i) CheckIntFits(a[i], dtype, fname);
+    return;
+  }
+  if (v.type_index() != kMXFFIInt) return;
+  int64_t x = v.raw()->v_int64;
+  int bits = dtype.bits;
+  bool ok = dtype.code == kDLInt ? (bits == 64 || (x >= -(int64_t{1} << (bits - 1)) &&
+                                                   x < (int64_t{1} << (bits - 1))))
+                                 : (x >= 0 && (bits == 64 || x < (int64_t{1} << bits)));
+  MXFFI_CHECK(ok, OverflowError) << fname << ": Python integer " << x << " out of bounds for "
+                                 << DataTypeToString(dtype);
+}
+
+NDArray FromNested(const AnyView& obj, const AnyView& dtype_arg, const char* fname) {
+  NestedInfo info;
+  TShape cur;
+  WalkNested(obj, 0, &cur, &info, fname);
+  DLDataType deflt = info.kind == 0 ? kBool : info.kind == 1 ? kInt64 : kFloat64;
+  if (!info.any) deflt = kFloat64;  // numpy: an empty list is float64
+  DLDataType dtype = DTypeArg(dtype_arg, fname, deflt);
+  if (dtype.code == kDLInt || dtype.code == kDLUInt) CheckIntFits(obj, dtype, fname);
+  NDArray out = NDArray::Empty(info.shape.data(), info.shape.ndim(), dtype, DLDevice{kDLCPU, 0});
+  MXFFI_TYPE_SWITCH(dtype, fname, DType, {
+    DType* p = op::DataPtr<DType>(out.tensor());
+    FillNested<DType>(obj, &p);
+  });
+  return out;
+}
+
+NDArray ArrayImpl(const AnyView& obj, const AnyView& dtype, const AnyView& device, bool copy,
+                  const char* fname) {
+  DLDevice dev = DeviceArg(device, fname);
+  MXFFI_CHECK(dev.device_type == kDLCPU, NotImplementedError)
+      << fname << ": only the CPU is supported, got device type " << dev.device_type;
+  if (std::optional<NDArray> a = TryArray(obj)) {
+    DLDataType want = DTypeArg(dtype, fname, a->tensor().dtype);
+    bool same = op::SameDType(want, a->tensor().dtype);
+    if (same && !copy && obj.type_index() == kMXFFINDArray) return *a;
+    if (same) {
+      static const Op* cp = Op::Get("_copy");
+      OpAttrs attrs;
+      attrs.op = cp;
+      return Invoke(attrs, Span<const NDArray>(&*a, 1));
+    }
+    static const Op* cast = Op::Get("_cast");
+    op::CastParam p;
+    p.dtype = want;
+    return InvokeOp(cast, p, {*a});
+  }
+  return FromNested(obj, dtype, fname);
+}
+
+// ---- views --------------------------------------------------------------------------------
+
+void CompactStrides(const DLTensor& t, int64_t* out) {
+  int64_t s = 1;
+  for (int32_t i = t.ndim - 1; i >= 0; --i) {
+    out[i] = s;
+    s *= t.shape[i];
+  }
+}
+
+NDArray Reshape(const AnyView& a_arg, const AnyView& shape_arg, const char* fname) {
+  NDArray a = OwnedArray(a_arg, fname, "a");
+  const DLTensor& t = a.tensor();
+  TShape shape;
+  ShapeArg(shape_arg, fname, &shape, false);
+  int64_t size = op::NumElements(t), known = 1;
+  int unknown = -1;
+  for (int i = 0; i < shape.ndim(); ++i) {
+    if (shape[i] == -1) {
+      MXFFI_CHECK(unknown < 0, ValueError) << fname << ": can only specify one unknown dimension";
+      unknown = i;
+    } else {
+      MXFFI_CHECK(shape[i] >= 0, ValueError)
+          << fname << ": negative dimensions not allowed; got shape " << shape.ToString();
+      known *= shape[i];
+    }
+  }
+  if (unknown >= 0 && known != 0 && size % known == 0) shape[unknown] = size / known;
+  if ((unknown >= 0 && (known == 0 || size % known != 0)) || (unknown < 0 && known != size)) {
+    MXFFI_THROW(ValueError) << fname << ": cannot reshape array of size " << size
+                            << " into shape " << shape.ToString();
+  }
+  if (!a.IsContiguous()) {
+    static const Op* copy = Op::Get("_copy");
+    OpAttrs attrs;
+    attrs.op = copy;
+    a = Invoke(attrs, Span<const NDArray>(&a, 1));
+  }
+  return NDArray::View(a, shape.data(), nullptr, shape.ndim(), 0);
+}
+
+NDArray Transpose(const AnyView& a_arg, const AnyView& axes_arg, const char* fname) {
+  NDArray a = OwnedArray(a_arg, fname, "a");
+  const DLTensor& t = a.tensor();
+  int ndim = t.ndim;
+  int64_t perm[kMaxNDim];
+  if (axes_arg.is_none()) {
+    for (int i = 0; i < ndim; ++i) perm[i] = ndim - 1 - i;
+  } else {
+    TShape axes;
+    ShapeArg(axes_arg, fname, &axes, false);
+    MXFFI_CHECK(axes.ndim() == ndim, ValueError)
+        << fname << ": axes don't match array; got " << axes.ToString() << " for an array of "
+        << ndim << " dimensions";
+    bool seen[kMaxNDim] = {};
+    for (int i = 0; i < ndim; ++i) {
+      perm[i] = NormalizeAxis(axes[i], ndim, fname);
+      MXFFI_CHECK(!seen[perm[i]], ValueError) << fname << ": repeated axis in transpose; got "
+                                               << axes.ToString();
+      seen[perm[i]] = true;
+    }
+  }
+  int64_t strides[kMaxNDim], new_shape[kMaxNDim], new_strides[kMaxNDim];
+  if (t.strides) {
+    std::memcpy(strides, t.strides, sizeof(int64_t) * ndim);
+  } else {
+    CompactStrides(t, strides);
+  }
+  for (int i = 0; i < ndim; ++i) {
+    new_shape[i] = t.shape[perm[i]];
+    new_strides[i] = strides[perm[i]];
+  }
+  return NDArray::View(a, new_shape, new_strides, ndim, 0);
+}
+
+}  // namespace
+
+MXFFI_REGISTER_API("np.empty")
+    .describe("A new array of the given shape and dtype, without initialising its elements.")
+    .arg("shape")
+    .arg("dtype", nullptr)
+    .arg("device", nullptr)
+    .set_body_typed([](AnyView shape, AnyView dtype, AnyView device) {
+      TShape s;
+      ShapeArg(shape, "np.empty", &s);
+      return NDArray::Empty(s.data(), s.ndim(), DTypeArg(dtype, "np.empty", kFloat64),
+                            DeviceArg(device, "np.empty"));
+    });
+
+MXFFI_REGISTER_API("np.zeros")
+    .describe("A new array of the given shape and dtype, filled with zeros.")
+    .arg("shape")
+    .arg("dtype", nullptr)
+    .arg("device", nullptr)
+    .set_body_typed([](AnyView shape, AnyView dtype, AnyView device) {
+      static const Op* op = Op::Get("_zeros");
+      return Fill("np.zeros", op, shape, dtype, device, 0.0);
+    });
+
+MXFFI_REGISTER_API("np.ones")
+    .describe("A new array of the given shape and dtype, filled with ones.")
+    .arg("shape")
+    .arg("dtype", nullptr)
+    .arg("device", nullptr)
+    .set_body_typed([](AnyView shape, AnyView dtype, AnyView device) {
+      static const Op* op = Op::Get("_ones");
+      return Fill("np.ones", op, shape, dtype, device, 1.0);
+    });
+
+MXFFI_REGISTER_API("np.full")
+    .describe(
+        "A new array of the given shape filled with fill_value; dtype None takes the value's "
+        "(bool, int64 or float64).")
+    .arg("shape")
+    .arg("fill_value")
+    .arg("dtype", nullptr)
+    .arg("device", nullptr)
+    .set_body_typed([](AnyView shape, AnyView fill_value, AnyView dtype, AnyView device) {
+      static const Op* op = Op::Get("_full");
+      double v = FillValue(fill_value, "np.full");
+      if (dtype.is_none()) return Fill("np.full", op, shape, ScalarDType(fill_value), device, v);
+      return Fill("np.full", op, shape, dtype, device, v);
+    });
+
+MXFFI_REGISTER_API("np.zeros_like")
+    .describe("An array of zeros with the shape and dtype of a.")
+    .arg("a")
+    .arg("dtype", nullptr)
+    .arg("device", nullptr)
+    .set_body_typed([](AnyView a, AnyView dtype, AnyView device) {
+      static const Op* op = Op::Get("_zeros");
+      return FillLike("np.zeros_like", op, a, dtype, device, 0.0);
+    });
+
+MXFFI_REGISTER_API("np.ones_like")
+    .describe("An array of ones with the shape and dtype of a.")
+    .arg("a")
+    .arg("dtype", nullptr)
+    .arg("device", nullptr)
+    .set_body_typed([](AnyView a, AnyView dtype, AnyView device) {
+      static const Op* op = Op::Get("_ones");
+      return FillLike("np.ones_like", op, a, dtype, device, 1.0);
+    });
+
+MXFFI_REGISTER_API("np.arange")
+    .describe(
+        "Evenly spaced values in [start, stop): arange(stop), arange(start, stop[, step]). "
+        "dtype None gives int64 when every argument is an int, else float64.")
+    .arg("start")
+    .arg("stop", nullptr)
+    .arg("step", nullptr)
+    .arg("dtype", nullptr)
+    .arg("device", nullptr)
+    .set_body_typed([](AnyView start, AnyView stop, AnyView step, AnyView dtype, AnyView device) {
+      static const Op* op = Op::Get("_arange");
+      auto num = [](const AnyView& v, const char* what) {
+        if (v.type_index() == kMXFFIInt || v.type_index() == kMXFFIBool) {
+          return static_cast<double>(v.raw()->v_int64);
+        }
+        if (v.type_index() == kMXFFIFloat) return v.raw()->v_float64;
+        MXFFI_THROW(TypeError) << "np.arange: " << what << " expected a number, got "
+                               << v.GetTypeName();
+        __builtin_unreachable();
+      };
+      op::ArangeParam p;
+      bool all_int = start.type_index() != kMXFFIFloat;
+      if (stop.is_none()) {
+        p.start = 0;
+        p.stop = num(start, "stop");
+      } else {
+        p.start = num(start, "start");
+        p.stop = num(stop, "stop");
+        all_int = all_int && stop.type_index() != kMXFFIFloat;
+      }
+      p.step = step.is_none() ? 1.0 : num(step, "step");
+      all_int = all_int && step.type_index() != kMXFFIFloat;
+      p.dtype = DTypeArg(dtype, "np.arange", all_int ? kInt64 : kFloat64);
+      op::ArangeLength(p, "np.arange");
+      return InvokeOp(op, p, {}, DeviceArg(device, "np.arange"));
+    });
+
+MXFFI_REGISTER_API("np.array")
+    .describe(
+        "A new array from an ndarray, a numpy array, a number or nested lists of numbers "
+        "(always a copy unless copy=False and nothing needs converting).")
+    .arg("object")
+    .arg("dtype", nullptr)
+    .arg("copy", true)
+    .arg("device", nullptr)
+    .set_body_typed([](AnyView obj, AnyView dtype, bool copy, AnyView device) {
+      return ArrayImpl(obj, dtype, device, copy, "np.array");
+    });
+
+MXFFI_REGISTER_API("np.asarray")
+    .describe("a itself when it is an mxffi array of the requested dtype, else np.array(a).")
+    .arg("a")
+    .arg("dtype", nullptr)
+    .arg("device", nullptr)
+    .set_body_typed([](AnyView a, AnyView dtype, AnyView device) {
+      return ArrayImpl(a, dtype, device, false, "np.asarray");
+    });
+
+MXFFI_REGISTER_API("np.copy")
+    .describe("A C-contiguous copy of a.")
+    .arg("a")
+    .set_body_typed([](AnyView a) {
+      static const Op* op = Op::Get("_copy");
+      NDArray src = ArrayArg(a, "np.copy", "a");
+      OpAttrs attrs;
+      attrs.op = op;
+      return Invoke(attrs, Span<const NDArray>(&src, 1));
+    });
+
+MXFFI_REGISTER_API("np.astype")
+    .describe("a converted to dtype (a copy, as numpy's astype).")
+    .arg("a")
+    .arg("dtype")
+    .set_body_typed([](AnyView a, AnyView dtype) {
+      static const Op* op = Op::Get("_cast");
+      op::CastParam p;
+      p.dtype = DTypeArg(dtype, "np.astype", kFloat64);
+      MXFFI_CHECK(!dtype.is_none(), TypeError) << "np.astype: dtype must not be None";
+      return InvokeOp(op, p, {ArrayArg(a, "np.astype", "a")});
+    });
+
+MXFFI_REGISTER_API("np.reshape")
+    .describe("a with a new shape (one extent may be -1); a view when a is contiguous.")
+    .arg("a")
+    .arg("shape")
+    .set_body_typed([](AnyView a, AnyView shape) { return Reshape(a, shape, "np.reshape"); });
+
+MXFFI_REGISTER_API("np.transpose")
+    .describe("A view of a with its axes permuted (reversed when axes is None).")
+    .arg("a")
+    .arg("axes", nullptr)
+    .set_body_typed([](AnyView a, AnyView axes) { return Transpose(a, axes, "np.transpose"); });
+
+}  // namespace api
+}  // namespace mxffi

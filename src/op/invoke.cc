@@ -1,0 +1,149 @@
+/*!
+ * \file invoke.cc
+ * \brief Invoke: inference, output allocation and dispatch for one op call.
+ *
+ * Everything on this path lives on the stack (TShape, DLTensor arrays) except the outputs it
+ * allocates and, for an op that wants contiguous inputs, copies of strided ones.
+ */
+#include <mxffi/op/op.h>
+
+namespace mxffi {
+namespace {
+
+struct OpTables {
+  OpMap<FInferShape> infer_shape = Op::GetAttr<FInferShape>("FInferShape");
+  OpMap<FInferType> infer_type = Op::GetAttr<FInferType>("FInferType");
+  OpMap<FInferStorageType> infer_stype = Op::GetAttr<FInferStorageType>("FInferStorageType");
+  OpMap<FCompute> compute_cpu = Op::GetAttr<FCompute>("FCompute<cpu>");
+  OpMap<FCompute> compute_gpu = Op::GetAttr<FCompute>("FCompute<gpu>");
+  OpMap<FComputeEx> compute_ex_cpu = Op::GetAttr<FComputeEx>("FComputeEx<cpu>");
+  OpMap<FComputeEx> compute_ex_gpu = Op::GetAttr<FComputeEx>("FComputeEx<gpu>");
+  OpMap<bool> strided_inputs = Op::GetAttr<bool>("TStridedInputs");
+};
+
+const OpTables& Tables() {
+  static const OpTables tables;
+  return tables;
+}
+
+const char* DeviceKey(DLDevice dev) { return dev.device_type == kDLCPU ? "cpu" : "gpu"; }
+
+}  // namespace
+
+void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outputs) {
+  const Op* op = attrs.op;
+  MXFFI_CHECK(op != nullptr && op->index >= 0, ValueError) << "Invoke: no op given";
+  const char* name = op->name.c_str();
+  MXFFI_CHECK(inputs.size() == op->num_inputs, TypeError)
+      << name << ": expected " << op->num_inputs << " input(s), got " << inputs.size();
+  MXFFI_CHECK(outputs.size() == op->num_outputs, TypeError)
+      << name << ": expected " << op->num_outputs << " output(s), got " << outputs.size();
+  MXFFI_CHECK(inputs.size() <= kMaxOpArgs && outputs.size() <= kMaxOpArgs, ValueError)
+      << name << ": at most " << kMaxOpArgs << " inputs and outputs";
+  const OpTables& tables = Tables();
+  const size_t nin = inputs.size(), nout = outputs.size();
+
+  TShape in_shape[kMaxOpArgs], out_shape[kMaxOpArgs];
+  DLDataType in_type[kMaxOpArgs], out_type[kMaxOpArgs];
+  StorageType in_stype[kMaxOpArgs], out_stype[kMaxOpArgs];
+  DLDevice device = attrs.device;
+  for (size_t i = 0; i < nin; ++i) {
+    MXFFI_CHECK(inputs[i].defined(), TypeError) << name << ": input #" << i << " is None";
+    const DLTensor& t = inputs[i].tensor();
+    in_shape[i].assign(t.shape, t.ndim);
+    in_type[i] = t.dtype;
+    in_stype[i] = StorageType::kDefault;
+    if (i == 0) {
+      device = t.device;
+    } else if (t.device.device_type != device.device_type || t.device.device_id != device.device_id) {
+      MXFFI_THROW(ValueError) << name << ": inputs are on different devices: (" << device.device_type
+                              << ", " << device.device_id << ") and (" << t.device.device_type
+                              << ", " << t.device.device_id << ") for input #" << i;
+    }
+  }
+
+  const FInferShape* infer_shape = tables.infer_shape.get(op);
+  MXFFI_CHECK(infer_shape != nullptr, NotImplementedError) << name << ": has no FInferShape";
+  (*infer_shape)(attrs, Span<const TShape>(in_shape, nin), Span<TShape>(out_shape, nout));
+  const FInferType* infer_type = tables.infer_type.get(op);
+  MXFFI_CHECK(infer_type != nullptr, NotImplementedError) << name << ": has no FInferType";
+  (*infer_type)(attrs, Span<const DLDataType>(in_type, nin), Span<DLDataType>(out_type, nout));
+
+  bool gpu = device.device_type != kDLCPU;
+  const FCompute* compute = (gpu ? tables.compute_gpu : tables.compute_cpu).get(op);
+  const FComputeEx* compute_ex = (gpu ? tables.compute_ex_gpu : tables.compute_ex_cpu).get(op);
+  DispatchMode mode;
+  if (const FInferStorageType* infer_stype = tables.infer_stype.get(op)) {
+    mode = (*infer_stype)(attrs, device, Span<const StorageType>(in_stype, nin),
+                          Span<StorageType>(out_stype, nout));
+  } else {
+    for (size_t i = 0; i < nout; ++i) out_stype[i] = StorageType::kDefault;
+    mode = compute != nullptr ? DispatchMode::kFCompute : DispatchMode::kFComputeEx;
+  }
+
+  for (size_t i = 0; i < nout; ++i) {
+    if (!outputs[i].defined()) {
+      outputs[i] = NDArray::Empty(out_shape[i].data(), out_shape[i].ndim(), out_type[i], device);
+      continue;
+    }
+    const DLTensor& t = outputs[i].tensor();
+    MXFFI_CHECK(TShape(t.shape, t.ndim) == out_shape[i], ValueError)
+        << name << ": output #" << i << " has shape " << TShape(t.shape, t.ndim).ToString()
+        << " but the result has shape " << out_shape[i].ToString();
+    MXFFI_CHECK(t.dtype.code == out_type[i].code && t.dtype.bits == out_type[i].bits &&
+                    t.dtype.lanes == out_type[i].lanes,
+                TypeError)
+        << name << ": output #" << i << " has dtype " << DataTypeToString(t.dtype)
+        << " but the result has dtype " << DataTypeToString(out_type[i]);
+    MXFFI_CHECK(!outputs[i].read_only(), ValueError)
+        << name << ": output #" << i << " is read-only";
+  }
+
+  OpContext ctx;
+  ctx.device = device;
+  OpReqType req[kMaxOpArgs];
+  for (size_t i = 0; i < nout; ++i) req[i] = OpReqType::kWriteTo;
+
+  if (mode == DispatchMode::kFComputeEx) {
+    MXFFI_CHECK(compute_ex != nullptr, NotImplementedError)
+        << name << ": has no kernel for device " << DeviceKey(device);
+    (*compute_ex)(attrs, ctx, inputs, Span<const OpReqType>(req, nout),
+                  Span<const NDArray>(outputs.data(), nout));
+    return;
+  }
+  MXFFI_CHECK(mode == DispatchMode::kFCompute, NotImplementedError)
+      << name << ": storage fallback needs sparse arrays, which this build does not have";
+  MXFFI_CHECK(compute != nullptr, NotImplementedError)
+      << name << ": has no FCompute<" << DeviceKey(device) << "> kernel";
+
+  DLTensor in_blob[kMaxOpArgs], out_blob[kMaxOpArgs];
+  // Copies of strided inputs for a kernel that wants contiguous ones; outputs written through a
+  // contiguous temporary when the caller's out= array is strided.
+  NDArray temps[2 * kMaxOpArgs];
+  const bool* strided_ok = tables.strided_inputs.get(op);
+  for (size_t i = 0; i < nin; ++i) {
+    in_blob[i] = inputs[i].tensor();
+    if (!(strided_ok && *strided_ok) && !inputs[i].IsContiguous()) {
+      temps[i] = NDArray::Empty(in_blob[i].shape, in_blob[i].ndim, in_blob[i].dtype, device);
+      NDArray::CopyFromTo(in_blob[i], temps[i].tensor());
+      in_blob[i] = temps[i].tensor();
+    }
+  }
+  for (size_t i = 0; i < nout; ++i) {
+    out_blob[i] = outputs[i].tensor();
+    if (!outputs[i].IsContiguous()) {
+      temps[kMaxOpArgs + i] =
+          NDArray::Empty(out_blob[i].shape, out_blob[i].ndim, out_blob[i].dtype, device);
+      out_blob[i] = temps[kMaxOpArgs + i].tensor();
+    }
+  }
+  (*compute)(attrs, ctx, Span<const DLTensor>(in_blob, nin), Span<const OpReqType>(req, nout),
+             Span<const DLTensor>(out_blob, nout));
+  for (size_t i = 0; i < nout; ++i) {
+    if (temps[kMaxOpArgs + i].defined()) {
+      NDArray::CopyFromTo(temps[kMaxOpArgs + i].tensor(), outputs[i].tensor());
+    }
+  }
+}
+
+}  // namespace mxffi

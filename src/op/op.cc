@@ -1,0 +1,286 @@
+/*!
+ * \file op.cc
+ * \brief The op registry, attribute tables, parameter parsing helpers and the ops.* globals.
+ */
+#include <mxffi/container/array.h>
+#include <mxffi/container/string.h>
+#include <mxffi/op/op.h>
+#include <mxffi/op/param.h>
+#include <mxffi/registry.h>
+
+#include <algorithm>
+#include <cctype>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+namespace mxffi {
+namespace {
+
+struct OpRegistryState {
+  std::mutex mutex;
+  std::deque<Op> ops;  // a deque never moves what it holds
+  std::map<std::string, Op*, std::less<>> by_name;
+  std::map<std::string, std::unique_ptr<details::OpAttrTable>, std::less<>> tables;
+};
+
+OpRegistryState& State() {
+  static auto* state = new OpRegistryState();  // leaked: ops outlive static destruction
+  return *state;
+}
+
+}  // namespace
+
+std::string TShape::ToString() const {
+  std::ostringstream os;
+  os << "(";
+  for (int i = 0; i < ndim_; ++i) os << (i ? ", " : "") << dims_[i];
+  os << (ndim_ == 1 ? ",)" : ")");
+  return os.str();
+}
+
+namespace details {
+
+void OpAttrTable::Set(int32_t i, std::any value) {
+  MXFFI_CHECK(i >= 0 && i < kMaxOps, ValueError) << "op attribute: op index " << i;
+  if (static_cast<size_t>(i) >= values_.size()) values_.resize(i + 1);
+  values_[i] = std::move(value);
+  size_ = std::max(size_, static_cast<size_t>(i) + 1);
+}
+
+OpAttrTable* GetOpAttrTable(const std::string& name, const std::type_info& type) {
+  OpRegistryState& st = State();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  auto it = st.tables.find(name);
+  if (it == st.tables.end()) {
+    it = st.tables.emplace(name, std::make_unique<OpAttrTable>(type)).first;
+  }
+  return it->second->type() == type ? it->second.get() : nullptr;
+}
+
+[[noreturn]] void RethrowParamError(const std::string& op_name, const std::string& what) {
+  // dmlc's messages start with a location and end with the field list; keep the first line.
+  std::string msg = what;
+  size_t nl = msg.find('\n');
+  if (nl != std::string::npos) msg = msg.substr(0, nl);
+  size_t hdr = msg.find("] ");
+  if (msg.rfind('[', 0) == 0 && hdr != std::string::npos) msg = msg.substr(hdr + 2);
+  MXFFI_THROW(ValueError) << op_name << ": invalid parameter: " << msg;
+}
+
+}  // namespace details
+
+const Op* Op::Find(std::string_view name) {
+  OpRegistryState& st = State();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  auto it = st.by_name.find(name);
+  return it == st.by_name.end() ? nullptr : it->second;
+}
+
+const Op* Op::Get(std::string_view name) {
+  const Op* op = Find(name);
+  MXFFI_CHECK(op != nullptr, ValueError) << "ops: no op named '" << name << "' is registered";
+  return op;
+}
+
+std::vector<std::string> Op::ListNames() {
+  OpRegistryState& st = State();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  std::vector<std::string> out;
+  for (const auto& kv : st.by_name) out.push_back(kv.first);
+  return out;
+}
+
+Op& Op::Register(const char* name) {
+  OpRegistryState& st = State();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  auto it = st.by_name.find(name);
+  if (it != st.by_name.end()) {
+    // Static initialisers cannot throw: record it for library.load, and hand back a scratch
+    // op that nothing can reach, so the chained setters leave the first registration alone.
+    details::RecordRegistrationError(std::string("op '") + name +
+                                     "' is already registered; a second registration is ignored");
+    static std::deque<Op>* scratch = new std::deque<Op>();
+    scratch->emplace_back();
+    scratch->back().name = name;
+    scratch->back().index = -1;
+    return scratch->back();
+  }
+  if (st.ops.size() >= static_cast<size_t>(kMaxOps)) {
+    details::RecordRegistrationError(std::string("op '") + name + "': more than " +
+                                     std::to_string(kMaxOps) + " ops");
+    static Op* overflow = new Op();
+    return *overflow;
+  }
+  st.ops.emplace_back();
+  Op& op = st.ops.back();
+  op.name = name;
+  op.index = static_cast<int32_t>(st.ops.size() - 1);
+  st.by_name.emplace(op.name, &op);
+  details::CountRegistration();
+  return op;
+}
+
+void Op::SetAttr(const std::string& attr_name, const std::type_info& type, std::any value) {
+  if (index < 0) return;  // a refused registration
+  details::OpAttrTable* table = details::GetOpAttrTable(attr_name, type);
+  if (table == nullptr) {
+    details::RecordRegistrationError("op '" + name + "': attribute '" + attr_name +
+                                     "' was registered with another type before");
+    return;
+  }
+  std::lock_guard<std::mutex> lock(State().mutex);
+  table->Set(index, std::move(value));
+}
+
+std::istream& operator>>(std::istream& is, TShape& shape) {
+  // Accept "(3, 4)", "[3,4]", "(3,)", "()", "3" and "None" (an empty shape).
+  std::string text((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+  TShape out;
+  size_t i = 0;
+  auto skip = [&] {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  };
+  skip();
+  char close = 0;
+  if (i < text.size() && (text[i] == '(' || text[i] == '[')) close = text[i++] == '(' ? ')' : ']';
+  for (;;) {
+    skip();
+    if (i >= text.size() || text[i] == close) break;
+    size_t used = 0;
+    long long v = 0;  // NOLINT(runtime/int)
+    try {
+      v = std::stoll(text.substr(i), &used);
+    } catch (const std::exception&) {
+      is.setstate(std::ios::failbit);
+      return is;
+    }
+    out.push_back(v);
+    i += used;
+    skip();
+    if (i < text.size() && text[i] == ',') ++i;
+  }
+  if (close != 0 && (i >= text.size() || text[i] != close)) {
+    is.setstate(std::ios::failbit);
+    return is;
+  }
+  if (close != 0) ++i;
+  skip();
+  if (i != text.size()) {
+    is.setstate(std::ios::failbit);
+    return is;
+  }
+  shape = out;
+  is.clear(std::ios::eofbit);
+  return is;
+}
+
+std::istream& operator>>(std::istream& is, DTypeParam& dtype) {
+  std::string text;
+  is >> text;
+  if (text == "None") {
+    dtype = DTypeParam();
+    return is;
+  }
+  try {
+    dtype = DTypeParam(DataTypeFromString(text, "dtype"));
+  } catch (const Error&) {
+    is.setstate(std::ios::failbit);
+  }
+  return is;
+}
+
+std::ostream& operator<<(std::ostream& os, const DTypeParam& dtype) {
+  return os << (dtype.is_none ? std::string("None") : DataTypeToString(dtype.dtype));
+}
+
+namespace {
+
+/*!
+ * \brief ops.invoke(name, num_inputs, *inputs, *("key", "value") pairs): generic invocation by
+ *  name; the only place op parameters travel as strings. Returns the output, or a list of them.
+ */
+void InvokeByName(PackedArgs args, Any* ret) {
+  MXFFI_CHECK(args.size() >= 2, TypeError)
+      << "ops.invoke: expected (name, num_inputs, *inputs, *params), got " << args.size()
+      << " arguments";
+  std::string name = args[0].cast<std::string>();
+  const Op* op = Op::Get(name);
+  int64_t num_inputs = args[1].cast<int64_t>();
+  MXFFI_CHECK(num_inputs >= 0 && 2 + num_inputs <= static_cast<int64_t>(args.size()), TypeError)
+      << "ops.invoke: num_inputs=" << num_inputs << " but only " << args.size() - 2
+      << " values follow";
+  MXFFI_CHECK(num_inputs == op->num_inputs, TypeError)
+      << name << ": expected " << op->num_inputs << " input(s), got " << num_inputs;
+  std::vector<NDArray> inputs;
+  for (int64_t i = 0; i < num_inputs; ++i) {
+    AnyView v = args[2 + i];
+    if (auto a = v.try_cast<NDArray>()) {
+      inputs.push_back(*a);
+    } else if (auto t = v.try_cast<DLTensor*>()) {
+      inputs.push_back(NDArray::FromBorrowed(**t));
+    } else {
+      MXFFI_THROW(TypeError) << name << ": input #" << i << " expected an ndarray, got "
+                             << v.GetTypeName();
+    }
+  }
+  size_t rest = args.size() - 2 - num_inputs;
+  MXFFI_CHECK(rest % 2 == 0, TypeError) << "ops.invoke: parameters must come as key/value pairs";
+  std::vector<std::pair<std::string, std::string>> kwargs;
+  for (int64_t i = 2 + num_inputs; i < static_cast<int64_t>(args.size()); i += 2) {
+    kwargs.emplace_back(args[i].cast<std::string>(), args[i + 1].cast<std::string>());
+  }
+  OpAttrs attrs;
+  attrs.op = op;
+  std::shared_ptr<const void> param;
+  if (const FParamParse* parse = op->attr<FParamParse>("FParamParse")) {
+    param = (*parse)(kwargs);
+    attrs.param = param.get();
+  } else if (!kwargs.empty()) {
+    MXFFI_THROW(TypeError) << name << ": takes no parameters, got '" << kwargs[0].first << "'";
+  }
+  std::vector<NDArray> outputs(op->num_outputs);
+  Invoke(attrs, inputs, outputs);
+  if (outputs.size() == 1) {
+    *ret = outputs[0];
+  } else {
+    Array<Any> out;
+    for (auto& o : outputs) out.push_back(o);
+    *ret = out;
+  }
+}
+
+}  // namespace
+
+MXFFI_REGISTER_API("ops.invoke")
+    .describe(
+        "Invoke a registered op by name: (name, num_inputs, *inputs, *key/value string pairs). "
+        "mxffi.ops.invoke(name, *inputs, **params) wraps it.")
+    .set_body(InvokeByName);
+
+MXFFI_REGISTER_API("ops.list")
+    .describe("The names of every registered op, sorted.")
+    .set_body_typed([]() {
+      Array<String> out;
+      for (const std::string& n : Op::ListNames()) out.push_back(String(n));
+      return out;
+    });
+
+MXFFI_REGISTER_API("ops.info")
+    .describe("(description, num_inputs, num_outputs, argument names, parameter doc) of an op.")
+    .arg("name")
+    .set_body_typed([](std::string name) {
+      const Op* op = Op::Get(name);
+      Array<String> args;
+      for (const auto& a : op->arguments) args.push_back(String(a.name));
+      Array<Any> out;
+      out.push_back(String(op->description));
+      out.push_back(static_cast<int64_t>(op->num_inputs));
+      out.push_back(static_cast<int64_t>(op->num_outputs));
+      out.push_back(args);
+      out.push_back(String(op->param_doc));
+      return out;
+    });
+
+}  // namespace mxffi
