@@ -13,6 +13,7 @@
 #include <mxffi/op/op.h>
 
 #include <string>
+#include <string_view>
 
 namespace mxffi {
 namespace api {
@@ -44,6 +45,27 @@ inline NDArray ArrayArg(const AnyView& v, const char* fname, const char* arg) {
   __builtin_unreachable();
 }
 
+/*! \return the text of a str argument without copying it, or nullopt for other values. */
+inline std::optional<std::string_view> StrArg(const AnyView& v) {
+  const MXFFIAny* c = v.raw();
+  switch (c->type_index) {
+    case kMXFFIStrView: {
+      const MXFFIByteArray* b = static_cast<const MXFFIByteArray*>(c->v_ptr);
+      return std::string_view(b->data, b->size);
+    }
+    case kMXFFISmallStr:
+      return std::string_view(c->v_bytes, c->small_len);
+    case kMXFFIString: {
+      const MXFFIStringObj* s = reinterpret_cast<const MXFFIStringObj*>(c->v_obj);
+      return std::string_view(s->data, static_cast<size_t>(s->size));
+    }
+    case kMXFFIRawStr:
+      return std::string_view(c->v_c_str);
+    default:
+      return std::nullopt;
+  }
+}
+
 /*! \return v (None, a DataType or a name numpy knows) as a dtype; dflt for None. */
 inline DLDataType DTypeArg(const AnyView& v, const char* fname, DLDataType dflt) {
   switch (v.type_index()) {
@@ -54,9 +76,7 @@ inline DLDataType DTypeArg(const AnyView& v, const char* fname, DLDataType dflt)
     default:
       break;
   }
-  if (std::optional<std::string> s = v.try_cast<std::string>()) {
-    return DataTypeFromString(*s, fname);
-  }
+  if (std::optional<std::string_view> s = StrArg(v)) return DataTypeFromString(*s, fname);
   MXFFI_THROW(TypeError) << fname << ": dtype expected a str or a DataType, got "
                          << v.GetTypeName();
   __builtin_unreachable();

@@ -64,7 +64,6 @@ void DeleteExportedVersioned(DLManagedTensorVersioned* self) {
 }  // namespace
 
 NDArrayObj::~NDArrayObj() {
-  if (owned_data_ != nullptr) std::free(owned_data_);
   if (managed_ != nullptr && managed_->deleter != nullptr) managed_->deleter(managed_);
   if (managed_v_ != nullptr && managed_v_->deleter != nullptr) managed_v_->deleter(managed_v_);
 }
@@ -103,31 +102,35 @@ std::string DataTypeToString(DLDataType dtype) {
 
 DLDataType DataTypeFromString(std::string_view text, const char* fname) {
   struct Name {
-    const char* name;
+    std::string_view name;
     uint8_t code, bits;
   };
+  // The names numpy users write most come first.
   static constexpr Name kNames[] = {
-      {"bool", kDLBool, 8},      {"bool_", kDLBool, 8},      {"?", kDLBool, 8},
-      {"b1", kDLBool, 8},        {"int8", kDLInt, 8},        {"i1", kDLInt, 8},
-      {"byte", kDLInt, 8},       {"b", kDLInt, 8},           {"int16", kDLInt, 16},
+      {"float64", kDLFloat, 64}, {"float32", kDLFloat, 32},  {"int64", kDLInt, 64},
+      {"int32", kDLInt, 32},     {"bool", kDLBool, 8},       {"float16", kDLFloat, 16},
+      {"bfloat16", kDLBfloat, 16}, {"int8", kDLInt, 8},      {"int16", kDLInt, 16},
+      {"uint8", kDLUInt, 8},     {"uint16", kDLUInt, 16},    {"uint32", kDLUInt, 32},
+      {"uint64", kDLUInt, 64},   {"float", kDLFloat, 64},    {"int", kDLInt, 64},
+      {"bool_", kDLBool, 8},     {"?", kDLBool, 8},          {"b1", kDLBool, 8},
+      {"i1", kDLInt, 8},         {"byte", kDLInt, 8},        {"b", kDLInt, 8},
       {"i2", kDLInt, 16},        {"short", kDLInt, 16},      {"h", kDLInt, 16},
-      {"int32", kDLInt, 32},     {"i4", kDLInt, 32},         {"intc", kDLInt, 32},
-      {"i", kDLInt, 32},         {"int64", kDLInt, 64},      {"i8", kDLInt, 64},
-      {"int", kDLInt, 64},       {"int_", kDLInt, 64},       {"long", kDLInt, 64},
+      {"i4", kDLInt, 32},        {"intc", kDLInt, 32},       {"i", kDLInt, 32},
+      {"i8", kDLInt, 64},        {"int_", kDLInt, 64},       {"long", kDLInt, 64},
       {"longlong", kDLInt, 64},  {"intp", kDLInt, 64},       {"l", kDLInt, 64},
-      {"q", kDLInt, 64},         {"uint8", kDLUInt, 8},      {"u1", kDLUInt, 8},
-      {"ubyte", kDLUInt, 8},     {"B", kDLUInt, 8},          {"uint16", kDLUInt, 16},
-      {"u2", kDLUInt, 16},       {"ushort", kDLUInt, 16},    {"H", kDLUInt, 16},
-      {"uint32", kDLUInt, 32},   {"u4", kDLUInt, 32},        {"uintc", kDLUInt, 32},
-      {"I", kDLUInt, 32},        {"uint64", kDLUInt, 64},    {"u8", kDLUInt, 64},
-      {"uint", kDLUInt, 64},     {"ulong", kDLUInt, 64},     {"ulonglong", kDLUInt, 64},
-      {"uintp", kDLUInt, 64},    {"L", kDLUInt, 64},         {"Q", kDLUInt, 64},
-      {"float16", kDLFloat, 16}, {"f2", kDLFloat, 16},       {"half", kDLFloat, 16},
-      {"e", kDLFloat, 16},       {"float32", kDLFloat, 32},  {"f4", kDLFloat, 32},
-      {"single", kDLFloat, 32},  {"f", kDLFloat, 32},        {"float64", kDLFloat, 64},
-      {"f8", kDLFloat, 64},      {"double", kDLFloat, 64},   {"float", kDLFloat, 64},
-      {"d", kDLFloat, 64},       {"bfloat16", kDLBfloat, 16},
+      {"q", kDLInt, 64},         {"u1", kDLUInt, 8},         {"ubyte", kDLUInt, 8},
+      {"B", kDLUInt, 8},         {"u2", kDLUInt, 16},        {"ushort", kDLUInt, 16},
+      {"H", kDLUInt, 16},        {"u4", kDLUInt, 32},        {"uintc", kDLUInt, 32},
+      {"I", kDLUInt, 32},        {"u8", kDLUInt, 64},        {"uint", kDLUInt, 64},
+      {"ulong", kDLUInt, 64},    {"ulonglong", kDLUInt, 64}, {"uintp", kDLUInt, 64},
+      {"L", kDLUInt, 64},        {"Q", kDLUInt, 64},         {"f2", kDLFloat, 16},
+      {"half", kDLFloat, 16},    {"e", kDLFloat, 16},        {"f4", kDLFloat, 32},
+      {"single", kDLFloat, 32},  {"f", kDLFloat, 32},        {"f8", kDLFloat, 64},
+      {"double", kDLFloat, 64},  {"d", kDLFloat, 64},
   };
+  for (const Name& n : kNames) {
+    if (text == n.name) return DLDataType{n.code, n.bits, 1};
+  }
   std::string_view name = text;
   // numpy's byte-order marks; only native order exists here.
   if (!name.empty() && (name[0] == '<' || name[0] == '=' || name[0] == '|')) name.remove_prefix(1);
@@ -184,6 +187,17 @@ void FillFrom(NDArrayObj* obj, const DLTensor& t) {
 
 }  // namespace
 
+namespace {
+
+/*! \brief Deleter of an array whose data shares the object's allocation. */
+void DeleteInlineNDArray(void* self) {
+  NDArrayObj* obj = static_cast<NDArrayObj*>(reinterpret_cast<Object*>(self));
+  obj->~NDArrayObj();
+  std::free(static_cast<void*>(obj));
+}
+
+}  // namespace
+
 NDArray NDArray::Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLDevice device) {
   if (device.device_type != kDLCPU) {
     MXFFI_THROW(NotImplementedError) << "ndarray.empty: device type " << device.device_type
@@ -205,19 +219,22 @@ NDArray NDArray::Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLD
   MXFFI_CHECK(!__builtin_mul_overflow(numel, DataTypeBytes(dtype), &nbytes), ValueError)
       << "ndarray.empty: array is too big; shape " << ShapeString(shape, ndim) << " of "
       << DataTypeToString(dtype) << " needs more bytes than int64 holds";
-  // aligned_alloc wants a multiple of the alignment, and a non-zero size for a usable pointer.
-  size_t alloc =
-      (static_cast<size_t>(nbytes) + kNDArrayAlignment - 1) / kNDArrayAlignment * kNDArrayAlignment;
-  if (alloc == 0) alloc = kNDArrayAlignment;
-  void* data = std::aligned_alloc(kNDArrayAlignment, alloc);
-  if (data == nullptr) {
+  // One block: the object, then the data at the next 64-byte boundary. Plain malloc plus
+  // alignment slack costs far less than an aligned allocation next to the object's own.
+  constexpr size_t kHead = (sizeof(NDArrayObj) + kNDArrayAlignment - 1) / kNDArrayAlignment *
+                           kNDArrayAlignment;
+  size_t total = kHead + kNDArrayAlignment - 1 + static_cast<size_t>(nbytes);
+  void* block = nbytes > static_cast<int64_t>(SIZE_MAX / 2) ? nullptr : std::malloc(total);
+  if (block == nullptr) {
     MXFFI_THROW(MemoryError) << "ndarray.empty: cannot allocate " << nbytes << " bytes for shape "
                              << ShapeString(shape, ndim) << " of " << DataTypeToString(dtype);
   }
-  ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
-  obj->owned_data_ = data;
+  NDArrayObj* raw = new (block) NDArrayObj();
+  uintptr_t data = (reinterpret_cast<uintptr_t>(block) + kHead + kNDArrayAlignment - 1) &
+                   ~static_cast<uintptr_t>(kNDArrayAlignment - 1);
+  ObjectPtr<NDArrayObj> obj = details::FinishObject(raw, DeleteInlineNDArray);
   DLTensor& t = obj->tensor;
-  t.data = data;
+  t.data = reinterpret_cast<void*>(data);
   t.device = device;
   t.dtype = dtype;
   t.byte_offset = 0;

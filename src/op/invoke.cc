@@ -7,6 +7,8 @@
  */
 #include <mxffi/op/op.h>
 
+#include <vector>
+
 namespace mxffi {
 namespace {
 
@@ -117,32 +119,41 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
       << name << ": has no FCompute<" << DeviceKey(device) << "> kernel";
 
   DLTensor in_blob[kMaxOpArgs], out_blob[kMaxOpArgs];
-  // Copies of strided inputs for a kernel that wants contiguous ones; outputs written through a
-  // contiguous temporary when the caller's out= array is strided.
-  NDArray temps[2 * kMaxOpArgs];
   const bool* strided_ok = tables.strided_inputs.get(op);
+  bool need_temps = false;
   for (size_t i = 0; i < nin; ++i) {
     in_blob[i] = inputs[i].tensor();
-    if (!(strided_ok && *strided_ok) && !inputs[i].IsContiguous()) {
-      temps[i] = NDArray::Empty(in_blob[i].shape, in_blob[i].ndim, in_blob[i].dtype, device);
-      NDArray::CopyFromTo(in_blob[i], temps[i].tensor());
-      in_blob[i] = temps[i].tensor();
-    }
+    need_temps |= !(strided_ok && *strided_ok) && !NDArray::IsContiguous(in_blob[i]);
   }
   for (size_t i = 0; i < nout; ++i) {
     out_blob[i] = outputs[i].tensor();
-    if (!outputs[i].IsContiguous()) {
-      temps[kMaxOpArgs + i] =
-          NDArray::Empty(out_blob[i].shape, out_blob[i].ndim, out_blob[i].dtype, device);
-      out_blob[i] = temps[kMaxOpArgs + i].tensor();
+    need_temps |= !NDArray::IsContiguous(out_blob[i]);
+  }
+  if (!need_temps) {
+    (*compute)(attrs, ctx, Span<const DLTensor>(in_blob, nin), Span<const OpReqType>(req, nout),
+               Span<const DLTensor>(out_blob, nout));
+    return;
+  }
+  // Copies of strided inputs for a kernel that wants contiguous ones; outputs written through a
+  // contiguous temporary when the caller's out= array is strided.
+  std::vector<NDArray> in_temps(nin), out_temps(nout);
+  for (size_t i = 0; i < nin; ++i) {
+    if (!(strided_ok && *strided_ok) && !NDArray::IsContiguous(in_blob[i])) {
+      in_temps[i] = NDArray::Empty(in_blob[i].shape, in_blob[i].ndim, in_blob[i].dtype, device);
+      NDArray::CopyFromTo(in_blob[i], in_temps[i].tensor());
+      in_blob[i] = in_temps[i].tensor();
+    }
+  }
+  for (size_t i = 0; i < nout; ++i) {
+    if (!NDArray::IsContiguous(out_blob[i])) {
+      out_temps[i] = NDArray::Empty(out_blob[i].shape, out_blob[i].ndim, out_blob[i].dtype, device);
+      out_blob[i] = out_temps[i].tensor();
     }
   }
   (*compute)(attrs, ctx, Span<const DLTensor>(in_blob, nin), Span<const OpReqType>(req, nout),
              Span<const DLTensor>(out_blob, nout));
   for (size_t i = 0; i < nout; ++i) {
-    if (temps[kMaxOpArgs + i].defined()) {
-      NDArray::CopyFromTo(temps[kMaxOpArgs + i].tensor(), outputs[i].tensor());
-    }
+    if (out_temps[i].defined()) NDArray::CopyFromTo(out_temps[i].tensor(), outputs[i].tensor());
   }
 }
 

@@ -53,7 +53,6 @@ class NDArrayObj : public Object {
   int64_t inline_dims_[2 * kInlineDims];  // shape then strides, for up to kInlineDims dims
   std::unique_ptr<int64_t[]> heap_dims_;  // for more dims
   ObjectRef base_;                        // the array a view shares memory with
-  void* owned_data_ = nullptr;            // allocated here
   DLManagedTensor* managed_ = nullptr;    // imported legacy DLPack tensor
   DLManagedTensorVersioned* managed_v_ = nullptr;  // imported DLPack 1.x tensor
   bool read_only_ = false;

@@ -103,6 +103,9 @@ cdef extern from "mxffi/c_api.h":
     int MXFFIErrorGetLast(const char** kind, const char** message, const char** backtrace) nogil
     int MXFFIErrorSet(const char* kind, const char* message, const char* backtrace) nogil
     int MXFFIEnvSetCheckSignals(MXFFICheckSignalsFunc func) nogil
+    ctypedef void* (*MXFFIReleaseGILFunc)() noexcept nogil
+    ctypedef void (*MXFFIRestoreGILFunc)(void*) noexcept nogil
+    int MXFFIEnvSetGILHooks(MXFFIReleaseGILFunc release, MXFFIRestoreGILFunc restore) nogil
     int MXFFIObjectIncRef(void* obj) nogil
     int MXFFIObjectFree(void* obj) nogil
     int MXFFIObjectGetTypeIndex(void* obj, int32_t* out) nogil
@@ -121,6 +124,7 @@ cdef extern from "fastcall.h":
         MXFFIByteArray view
         DLTensor tensor
         int64_t strides[6]
+        MXFFIObject* owned
 
     ctypedef int (*MXFFIPyArgSlowFn)(PyObject*, Py_ssize_t, PyObject*, MXFFIAny*,
                                      MXFFIPyArgTemp*, PyObject**) except -1
@@ -136,12 +140,14 @@ cdef extern from "fastcall.h":
         PyTypeObject* object_type
         Py_ssize_t handle_offset
         Py_ssize_t flags_offset
+        void* array_func
 
     int MXFFI_PY_RELEASE_GIL
     int MXFFIPySetHooks(const MXFFIPyHooks* hooks, PyTypeObject* function_type,
                         Py_ssize_t vectorcall_offset) except -1
     void* MXFFIPyVectorcallPtr()
     void MXFFIPySetNdarrayType(object tp)
+    int MXFFIPySetClass(int32_t type_index, object cls) except -1
     object MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize_t nargs)
     object MXFFIPyReturn(PyObject* func, MXFFIAny* result)
     int MXFFIPyIsFinalizing() nogil
@@ -151,6 +157,10 @@ cdef extern from "fastcall.h":
 
 
 cdef extern from "Python.h":
+    ctypedef struct PyThreadState
+    int PyGILState_Check() nogil
+    PyThreadState* PyEval_SaveThread() nogil
+    void PyEval_RestoreThread(PyThreadState*) nogil
     int PyErr_CheckSignals() except -1
     PyObject** PySequence_Fast_ITEMS(object)
     const char* PyUnicode_AsUTF8AndSize(object, Py_ssize_t*) except NULL

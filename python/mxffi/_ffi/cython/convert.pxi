@@ -340,6 +340,7 @@ cdef int _py_to_owned(obj, MXFFIAny* out) except -1:
     cdef MXFFIPyArgTemp temp
     cdef PyObject* keep = NULL
     cdef MXFFIByteArray* view
+    temp.owned = NULL
     try:
         MXFFIPyConvertArg(NULL, 0, <PyObject*>obj, &cell, &temp, &keep)
         if cell.type_index == kMXFFIStrView or cell.type_index == kMXFFIBytesView:
@@ -363,5 +364,7 @@ cdef int _py_to_owned(obj, MXFFIAny* out) except -1:
         out[0] = cell
         return 0
     finally:
+        if temp.owned != NULL:
+            MXFFIObjectFree(temp.owned)
         if keep != NULL:
             Py_DECREF(<object>keep)

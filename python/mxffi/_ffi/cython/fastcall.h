@@ -30,7 +30,12 @@ typedef struct {
   MXFFIByteArray view;
   DLTensor tensor;
   int64_t strides[MXFFI_PY_FAST_NDIM];
+  /*! \brief An object made for this argument (a tuple's Array), freed after the call. */
+  MXFFIObject* owned;
 } MXFFIPyArgTemp;
+
+/*! \brief Items a tuple or list of ints may have to become an Array on the fast path. */
+#define MXFFI_PY_FAST_SEQ 8
 
 /*!
  * \brief Slow argument conversion (Cython): fills cell, may append owners to *keep (a list,
@@ -56,9 +61,18 @@ typedef struct {
   Py_ssize_t handle_offset;
   /*! \brief Offset of Function's int flags (bit 0: release the GIL for the call). */
   Py_ssize_t flags_offset;
+  /*! \brief The global container.array, which makes an Array of its arguments. */
+  MXFFIObjectHandle array_func;
 } MXFFIPyHooks;
 
 static MXFFIPyHooks mxffi_py_hooks;
+/*!
+ * \brief The Python class registered for each static object type code (NULL: none, or one
+ *  the fast path leaves to Cython, such as Function). Holds a reference to each class.
+ */
+static PyTypeObject* mxffi_py_class_by_index[kMXFFIDynObjectBegin];
+/*! \brief An empty tuple for tp_new. */
+static PyObject* mxffi_py_empty_tuple = NULL;
 /*! \brief numpy.ndarray once an argument of that exact type has been seen, else NULL. */
 static PyTypeObject* mxffi_py_ndarray_type = NULL;
 
@@ -142,6 +156,41 @@ static inline int MXFFIPyNumpyTensor(PyObject* arg, MXFFIAny* cell, MXFFIPyArgTe
   return 1;
 }
 
+/*!
+ * \brief A tuple or list of at most MXFFI_PY_FAST_SEQ exact ints as an Array, made by the core
+ *  (container.array) so that it is an ordinary C++ Array; freed after the call.
+ * \return 1 when done, 0 for anything else (left to the slow path; an error only on failure).
+ */
+static inline int MXFFIPyIntSequence(PyObject* func, PyObject* arg, MXFFIAny* cell,
+                                     MXFFIPyArgTemp* temp) {
+  Py_ssize_t n = Py_SIZE(arg);
+  PyObject** items = PyTuple_Check(arg) ? ((PyTupleObject*)arg)->ob_item
+                                        : ((PyListObject*)arg)->ob_item;
+  MXFFIAny cells[MXFFI_PY_FAST_SEQ];
+  MXFFIAny result;
+  if (n > MXFFI_PY_FAST_SEQ || mxffi_py_hooks.array_func == NULL) return 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    int overflow;
+    long long v;
+    if (Py_TYPE(items[i]) != &PyLong_Type) return 0;
+    v = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+    if (overflow != 0) return 0;
+    cells[i].type_index = kMXFFIInt;
+    cells[i].small_len = 0;
+    cells[i].v_int64 = v;
+  }
+  result.type_index = kMXFFINone;
+  result.small_len = 0;
+  result.v_int64 = 0;
+  if (MXFFIFuncCall(mxffi_py_hooks.array_func, cells, (int32_t)n, &result) != 0) {
+    mxffi_py_hooks.raise_error(func);
+    return 0;
+  }
+  *cell = result;
+  temp->owned = result.v_obj;
+  return 1;
+}
+
 /*! \brief One argument into a value cell; the exact-type switch, then the Cython slow path. */
 static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg, MXFFIAny* cell,
                                     MXFFIPyArgTemp* temp, PyObject** keep) {
@@ -184,6 +233,9 @@ static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg,
     return 0;
   } else if (tp == mxffi_py_ndarray_type) {
     if (MXFFIPyNumpyTensor(arg, cell, temp)) return 0;
+  } else if (tp == &PyTuple_Type || tp == &PyList_Type) {
+    if (MXFFIPyIntSequence(func, arg, cell, temp)) return 0;
+    if (PyErr_Occurred()) return -1;
   } else if (PyType_IsSubtype(tp, mxffi_py_hooks.object_type)) {
     MXFFIObject* obj = (MXFFIObject*)MXFFIPyHandle(arg);
     if (obj != NULL) {
@@ -215,8 +267,34 @@ static inline PyObject* MXFFIPyReturn(PyObject* func, MXFFIAny* r) {
       return out;
     }
     default:
+      if (r->type_index >= kMXFFIStaticObjectBegin && r->type_index < kMXFFIDynObjectBegin &&
+          mxffi_py_class_by_index[r->type_index] != NULL) {
+        /* A registered class: Object's tp_new (Cython's, as Object.__new__(cls) runs it; not
+         * the class's own __new__) and the handle. */
+        PyTypeObject* cls = mxffi_py_class_by_index[r->type_index];
+        PyObject* out = mxffi_py_hooks.object_type->tp_new(cls, mxffi_py_empty_tuple, NULL);
+        if (out == NULL) {
+          MXFFIPyDecRef(r->v_obj);
+          return NULL;
+        }
+        *(void**)((char*)out + mxffi_py_hooks.handle_offset) = r->v_obj;
+        return out;
+      }
       return mxffi_py_hooks.ret_slow(func, r);
   }
+}
+
+/*! \brief Let results of a static type code become instances of cls without Cython. */
+static inline int MXFFIPySetClass(int32_t type_index, PyObject* cls) {
+  if (type_index < kMXFFIStaticObjectBegin || type_index >= kMXFFIDynObjectBegin) return 0;
+  if (mxffi_py_empty_tuple == NULL) {
+    mxffi_py_empty_tuple = PyTuple_New(0);
+    if (mxffi_py_empty_tuple == NULL) return -1;
+  }
+  Py_XINCREF(cls);
+  Py_XDECREF((PyObject*)mxffi_py_class_by_index[type_index]);
+  mxffi_py_class_by_index[type_index] = (PyTypeObject*)cls;
+  return 0;
 }
 
 /*!
@@ -233,6 +311,7 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
   PyObject* out = NULL;
   MXFFIAny result;
   int rc;
+  Py_ssize_t converted = 0;
   if (nargs > MXFFI_PY_STACK_ARGS) {
     if (nargs > INT32_MAX) {
       PyErr_Format(PyExc_TypeError, "mxffi.Function: %zd arguments is more than a call takes",
@@ -246,8 +325,13 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
       goto done;
     }
   }
-  for (Py_ssize_t i = 0; i < nargs; ++i) {
-    if (MXFFIPyConvertArg(func, i, args[i], &cells[i], &temps[i], &keep) != 0) goto done;
+  for (converted = 0; converted < nargs; ++converted) {
+    temps[converted].owned = NULL;
+    if (MXFFIPyConvertArg(func, converted, args[converted], &cells[converted],
+                          &temps[converted], &keep) != 0) {
+      ++converted;
+      goto done;
+    }
   }
   result.type_index = kMXFFINone;
   result.small_len = 0;
@@ -265,6 +349,9 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
     out = MXFFIPyReturn(func, &result);
   }
 done:
+  for (Py_ssize_t i = 0; i < converted; ++i) {
+    if (temps[i].owned != NULL) MXFFIPyDecRef(temps[i].owned);
+  }
   Py_XDECREF(keep);
   if (cells != stack_cells) PyMem_Free(cells);
   if (temps != stack_temps) PyMem_Free(temps);

@@ -259,4 +259,14 @@ cdef object _raise_last_error(func):
 
 
 cdef object _hook_raise(PyObject* func):
-    return _raise_last_error(<object>func)
+    return _raise_last_error(<object>func if func != NULL else None)
+
+
+cdef void* _release_gil() noexcept nogil:
+    if PyGILState_Check():
+        return <void*>PyEval_SaveThread()
+    return NULL
+
+
+cdef void _restore_gil(void* state) noexcept nogil:
+    PyEval_RestoreThread(<PyThreadState*>state)

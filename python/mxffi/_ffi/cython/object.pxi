@@ -109,6 +109,8 @@ def register_object(type_key=None):
             raise TypeError(f"register_object: {cls!r} is not a subclass of mxffi.Object")
         index = _type_key_to_index(key)
         _CLASS_BY_INDEX[index] = cls
+        if index != kMXFFIFunction:
+            MXFFIPySetClass(index, cls)
         cls._type_key = key
         cls._type_index = index
         return cls
