@@ -11,6 +11,7 @@ import ctypes
 from ctypes import POINTER, Structure, c_int, c_int32, c_int64, c_uint8, c_uint16, c_uint64
 
 from ._ffi import DataType, Device, Object, get_global_func, register_object
+from ._ffi import _impl as _core  # the selected core, Cython or ctypes
 from ._ffi.dtype import dtype_str
 
 __all__ = ["NDArray", "empty", "from_dlpack"]
@@ -165,10 +166,27 @@ _CAPSULE_NAMES = (
 
 
 def from_dlpack(x):
-    """An NDArray sharing the memory of any DLPack producer (numpy, PyTorch, ...)."""
+    """An NDArray sharing the memory of any DLPack producer (numpy, PyTorch, ...).
+
+    Where the producer's type offers DLPack's C exchange API (``__dlpack_c_exchange_api__``,
+    PyTorch does), the tensor comes through its table with no capsule made; otherwise, and
+    wherever that route declines, through a capsule from ``x.__dlpack__``.
+    """
     if isinstance(x, NDArray):
         return x
-    if not hasattr(type(x), "__dlpack__"):
+    tp = type(x)
+    # torch.Tensor.__dlpack__ refuses, in Python, tensors that require grad or have the
+    # conjugate bit set; its C table exports them without a word. Those take the capsule route
+    # and get torch's own BufferError.
+    if (
+        hasattr(tp, "__dlpack_c_exchange_api__")
+        and not getattr(x, "requires_grad", False)
+        and not (hasattr(tp, "is_conj") and x.is_conj())
+    ):
+        arr = _core._from_dlpack_exchange(x)
+        if arr is not None:
+            return arr
+    if not hasattr(tp, "__dlpack__"):
         raise TypeError(f"mxffi.from_dlpack: {type(x).__name__} has no __dlpack__ method")
     try:
         capsule = x.__dlpack__(max_version=(1, 0))

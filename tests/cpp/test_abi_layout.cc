@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <type_traits>
 
 // Section: type codes
 static_assert(kMXFFINone == 0);
@@ -94,6 +95,27 @@ static_assert(offsetof(DLManagedTensorVersioned, deleter) == 16);
 static_assert(offsetof(DLManagedTensorVersioned, flags) == 24);
 static_assert(offsetof(DLManagedTensorVersioned, dl_tensor) == 32);
 static_assert(DLPACK_FLAG_BITMASK_READ_ONLY == 1 && DLPACK_FLAG_BITMASK_IS_COPIED == 2);
+
+// Section: DLPack C exchange API (DLPack 1.2+; the table behind __dlpack_c_exchange_api__)
+static_assert(sizeof(DLPackExchangeAPIHeader) == 16);
+static_assert(offsetof(DLPackExchangeAPIHeader, version) == 0);
+static_assert(offsetof(DLPackExchangeAPIHeader, prev_api) == 8);
+static_assert(sizeof(DLPackExchangeAPI) == 56);
+static_assert(offsetof(DLPackExchangeAPI, header) == 0);
+static_assert(offsetof(DLPackExchangeAPI, managed_tensor_allocator) == 16);
+static_assert(offsetof(DLPackExchangeAPI, managed_tensor_from_py_object_no_sync) == 24);
+static_assert(offsetof(DLPackExchangeAPI, managed_tensor_to_py_object_no_sync) == 32);
+static_assert(offsetof(DLPackExchangeAPI, dltensor_from_py_object_no_sync) == 40);
+static_assert(offsetof(DLPackExchangeAPI, current_work_stream) == 48);
+static_assert(std::is_same_v<DLPackManagedTensorFromPyObjectNoSync,
+                             int (*)(void*, DLManagedTensorVersioned**)>);
+static_assert(std::is_same_v<DLPackManagedTensorToPyObjectNoSync,
+                             int (*)(DLManagedTensorVersioned*, void**)>);
+static_assert(std::is_same_v<DLPackDLTensorFromPyObjectNoSync, int (*)(void*, DLTensor*)>);
+static_assert(std::is_same_v<DLPackCurrentWorkStream, int (*)(DLDeviceType, int32_t, void**)>);
+static_assert(std::is_same_v<DLPackManagedTensorAllocator,
+                             int (*)(DLTensor*, DLManagedTensorVersioned**, void*,
+                                     void (*)(void*, const char*, const char*))>);
 
 // The C++ classes put their fields where the C structs say, checked on live objects (offsetof
 // is not defined for the C++ classes, which are not standard-layout).

@@ -14,6 +14,7 @@ include "base.pxi"
 include "object.pxi"
 include "function.pxi"
 include "convert.pxi"
+include "dlpack.pxi"
 
 from mxffi._ffi import dtype as _dtype
 from mxffi._ffi.signature import bind_keywords as _bind_keywords

@@ -1,0 +1,117 @@
+# DLPack's C exchange API (DLPack 1.2+, offered as a PyCapsule since 1.3): a producer type's
+# function table turns one of its tensors into a DLManagedTensorVersioned with no capsule made
+# and none of the producer's Python code run; ndarray.from_dlpack then takes the tensor over.
+# Declarations: include/mxffi/ndarray/dlpack_compat.h (or a 1.2+ dlpack.h).
+
+from cpython.exc cimport PyErr_Clear
+
+
+cdef extern from "mxffi/ndarray/dlpack_compat.h":
+    # Cython names of our own: base.pxi declares DLManagedTensorVersioned with dl_tensor alone.
+    ctypedef struct _DLPackVersion "DLPackVersion":
+        uint32_t major
+        uint32_t minor
+
+    ctypedef struct _DLManagedVersioned "DLManagedTensorVersioned":
+        _DLPackVersion version
+        void* manager_ctx
+        void (*deleter)(_DLManagedVersioned* self) noexcept
+        uint64_t flags
+        DLTensor dl_tensor
+
+    ctypedef struct _DLPackExchangeAPIHeader "DLPackExchangeAPIHeader":
+        _DLPackVersion version
+        void* prev_api  # a DLPackExchangeAPIHeader*
+
+    ctypedef struct _DLPackExchangeAPI "DLPackExchangeAPI":
+        _DLPackExchangeAPIHeader header
+        # 0, or -1 with a Python exception set: checked by hand, hence noexcept.
+        int (*managed_tensor_from_py_object_no_sync)(void* py_object,
+                                                     _DLManagedVersioned** out) noexcept
+
+    const char* MXFFI_DLPACK_EXCHANGE_API_CAPSULE_NAME
+
+
+# type -> (its __dlpack_c_exchange_api__ object, address of the usable table or 0). The capsule
+# is compared on every use, so a type given a table later (or a new one) is looked at again.
+# Types are held strongly; producers have a handful of them.
+cdef dict _EXCHANGE_APIS = {}
+cdef Function _FROM_DLPACK_FUNC = None
+
+
+cdef object _mro_lookup(tp, str name):
+    """The class in tp's MRO whose own __dict__ holds name, or None."""
+    for cls in tp.__mro__:
+        if name in cls.__dict__:
+            return cls
+    return None
+
+
+cdef size_t _resolve_exchange_api(tp, cap) except? 0:
+    """The table to use for tp's tensors, or 0 where it must not be used (capsule route)."""
+    cdef _DLPackExchangeAPIHeader* header
+    if not PyCapsule_IsValid(cap, MXFFI_DLPACK_EXCHANGE_API_CAPSULE_NAME):
+        return 0  # DLPack 1.2's bare int, or not a table at all
+    header = <_DLPackExchangeAPIHeader*>PyCapsule_GetPointer(
+        cap, MXFFI_DLPACK_EXCHANGE_API_CAPSULE_NAME)
+    # A newer major version may lay the table out differently: walk back to a 1.x one.
+    while header != NULL and header.version.major != 1:
+        header = <_DLPackExchangeAPIHeader*>header.prev_api
+    if header == NULL or (<_DLPackExchangeAPI*>header).managed_tensor_from_py_object_no_sync == NULL:
+        return 0
+    # The table exports what the class that set it exports; a subclass overriding __dlpack__
+    # changes that, so its tensors go through its own __dlpack__.
+    owner = _mro_lookup(tp, "__dlpack_c_exchange_api__")
+    dlpack_owner = _mro_lookup(tp, "__dlpack__")
+    if owner is None or dlpack_owner is None or not issubclass(owner, dlpack_owner):
+        return 0
+    return <size_t>header
+
+
+cdef _DLPackExchangeAPI* _exchange_api_of(obj) except? NULL:
+    """The table to use for obj's tensor, or NULL."""
+    tp = type(obj)
+    cap = getattr(tp, "__dlpack_c_exchange_api__", None)
+    if cap is None:
+        return NULL
+    entry = _EXCHANGE_APIS.get(tp)
+    if entry is None or (<tuple>entry)[0] is not cap:
+        entry = (cap, _resolve_exchange_api(tp, cap))
+        _EXCHANGE_APIS[tp] = entry
+    return <_DLPackExchangeAPI*><size_t>(<tuple>entry)[1]
+
+
+def _from_dlpack_exchange(obj):
+    """An NDArray taking obj's tensor through its type's DLPack C exchange API, no capsule made.
+
+    Returns None where the type offers no usable table or the table's export fails (its Python
+    error is dropped): the caller then goes the capsule route, which raises the producer's own
+    error. Producer-side checks made only in Python (torch refuses tensors that require grad
+    in __dlpack__, not in the table) are the caller's to make; see mxffi.ndarray.from_dlpack.
+    """
+    global _FROM_DLPACK_FUNC
+    cdef _DLPackExchangeAPI* api = _exchange_api_of(obj)
+    cdef _DLManagedVersioned* managed = NULL
+    cdef MXFFIAny args[2]
+    cdef MXFFIAny result
+    if api == NULL:
+        return None
+    if api.managed_tensor_from_py_object_no_sync(<void*>obj, &managed) != 0 or managed == NULL:
+        PyErr_Clear()
+        return None
+    if _FROM_DLPACK_FUNC is None:
+        _FROM_DLPACK_FUNC = get_global_func("ndarray.from_dlpack")
+    args[0].type_index = kMXFFIOpaquePtr
+    args[0].small_len = 0
+    args[0].v_ptr = managed
+    args[1].type_index = kMXFFIBool
+    args[1].small_len = 0
+    args[1].v_int64 = 1
+    result.type_index = kMXFFINone
+    result.small_len = 0
+    if MXFFIFuncCall(_FROM_DLPACK_FUNC.chandle, args, 2, &result) != 0:
+        # ndarray.from_dlpack takes nothing when it raises: the tensor is still ours to free.
+        if managed.deleter != NULL:
+            managed.deleter(managed)
+        _raise_last_error(_FROM_DLPACK_FUNC)
+    return MXFFIPyReturn(<PyObject*>_FROM_DLPACK_FUNC, &result)
