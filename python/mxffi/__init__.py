@@ -17,12 +17,16 @@ from ._ffi import (
 from ._ffi.error import MXFFIError
 from .container import ADT, Array, Map, Shape, String
 from .ndarray import NDArray
+
 from .registry import init_api as _init_api  # noqa: F401  (mxffi._init_api, for areas)
 
 try:
     __version__ = _version("mxffi")
 except _NotFound:  # pragma: no cover - running from a checkout that was never installed
     __version__ = "0.0.0+unknown"
+
+# Last: mxffi.np reads function signatures, which needs the container classes registered above.
+from . import np  # noqa: E402
 
 __all__ = [
     "ADT",
@@ -39,6 +43,7 @@ __all__ = [
     "get_global_func",
     "library",
     "ndarray",
+    "np",
     "registry",
     "list_global_func_names",
     "register_func",

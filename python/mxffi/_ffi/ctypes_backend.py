@@ -409,6 +409,18 @@ def _to_cell(func, index, arg, cell, keep):
     elif isinstance(arg, Device):
         cell.type_index = DEVICE
         cell.v_device = DLDevice(arg.device_type, arg.device_id)
+    elif _dtype.is_numpy_dtype_like(arg):
+        dt = DataType(_dtype.numpy_dtype_name(arg))
+        cell.type_index = DATA_TYPE
+        cell.v_dtype = DLDataType(dt.code, dt.bits, dt.lanes)
+    elif tp.__module__ == "numpy" and tp.__name__ == "ndarray" and arg.dtype.name == "bfloat16":
+        # ml_dtypes' bfloat16, which numpy's DLPack export refuses: its bits as uint16, then
+        # the DLPack bfloat16 code (4).
+        bits = arg.view("uint16")
+        keep.append(bits)
+        addr = _tensor_arg(bits, _label(func, index), keep)
+        DLTensor.from_address(addr).dtype.code = 4
+        cell.type_index, cell.v_ptr = DLTENSOR_PTR, addr
     elif tp.__module__ == "numpy" and tp.__name__ != "ndarray" and hasattr(arg, "item"):
         _to_cell(func, index, arg.item(), cell, keep)  # a numpy scalar
     elif isinstance(arg, (list, tuple, dict)):

@@ -93,6 +93,15 @@ def dtype_str(code, bits, lanes):
     return text if lanes == 1 else f"{text}x{lanes}"
 
 
+def is_numpy_dtype_like(arg):
+    """Whether arg is a numpy dtype, or a numpy (or ml_dtypes) scalar type like numpy.float32."""
+    if any(b.__name__ == "dtype" and b.__module__ == "numpy" for b in type(arg).__mro__):
+        return True
+    if isinstance(arg, type) and getattr(arg, "__module__", "") in ("numpy", "ml_dtypes"):
+        return any(b.__name__ == "generic" and b.__module__ == "numpy" for b in arg.__mro__)
+    return False
+
+
 def numpy_dtype_name(dtype):
     """The name of a numpy dtype-like (numpy.float32, "f4", numpy.dtype("int8"))."""
     try:

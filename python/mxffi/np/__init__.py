@@ -7,6 +7,7 @@ slot to C++, keyword arguments included, with no Python wrapper in between.
 from .._ffi import DataType, Device
 from ..ndarray import NDArray, from_dlpack
 from ..registry import init_api as _init_api
+from . import _methods
 
 ndarray = NDArray
 
@@ -25,6 +26,8 @@ def cuda(device_id=0):
     """A CUDA device (DLPack device type 2)."""
     return Device("cuda", device_id)
 
+
+_methods.attach()
 
 __all__ = _init_api("np", __name__) + [
     "DataType",

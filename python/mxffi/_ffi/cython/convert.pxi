@@ -124,6 +124,14 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
             MXFFIPySetNdarrayType(tp)  # from now on numpy arrays take the fast path
             if MXFFIPyNumpyTensor(parg, cell, temp):
                 return 0
+            if arg.dtype.name == "bfloat16" and arg.dtype.itemsize == 2:
+                # ml_dtypes' bfloat16, which numpy's DLPack export refuses: its bits as uint16,
+                # then the DLPack bfloat16 code.
+                bits = arg.view("uint16")
+                _keep(keep, bits)
+                if MXFFIPyNumpyTensor(<PyObject*>bits, cell, temp):
+                    temp.tensor.dtype.code = 4  # kDLBfloat
+                    return 0
             # Declined (byte-swapped, an unsupported dtype, many dimensions): DLPack below.
         elif _is_numpy_scalar(tp):
             scalar = arg.item()
@@ -157,6 +165,13 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
     if isinstance(arg, DataType):
         cell.type_index = kMXFFIDataType
         cell.v_dtype = (<DataType>arg).cdtype
+        return 0
+    if _dtype.is_numpy_dtype_like(arg):
+        # numpy.float32, numpy.dtype("int8"), ml_dtypes.bfloat16: a DataType, as dtype= wants.
+        dt = DataType(_dtype.numpy_dtype_name(arg))
+        _keep(keep, dt)
+        cell.type_index = kMXFFIDataType
+        cell.v_dtype = (<DataType>dt).cdtype
         return 0
     if isinstance(arg, Device):
         cell.type_index = kMXFFIDevice
