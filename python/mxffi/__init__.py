@@ -17,7 +17,6 @@ from ._ffi import (
 from ._ffi.error import MXFFIError
 from .container import ADT, Array, Map, Shape, String
 from .ndarray import NDArray
-
 from .registry import init_api as _init_api  # noqa: F401  (mxffi._init_api, for areas)
 
 try:
