@@ -25,7 +25,7 @@ except _NotFound:  # pragma: no cover - running from a checkout that was never i
     __version__ = "0.0.0+unknown"
 
 # Last: mxffi.np reads function signatures, which needs the container classes registered above.
-from . import np  # noqa: E402
+from . import np, ops  # noqa: E402
 
 __all__ = [
     "ADT",
@@ -43,6 +43,7 @@ __all__ = [
     "library",
     "ndarray",
     "np",
+    "ops",
     "registry",
     "list_global_func_names",
     "register_func",

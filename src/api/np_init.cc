@@ -59,17 +59,14 @@ double FillValue(const AnyView& v, const char* fname) {
     case kMXFFIFloat:
       return v.raw()->v_float64;
     default:
-      MXFFI_THROW(TypeError) << fname << ": fill_value expected a number, got "
-                             << v.GetTypeName();
+      MXFFI_THROW(TypeError) << fname << ": fill_value expected a number, got " << v.GetTypeName();
   }
   __builtin_unreachable();
 }
 
 /*! \brief The dtype numpy gives a Python scalar: bool, int64 or float64. */
 DLDataType ScalarDType(const AnyView& v) {
-  return v.type_index() == kMXFFIBool ? kBool
-         : v.type_index() == kMXFFIInt ? kInt64
-                                       : kFloat64;
+  return v.type_index() == kMXFFIBool ? kBool : v.type_index() == kMXFFIInt ? kInt64 : kFloat64;
 }
 
 // ---- array() from nested sequences ------------------------------------------------------
@@ -122,8 +119,8 @@ void WalkNested(const AnyView& v, int depth, TShape* cur, NestedInfo* info, cons
     info->any = true;
     return;
   }
-  MXFFI_THROW(TypeError) << fname << ": cannot make an array element from "
-                         << v.GetTypeName() << "; expected numbers and nested lists of them";
+  MXFFI_THROW(TypeError) << fname << ": cannot make an array element from " << v.GetTypeName()
+                         << "; expected numbers and nested lists of them";
 inhomogeneous:
   MXFFI_THROW(ValueError) << fname
                           << ": setting an array element with a sequence. The requested array "
@@ -158,9 +155,10 @@ void CheckIntFits(const AnyView& v, DLDataType dtype, const char* fname) {
   if (v.type_index() != kMXFFIInt) return;
   int64_t x = v.raw()->v_int64;
   int bits = dtype.bits;
-  bool ok = dtype.code == kDLInt ? (bits == 64 || (x >= -(int64_t{1} << (bits - 1)) &&
-                                                   x < (int64_t{1} << (bits - 1))))
-                                 : (x >= 0 && (bits == 64 || x < (int64_t{1} << bits)));
+  bool ok =
+      dtype.code == kDLInt
+          ? (bits == 64 || (x >= -(int64_t{1} << (bits - 1)) && x < (int64_t{1} << (bits - 1))))
+          : (x >= 0 && (bits == 64 || x < (int64_t{1} << bits)));
   MXFFI_CHECK(ok, OverflowError) << fname << ": Python integer " << x << " out of bounds for "
                                  << DataTypeToString(dtype);
 }
@@ -233,8 +231,8 @@ NDArray Reshape(const AnyView& a_arg, const AnyView& shape_arg, const char* fnam
   }
   if (unknown >= 0 && known != 0 && size % known == 0) shape[unknown] = size / known;
   if ((unknown >= 0 && (known == 0 || size % known != 0)) || (unknown < 0 && known != size)) {
-    MXFFI_THROW(ValueError) << fname << ": cannot reshape array of size " << size
-                            << " into shape " << shape.ToString();
+    MXFFI_THROW(ValueError) << fname << ": cannot reshape array of size " << size << " into shape "
+                            << shape.ToString();
   }
   if (!a.IsContiguous()) {
     static const Op* copy = Op::Get("_copy");
@@ -261,8 +259,8 @@ NDArray Transpose(const AnyView& a_arg, const AnyView& axes_arg, const char* fna
     bool seen[kMaxNDim] = {};
     for (int i = 0; i < ndim; ++i) {
       perm[i] = NormalizeAxis(axes[i], ndim, fname);
-      MXFFI_CHECK(!seen[perm[i]], ValueError) << fname << ": repeated axis in transpose; got "
-                                               << axes.ToString();
+      MXFFI_CHECK(!seen[perm[i]], ValueError)
+          << fname << ": repeated axis in transpose; got " << axes.ToString();
       seen[perm[i]] = true;
     }
   }

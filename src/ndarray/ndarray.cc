@@ -8,9 +8,9 @@
 #include <mxffi/ndarray/ndarray.h>
 #include <mxffi/registry.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -107,26 +107,26 @@ DLDataType DataTypeFromString(std::string_view text, const char* fname) {
   };
   // The names numpy users write most come first.
   static constexpr Name kNames[] = {
-      {"float64", kDLFloat, 64}, {"float32", kDLFloat, 32},  {"int64", kDLInt, 64},
-      {"int32", kDLInt, 32},     {"bool", kDLBool, 8},       {"float16", kDLFloat, 16},
-      {"bfloat16", kDLBfloat, 16}, {"int8", kDLInt, 8},      {"int16", kDLInt, 16},
-      {"uint8", kDLUInt, 8},     {"uint16", kDLUInt, 16},    {"uint32", kDLUInt, 32},
-      {"uint64", kDLUInt, 64},   {"float", kDLFloat, 64},    {"int", kDLInt, 64},
-      {"bool_", kDLBool, 8},     {"?", kDLBool, 8},          {"b1", kDLBool, 8},
-      {"i1", kDLInt, 8},         {"byte", kDLInt, 8},        {"b", kDLInt, 8},
-      {"i2", kDLInt, 16},        {"short", kDLInt, 16},      {"h", kDLInt, 16},
-      {"i4", kDLInt, 32},        {"intc", kDLInt, 32},       {"i", kDLInt, 32},
-      {"i8", kDLInt, 64},        {"int_", kDLInt, 64},       {"long", kDLInt, 64},
-      {"longlong", kDLInt, 64},  {"intp", kDLInt, 64},       {"l", kDLInt, 64},
-      {"q", kDLInt, 64},         {"u1", kDLUInt, 8},         {"ubyte", kDLUInt, 8},
-      {"B", kDLUInt, 8},         {"u2", kDLUInt, 16},        {"ushort", kDLUInt, 16},
-      {"H", kDLUInt, 16},        {"u4", kDLUInt, 32},        {"uintc", kDLUInt, 32},
-      {"I", kDLUInt, 32},        {"u8", kDLUInt, 64},        {"uint", kDLUInt, 64},
-      {"ulong", kDLUInt, 64},    {"ulonglong", kDLUInt, 64}, {"uintp", kDLUInt, 64},
-      {"L", kDLUInt, 64},        {"Q", kDLUInt, 64},         {"f2", kDLFloat, 16},
-      {"half", kDLFloat, 16},    {"e", kDLFloat, 16},        {"f4", kDLFloat, 32},
-      {"single", kDLFloat, 32},  {"f", kDLFloat, 32},        {"f8", kDLFloat, 64},
-      {"double", kDLFloat, 64},  {"d", kDLFloat, 64},
+      {"float64", kDLFloat, 64},   {"float32", kDLFloat, 32},  {"int64", kDLInt, 64},
+      {"int32", kDLInt, 32},       {"bool", kDLBool, 8},       {"float16", kDLFloat, 16},
+      {"bfloat16", kDLBfloat, 16}, {"int8", kDLInt, 8},        {"int16", kDLInt, 16},
+      {"uint8", kDLUInt, 8},       {"uint16", kDLUInt, 16},    {"uint32", kDLUInt, 32},
+      {"uint64", kDLUInt, 64},     {"float", kDLFloat, 64},    {"int", kDLInt, 64},
+      {"bool_", kDLBool, 8},       {"?", kDLBool, 8},          {"b1", kDLBool, 8},
+      {"i1", kDLInt, 8},           {"byte", kDLInt, 8},        {"b", kDLInt, 8},
+      {"i2", kDLInt, 16},          {"short", kDLInt, 16},      {"h", kDLInt, 16},
+      {"i4", kDLInt, 32},          {"intc", kDLInt, 32},       {"i", kDLInt, 32},
+      {"i8", kDLInt, 64},          {"int_", kDLInt, 64},       {"long", kDLInt, 64},
+      {"longlong", kDLInt, 64},    {"intp", kDLInt, 64},       {"l", kDLInt, 64},
+      {"q", kDLInt, 64},           {"u1", kDLUInt, 8},         {"ubyte", kDLUInt, 8},
+      {"B", kDLUInt, 8},           {"u2", kDLUInt, 16},        {"ushort", kDLUInt, 16},
+      {"H", kDLUInt, 16},          {"u4", kDLUInt, 32},        {"uintc", kDLUInt, 32},
+      {"I", kDLUInt, 32},          {"u8", kDLUInt, 64},        {"uint", kDLUInt, 64},
+      {"ulong", kDLUInt, 64},      {"ulonglong", kDLUInt, 64}, {"uintp", kDLUInt, 64},
+      {"L", kDLUInt, 64},          {"Q", kDLUInt, 64},         {"f2", kDLFloat, 16},
+      {"half", kDLFloat, 16},      {"e", kDLFloat, 16},        {"f4", kDLFloat, 32},
+      {"single", kDLFloat, 32},    {"f", kDLFloat, 32},        {"f8", kDLFloat, 64},
+      {"double", kDLFloat, 64},    {"d", kDLFloat, 64},
   };
   for (const Name& n : kNames) {
     if (text == n.name) return DLDataType{n.code, n.bits, 1};
@@ -221,8 +221,8 @@ NDArray NDArray::Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLD
       << DataTypeToString(dtype) << " needs more bytes than int64 holds";
   // One block: the object, then the data at the next 64-byte boundary. Plain malloc plus
   // alignment slack costs far less than an aligned allocation next to the object's own.
-  constexpr size_t kHead = (sizeof(NDArrayObj) + kNDArrayAlignment - 1) / kNDArrayAlignment *
-                           kNDArrayAlignment;
+  constexpr size_t kHead =
+      (sizeof(NDArrayObj) + kNDArrayAlignment - 1) / kNDArrayAlignment * kNDArrayAlignment;
   size_t total = kHead + kNDArrayAlignment - 1 + static_cast<size_t>(nbytes);
   void* block = nbytes > static_cast<int64_t>(SIZE_MAX / 2) ? nullptr : std::malloc(total);
   if (block == nullptr) {
@@ -312,8 +312,8 @@ void NDArray::CopyFromTo(const DLTensor& src, const DLTensor& dst) {
       << DataTypeToString(dst.dtype);
   MXFFI_CHECK(src.device.device_type == kDLCPU && dst.device.device_type == kDLCPU,
               NotImplementedError)
-      << "ndarray.copy: only CPU arrays are supported, got device types "
-      << src.device.device_type << " and " << dst.device.device_type;
+      << "ndarray.copy: only CPU arrays are supported, got device types " << src.device.device_type
+      << " and " << dst.device.device_type;
   const char* s = static_cast<const char*>(src.data) + src.byte_offset;
   char* d = static_cast<char*>(dst.data) + dst.byte_offset;
   int64_t elem = DataTypeBytes(src.dtype);

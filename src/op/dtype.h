@@ -34,10 +34,10 @@ struct half_t {
   uint16_t bits;
 
   half_t() = default;
-  half_t(float f) : bits(FromFloat(f)) {}  // NOLINT(runtime/explicit)
+  half_t(float f) : bits(FromFloat(f)) {}              // NOLINT(runtime/explicit)
   half_t(double f) : half_t(static_cast<float>(f)) {}  // NOLINT(runtime/explicit)
   template <typename I, typename = std::enable_if_t<std::is_integral_v<I>>>
-  half_t(I i) : half_t(static_cast<float>(i)) {}  // NOLINT(runtime/explicit)
+  half_t(I i) : half_t(static_cast<float>(i)) {}    // NOLINT(runtime/explicit)
   operator float() const { return ToFloat(bits); }  // NOLINT(runtime/explicit)
 
   static uint16_t FromFloat(float f) {
@@ -84,7 +84,7 @@ struct bf16_t {
   uint16_t bits;
 
   bf16_t() = default;
-  bf16_t(float f) : bits(FromFloat(f)) {}  // NOLINT(runtime/explicit)
+  bf16_t(float f) : bits(FromFloat(f)) {}              // NOLINT(runtime/explicit)
   bf16_t(double f) : bf16_t(static_cast<float>(f)) {}  // NOLINT(runtime/explicit)
   template <typename I, typename = std::enable_if_t<std::is_integral_v<I>>>
   bf16_t(I i) : bf16_t(static_cast<float>(i)) {}  // NOLINT(runtime/explicit)
@@ -143,28 +143,27 @@ inline bool SameDType(DLDataType a, DLDataType b) {
  * \brief Run the body with DType bound to the C++ type of dtype (every supported dtype).
  *  TypeError naming fname for any other.
  */
-#define MXFFI_TYPE_SWITCH(dtype, fname, DType, ...)                                         \
-  do {                                                                                      \
-    const DLDataType mxffi_sw_t_ = (dtype);                                                 \
-    switch (mxffi_sw_t_.lanes == 1 ? (mxffi_sw_t_.code << 8 | mxffi_sw_t_.bits) : -1) {     \
-      MXFFI_TYPE_CASE_(kDLBool, 8, bool, DType, __VA_ARGS__)                                \
-      MXFFI_TYPE_CASE_(kDLInt, 8, int8_t, DType, __VA_ARGS__)                               \
-      MXFFI_TYPE_CASE_(kDLInt, 16, int16_t, DType, __VA_ARGS__)                             \
-      MXFFI_TYPE_CASE_(kDLInt, 32, int32_t, DType, __VA_ARGS__)                             \
-      MXFFI_TYPE_CASE_(kDLInt, 64, int64_t, DType, __VA_ARGS__)                             \
-      MXFFI_TYPE_CASE_(kDLUInt, 8, uint8_t, DType, __VA_ARGS__)                             \
-      MXFFI_TYPE_CASE_(kDLUInt, 16, uint16_t, DType, __VA_ARGS__)                           \
-      MXFFI_TYPE_CASE_(kDLUInt, 32, uint32_t, DType, __VA_ARGS__)                           \
-      MXFFI_TYPE_CASE_(kDLUInt, 64, uint64_t, DType, __VA_ARGS__)                           \
-      MXFFI_TYPE_CASE_(kDLFloat, 16, ::mxffi::op::half_t, DType, __VA_ARGS__)               \
-      MXFFI_TYPE_CASE_(kDLBfloat, 16, ::mxffi::op::bf16_t, DType, __VA_ARGS__)              \
-      MXFFI_TYPE_CASE_(kDLFloat, 32, float, DType, __VA_ARGS__)                             \
-      MXFFI_TYPE_CASE_(kDLFloat, 64, double, DType, __VA_ARGS__)                            \
-      default:                                                                              \
-        MXFFI_THROW(TypeError) << (fname) << ": unsupported dtype "                         \
-                               << ::mxffi::DataTypeToString(mxffi_sw_t_);                   \
-    }                                                                                       \
+#define MXFFI_TYPE_SWITCH(dtype, fname, DType, ...)                                     \
+  do {                                                                                  \
+    const DLDataType mxffi_sw_t_ = (dtype);                                             \
+    switch (mxffi_sw_t_.lanes == 1 ? (mxffi_sw_t_.code << 8 | mxffi_sw_t_.bits) : -1) { \
+      MXFFI_TYPE_CASE_(kDLBool, 8, bool, DType, __VA_ARGS__)                            \
+      MXFFI_TYPE_CASE_(kDLInt, 8, int8_t, DType, __VA_ARGS__)                           \
+      MXFFI_TYPE_CASE_(kDLInt, 16, int16_t, DType, __VA_ARGS__)                         \
+      MXFFI_TYPE_CASE_(kDLInt, 32, int32_t, DType, __VA_ARGS__)                         \
+      MXFFI_TYPE_CASE_(kDLInt, 64, int64_t, DType, __VA_ARGS__)                         \
+      MXFFI_TYPE_CASE_(kDLUInt, 8, uint8_t, DType, __VA_ARGS__)                         \
+      MXFFI_TYPE_CASE_(kDLUInt, 16, uint16_t, DType, __VA_ARGS__)                       \
+      MXFFI_TYPE_CASE_(kDLUInt, 32, uint32_t, DType, __VA_ARGS__)                       \
+      MXFFI_TYPE_CASE_(kDLUInt, 64, uint64_t, DType, __VA_ARGS__)                       \
+      MXFFI_TYPE_CASE_(kDLFloat, 16, ::mxffi::op::half_t, DType, __VA_ARGS__)           \
+      MXFFI_TYPE_CASE_(kDLBfloat, 16, ::mxffi::op::bf16_t, DType, __VA_ARGS__)          \
+      MXFFI_TYPE_CASE_(kDLFloat, 32, float, DType, __VA_ARGS__)                         \
+      MXFFI_TYPE_CASE_(kDLFloat, 64, double, DType, __VA_ARGS__)                        \
+      default:                                                                          \
+        MXFFI_THROW(TypeError) << (fname) << ": unsupported dtype "                     \
+                               << ::mxffi::DataTypeToString(mxffi_sw_t_);               \
+    }                                                                                   \
   } while (0)
 
 #endif  // MXFFI_SRC_OP_DTYPE_H_
-

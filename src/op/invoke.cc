@@ -57,10 +57,12 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     in_stype[i] = StorageType::kDefault;
     if (i == 0) {
       device = t.device;
-    } else if (t.device.device_type != device.device_type || t.device.device_id != device.device_id) {
-      MXFFI_THROW(ValueError) << name << ": inputs are on different devices: (" << device.device_type
-                              << ", " << device.device_id << ") and (" << t.device.device_type
-                              << ", " << t.device.device_id << ") for input #" << i;
+    } else if (t.device.device_type != device.device_type ||
+               t.device.device_id != device.device_id) {
+      MXFFI_THROW(ValueError) << name << ": inputs are on different devices: ("
+                              << device.device_type << ", " << device.device_id << ") and ("
+                              << t.device.device_type << ", " << t.device.device_id
+                              << ") for input #" << i;
     }
   }
 

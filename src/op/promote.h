@@ -18,28 +18,42 @@ namespace op {
 inline int DTypeIndex(DLDataType t) {
   if (t.lanes != 1) return -1;
   switch (t.code << 8 | t.bits) {
-    case kDLBool << 8 | 8: return 0;
-    case kDLInt << 8 | 8: return 1;
-    case kDLInt << 8 | 16: return 2;
-    case kDLInt << 8 | 32: return 3;
-    case kDLInt << 8 | 64: return 4;
-    case kDLUInt << 8 | 8: return 5;
-    case kDLUInt << 8 | 16: return 6;
-    case kDLUInt << 8 | 32: return 7;
-    case kDLUInt << 8 | 64: return 8;
-    case kDLFloat << 8 | 16: return 9;
-    case kDLBfloat << 8 | 16: return 10;
-    case kDLFloat << 8 | 32: return 11;
-    case kDLFloat << 8 | 64: return 12;
-    default: return -1;
+    case kDLBool << 8 | 8:
+      return 0;
+    case kDLInt << 8 | 8:
+      return 1;
+    case kDLInt << 8 | 16:
+      return 2;
+    case kDLInt << 8 | 32:
+      return 3;
+    case kDLInt << 8 | 64:
+      return 4;
+    case kDLUInt << 8 | 8:
+      return 5;
+    case kDLUInt << 8 | 16:
+      return 6;
+    case kDLUInt << 8 | 32:
+      return 7;
+    case kDLUInt << 8 | 64:
+      return 8;
+    case kDLFloat << 8 | 16:
+      return 9;
+    case kDLBfloat << 8 | 16:
+      return 10;
+    case kDLFloat << 8 | 32:
+      return 11;
+    case kDLFloat << 8 | 64:
+      return 12;
+    default:
+      return -1;
   }
 }
 
 /*! \brief The dtype at a promotion-table index. */
 inline DLDataType DTypeAt(int i) {
   static constexpr DLDataType kTypes[13] = {
-      {kDLBool, 8, 1},  {kDLInt, 8, 1},   {kDLInt, 16, 1},   {kDLInt, 32, 1},   {kDLInt, 64, 1},
-      {kDLUInt, 8, 1},  {kDLUInt, 16, 1}, {kDLUInt, 32, 1},  {kDLUInt, 64, 1},  {kDLFloat, 16, 1},
+      {kDLBool, 8, 1},    {kDLInt, 8, 1},    {kDLInt, 16, 1},  {kDLInt, 32, 1},  {kDLInt, 64, 1},
+      {kDLUInt, 8, 1},    {kDLUInt, 16, 1},  {kDLUInt, 32, 1}, {kDLUInt, 64, 1}, {kDLFloat, 16, 1},
       {kDLBfloat, 16, 1}, {kDLFloat, 32, 1}, {kDLFloat, 64, 1}};
   return kTypes[i];
 }

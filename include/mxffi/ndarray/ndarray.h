@@ -50,10 +50,10 @@ class NDArrayObj : public Object {
   friend class NDArray;
 
   static constexpr int kInlineDims = 6;
-  int64_t inline_dims_[2 * kInlineDims];  // shape then strides, for up to kInlineDims dims
-  std::unique_ptr<int64_t[]> heap_dims_;  // for more dims
-  ObjectRef base_;                        // the array a view shares memory with
-  DLManagedTensor* managed_ = nullptr;    // imported legacy DLPack tensor
+  int64_t inline_dims_[2 * kInlineDims];           // shape then strides, for up to kInlineDims dims
+  std::unique_ptr<int64_t[]> heap_dims_;           // for more dims
+  ObjectRef base_;                                 // the array a view shares memory with
+  DLManagedTensor* managed_ = nullptr;             // imported legacy DLPack tensor
   DLManagedTensorVersioned* managed_v_ = nullptr;  // imported DLPack 1.x tensor
   bool read_only_ = false;
 };
@@ -114,9 +114,7 @@ class NDArray : public ObjectRef {
   /*! \return whether t's elements are laid out C-contiguously (strides NULL or compact). */
   MXFFI_DLL static bool IsContiguous(const DLTensor& t);
   /*! \return a pointer to the first element (data plus byte_offset). */
-  void* data() const {
-    return static_cast<char*>(tensor().data) + tensor().byte_offset;
-  }
+  void* data() const { return static_cast<char*>(tensor().data) + tensor().byte_offset; }
 };
 
 /*!

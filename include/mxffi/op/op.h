@@ -170,9 +170,9 @@ using FInferStorageType = std::function<DispatchMode(
  * \brief A dense kernel. Every input and output is C-contiguous (strides may be NULL) unless
  *  the op sets the bool attribute "TStridedInputs", in which case inputs may be strided.
  */
-using FCompute = std::function<void(const OpAttrs& attrs, const OpContext& ctx,
-                                    Span<const DLTensor> in, Span<const OpReqType> req,
-                                    Span<const DLTensor> out)>;
+using FCompute =
+    std::function<void(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
+                       Span<const OpReqType> req, Span<const DLTensor> out)>;
 /*! \brief A storage-aware kernel working on the NDArrays as they are. */
 using FComputeEx =
     std::function<void(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
@@ -289,8 +289,7 @@ class Op {
   inline Op& set_param();
 
  private:
-  MXFFI_DLL void SetAttr(const std::string& attr_name, const std::type_info& type,
-                         std::any value);
+  MXFFI_DLL void SetAttr(const std::string& attr_name, const std::type_info& type, std::any value);
 };
 
 template <typename T>
@@ -319,7 +318,7 @@ inline NDArray Invoke(const OpAttrs& attrs, Span<const NDArray> inputs) {
 }  // namespace mxffi
 
 /*! \brief Register an op: MXFFI_REGISTER_OP(name).set_num_inputs(1)... */
-#define MXFFI_REGISTER_OP(OpName)                                                         \
+#define MXFFI_REGISTER_OP(OpName)                                                   \
   [[maybe_unused]] static ::mxffi::Op& MXFFI_OP_CONCAT_(__mxffi_op_, __COUNTER__) = \
       ::mxffi::Op::Register(#OpName)
 #define MXFFI_OP_CONCAT2_(a, b) a##b

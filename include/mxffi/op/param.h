@@ -36,19 +36,26 @@ struct DTypeParam {
   DTypeParam() = default;
   DTypeParam(DLDataType t) : dtype(t), is_none(false) {}  // NOLINT(runtime/explicit)
   bool operator==(const DTypeParam& o) const {
-    return is_none == o.is_none && (is_none || (dtype.code == o.dtype.code &&
-                                                dtype.bits == o.dtype.bits &&
-                                                dtype.lanes == o.dtype.lanes));
+    return is_none == o.is_none &&
+           (is_none || (dtype.code == o.dtype.code && dtype.bits == o.dtype.bits &&
+                        dtype.lanes == o.dtype.lanes));
   }
 };
 MXFFI_DLL std::istream& operator>>(std::istream& is, DTypeParam& dtype);
 MXFFI_DLL std::ostream& operator<<(std::ostream& os, const DTypeParam& dtype);
 
+}  // namespace mxffi
+
+namespace dmlc {
+DMLC_DECLARE_TYPE_NAME(mxffi::TShape, "tuple of ints");
+DMLC_DECLARE_TYPE_NAME(mxffi::DTypeParam, "dtype");
+}  // namespace dmlc
+
+namespace mxffi {
 namespace details {
 
 /*! \brief Turn a dmlc::ParamError raised while parsing op's parameters into a ValueError. */
-[[noreturn]] MXFFI_DLL void RethrowParamError(const std::string& op_name,
-                                              const std::string& what);
+[[noreturn]] MXFFI_DLL void RethrowParamError(const std::string& op_name, const std::string& what);
 
 }  // namespace details
 
@@ -73,12 +80,11 @@ P ParseParam(const std::string& op_name,
 template <typename P>
 inline Op& Op::set_param() {
   std::string op_name = name;
-  set_attr<FParamParse>(
-      "FParamParse",
-      [op_name](const std::vector<std::pair<std::string, std::string>>& kwargs)
-          -> std::shared_ptr<const void> {
-        return std::make_shared<P>(ParseParam<P>(op_name, kwargs));
-      });
+  set_attr<FParamParse>("FParamParse",
+                        [op_name](const std::vector<std::pair<std::string, std::string>>& kwargs)
+                            -> std::shared_ptr<const void> {
+                          return std::make_shared<P>(ParseParam<P>(op_name, kwargs));
+                        });
   set_attr<FParamDict>("FParamDict", [](const void* param) {
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& kv : static_cast<const P*>(param)->__DICT__()) out.emplace_back(kv);

@@ -56,8 +56,8 @@ void Fill(const DLTensor& t, double value, const char* name) {
   });
 }
 
-void ZerosCompute(const OpAttrs&, const OpContext&, Span<const DLTensor>,
-                  Span<const OpReqType>, Span<const DLTensor> out) {
+void ZerosCompute(const OpAttrs&, const OpContext&, Span<const DLTensor>, Span<const OpReqType>,
+                  Span<const DLTensor> out) {
   Fill(out[0], 0.0, "zeros");
 }
 void OnesCompute(const OpAttrs&, const OpContext&, Span<const DLTensor>, Span<const OpReqType>,
@@ -73,8 +73,7 @@ void FullCompute(const OpAttrs& attrs, const OpContext&, Span<const DLTensor>,
 
 int64_t ArangeLength(const ArangeParam& p, const char* name) {
   MXFFI_CHECK(p.step != 0, ValueError) << name << ": step must not be zero";
-  MXFFI_CHECK(std::isfinite(p.start) && std::isfinite(p.stop) && std::isfinite(p.step),
-              ValueError)
+  MXFFI_CHECK(std::isfinite(p.start) && std::isfinite(p.stop) && std::isfinite(p.step), ValueError)
       << name << ": arguments must be finite, got start=" << p.start << ", stop=" << p.stop
       << ", step=" << p.step;
   double len = std::ceil((p.stop - p.start) / p.step);
@@ -100,8 +99,8 @@ void ArangeCompute(const OpAttrs& attrs, const OpContext&, Span<const DLTensor>,
   });
 }
 
-void CopyCompute(const OpAttrs&, const OpContext&, Span<const DLTensor> in,
-                 Span<const OpReqType>, Span<const DLTensor> out) {
+void CopyCompute(const OpAttrs&, const OpContext&, Span<const DLTensor> in, Span<const OpReqType>,
+                 Span<const DLTensor> out) {
   NDArray::CopyFromTo(in[0], out[0]);
 }
 
@@ -134,8 +133,8 @@ void CastType(const OpAttrs& attrs, Span<const DLDataType>, Span<DLDataType> out
   out[0] = attrs.get<CastParam>().dtype.dtype;
 }
 
-void CastCompute(const OpAttrs&, const OpContext&, Span<const DLTensor> in,
-                 Span<const OpReqType>, Span<const DLTensor> out) {
+void CastCompute(const OpAttrs&, const OpContext&, Span<const DLTensor> in, Span<const OpReqType>,
+                 Span<const DLTensor> out) {
   int64_t n = NumElements(in[0]);
   if (SameDType(in[0].dtype, out[0].dtype)) {
     NDArray::CopyFromTo(in[0], out[0]);

@@ -17,8 +17,9 @@ struct InitParam : public dmlc::Parameter<InitParam> {
   double value;
   DMLC_DECLARE_PARAMETER(InitParam) {
     DMLC_DECLARE_FIELD(shape).describe("Shape of the output, e.g. (3, 4).");
-    DMLC_DECLARE_FIELD(dtype).set_default(DTypeParam()).describe(
-        "Element type; None means float64.");
+    DMLC_DECLARE_FIELD(dtype)
+        .set_default(DTypeParam())
+        .describe("Element type; None means float64.");
     DMLC_DECLARE_FIELD(value).set_default(0.0).describe("Fill value (_full only).");
   }
 };
@@ -33,8 +34,9 @@ struct ArangeParam : public dmlc::Parameter<ArangeParam> {
     DMLC_DECLARE_FIELD(start).set_default(0.0).describe("First value.");
     DMLC_DECLARE_FIELD(stop).describe("End of the interval, not included.");
     DMLC_DECLARE_FIELD(step).set_default(1.0).describe("Spacing between values; not zero.");
-    DMLC_DECLARE_FIELD(dtype).set_default(DTypeParam()).describe(
-        "Element type; None means float64.");
+    DMLC_DECLARE_FIELD(dtype)
+        .set_default(DTypeParam())
+        .describe("Element type; None means float64.");
   }
 };
 

@@ -1,0 +1,58 @@
+"""mxffi.ops: registered operators, invoked by name.
+
+``invoke("quadratic", x, a=2, b=1)`` is generic invocation: each parameter travels as a string
+("2", "(3, 4)", "float32") and the op's dmlc::Parameter parses it, checking ranges and filling
+defaults, so a bad value is a ValueError naming the op, the parameter and the value. The np
+functions (``mxffi.np.quadratic``) fill the same parameters from typed arguments instead.
+"""
+
+from ._ffi import DataType, get_global_func
+
+__all__ = ["info", "invoke", "list_ops"]
+
+_invoke = get_global_func("ops.invoke")
+_list = get_global_func("ops.list")
+_info = get_global_func("ops.info")
+
+
+def _param_str(value):
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(str(int(v)) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, DataType):
+        return str(value)
+    if value is None:
+        return "None"
+    if hasattr(value, "__name__") or type(value).__name__.endswith("DType"):
+        from ._ffi.dtype import is_numpy_dtype_like, numpy_dtype_name
+
+        if is_numpy_dtype_like(value):
+            return numpy_dtype_name(value)
+    return str(value)
+
+
+def invoke(op, *inputs, **params):
+    """Run the op registered as ``op`` on ``inputs`` with ``params``; one output, or a list."""
+    flat = []
+    for key, value in params.items():
+        flat.append(key)
+        flat.append(_param_str(value))
+    return _invoke(op, len(inputs), *inputs, *flat)
+
+
+def list_ops():
+    """The names of every registered op, sorted."""
+    return [str(n) for n in _list()]
+
+
+def info(op):
+    """A dict describing op: description, num_inputs, num_outputs, arguments, params."""
+    desc, nin, nout, args, params = _info(op)
+    return {
+        "description": str(desc),
+        "num_inputs": int(nin),
+        "num_outputs": int(nout),
+        "arguments": [str(a) for a in args],
+        "params": str(params),
+    }
