@@ -20,6 +20,9 @@ echo "== pip install -e .[test]"
 python3 -m pip install -q --disable-pip-version-check "scikit-build-core>=0.10" "cython>=3.0" \
   "numpy>=1.24" "pytest>=7"
 python3 -m pip install -q --disable-pip-version-check --no-build-isolation -e ".[test]"
+# PyTorch for the DLPack tests: 2.13.0 is the CPU build this machine keeps (others pull CUDA).
+python3 -c "import torch" 2> /dev/null ||
+  python3 -m pip install -q --disable-pip-version-check "torch==2.13.0"
 echo "== pytest (Cython core)"
 python3 -m pytest -q tests/python
 echo "== pytest (ctypes core: the same suite on the reference implementation)"
