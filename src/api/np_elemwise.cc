@@ -1,0 +1,334 @@
+/*!
+ * \file np_elemwise.cc
+ * \brief np.* elementwise functions: add, subtract, multiply, divide, power, maximum, minimum,
+ *  negative, absolute (abs), square, sqrt, exp, log, quadratic.
+ *
+ * Operands are arrays (mxffi or numpy) or Python numbers. A number next to an array is weakly
+ * typed (NEP 50) and goes to a `_npi_<op>_scalar` op as a parameter, never as an array, so
+ * `x + 1` allocates nothing but the result. `dtype=` picks the dtype the op computes in, as
+ * numpy's ufuncs do (inputs cast to it under same_kind rules); `out=` writes into an mxffi
+ * array, casting the result to its dtype under same_kind rules and broadcasting to its shape.
+ */
+#include <mxffi/registry.h>
+
+#include <optional>
+
+#include "../op/dtype.h"
+#include "../op/elemwise/broadcast.h"
+#include "../op/elemwise/elemwise.h"
+#include "../op/elemwise/quadratic_op.h"
+#include "../op/init/init_op.h"
+#include "api_util.h"
+
+namespace mxffi {
+namespace api {
+namespace {
+
+using op::BinaryKind;
+using op::ScalarValue;
+using op::UnaryKind;
+
+/*! \brief One operand of a ufunc: an array, or a Python number. */
+struct Operand {
+  std::optional<NDArray> array;
+  ScalarValue scalar;
+};
+
+Operand ReadOperand(const AnyView& v, const char* fname, const char* arg) {
+  Operand x;
+  switch (v.type_index()) {
+    case kMXFFIBool:
+      x.scalar = ScalarValue::Bool(v.raw()->v_int64 != 0);
+      return x;
+    case kMXFFIInt:
+      x.scalar = ScalarValue::Int(v.raw()->v_int64);
+      return x;
+    case kMXFFIFloat:
+      x.scalar = ScalarValue::Float(v.raw()->v_float64);
+      return x;
+    default:
+      break;
+  }
+  x.array = TryArray(v);
+  MXFFI_CHECK(x.array.has_value(), TypeError)
+      << fname << ": argument '" << arg << "' expected an ndarray or a number, got "
+      << v.GetTypeName();
+  return x;
+}
+
+/*! \return out= as an mxffi array, or nullopt for None. */
+std::optional<NDArray> OutArg(const AnyView& v, const char* fname) {
+  if (v.is_none()) return std::nullopt;
+  MXFFI_CHECK(v.type_index() == kMXFFINDArray, TypeError)
+      << fname << ": out must be an mxffi ndarray, got " << v.GetTypeName()
+      << (v.type_index() == kMXFFIDLTensorPtr
+              ? " (a numpy array cannot be written through a call's borrowed view)"
+              : "");
+  return v.cast<NDArray>();
+}
+
+NDArray Cast(const NDArray& a, DLDataType dtype) {
+  static const Op* cast = Op::Get("_cast");
+  op::CastParam p;
+  p.dtype = dtype;
+  return InvokeOp(cast, p, {a});
+}
+
+/*! \return the number s as a new 0-d array of dtype. */
+NDArray ScalarArray(const ScalarValue& s, DLDataType dtype, const char* fname) {
+  if (s.kind == op::ScalarKind::kInt) op::CheckIntFits(s.i, dtype, fname);
+  NDArray a = NDArray::Empty(nullptr, 0, dtype, DLDevice{kDLCPU, 0});
+  MXFFI_TYPE_SWITCH(dtype, fname, T, {
+    T* p = op::DataPtr<T>(a.tensor());
+    *p = s.kind == op::ScalarKind::kFloat ? op::elemwise::ConvertOne<T, double>(s.f)
+                                          : op::elemwise::ConvertOne<T, int64_t>(s.i);
+  });
+  return a;
+}
+
+/*!
+ * \brief Prepare input #index for computing in dtype (numpy's dtype=): an array is cast to it
+ *  when numpy's same_kind rule allows; a number must be of a kind dtype holds.
+ */
+void ToLoopDType(Operand* x, DLDataType dtype, const char* fname, int index) {
+  DLDataType from = x->array ? x->array->tensor().dtype : x->scalar.DefaultDType();
+  bool ok = x->array ? op::CanCastSameKind(from, dtype)
+                     : (x->scalar.kind == op::ScalarKind::kBool ||
+                        (x->scalar.kind == op::ScalarKind::kInt && dtype.code != kDLBool) ||
+                        op::IsFloating(dtype));
+  MXFFI_CHECK(ok, TypeError) << fname << ": cannot cast input " << index << " from "
+                             << DataTypeToString(from) << " to " << DataTypeToString(dtype)
+                             << " with casting rule 'same_kind'";
+  if (x->array) {
+    if (!op::SameDType(from, dtype)) x->array = Cast(*x->array, dtype);
+  } else if (x->scalar.kind == op::ScalarKind::kInt) {
+    op::CheckIntFits(x->scalar.i, dtype, fname);
+  }
+}
+
+/*! \return a view of a broadcast to shape (stride 0 along the broadcast dimensions). */
+NDArray BroadcastView(const NDArray& a, const TShape& shape) {
+  const DLTensor& t = a.tensor();
+  int64_t strides[kMaxNDim];
+  const int lead = shape.ndim() - t.ndim;
+  int64_t compact = 1;
+  for (int d = shape.ndim() - 1; d >= 0; --d) {
+    if (d < lead) {
+      strides[d] = 0;
+      continue;
+    }
+    const int64_t extent = t.shape[d - lead];
+    const int64_t st = t.strides != nullptr ? t.strides[d - lead] : compact;
+    compact *= extent;
+    strides[d] = extent == 1 && shape[d] != 1 ? 0 : st;
+  }
+  return NDArray::View(a, shape.data(), strides, shape.ndim(), 0);
+}
+
+/*!
+ * \brief Run the op into out: broadcast the inputs up to out's shape when the result's shape
+ *  broadcasts to it, and cast the result to out's dtype when numpy's same_kind rule allows.
+ */
+NDArray InvokeInto(const OpAttrs& attrs, NDArray* inputs, size_t nin, const TShape& shape,
+                   DLDataType dtype, const NDArray& out, const char* fname) {
+  const DLTensor& o = out.tensor();
+  TShape oshape(o.shape, o.ndim);
+  if (oshape != shape) {
+    bool fits = shape.ndim() <= oshape.ndim();
+    for (int i = 0; fits && i < shape.ndim(); ++i) {
+      int64_t d = shape[i], od = oshape[oshape.ndim() - shape.ndim() + i];
+      fits = d == od || d == 1;
+    }
+    MXFFI_CHECK(fits, ValueError) << fname << ": non-broadcastable output operand with shape "
+                                  << op::NumpyShapeString(oshape)
+                                  << " doesn't match the broadcast shape "
+                                  << op::NumpyShapeString(shape);
+    for (size_t i = 0; i < nin; ++i) inputs[i] = BroadcastView(inputs[i], oshape);
+  }
+  if (op::SameDType(o.dtype, dtype)) {
+    NDArray result = out;
+    Invoke(attrs, Span<const NDArray>(inputs, nin), Span<NDArray>(&result, 1));
+    return out;
+  }
+  MXFFI_CHECK(op::CanCastSameKind(dtype, o.dtype), TypeError)
+      << fname << ": cannot cast the result from " << DataTypeToString(dtype) << " to out's "
+      << DataTypeToString(o.dtype) << " with casting rule 'same_kind'";
+  NDArray tmp = Invoke(attrs, Span<const NDArray>(inputs, nin));
+  static const Op* cast = Op::Get("_cast");
+  op::CastParam p;
+  p.dtype = o.dtype;
+  OpAttrs cast_attrs;
+  cast_attrs.op = cast;
+  cast_attrs.param = &p;
+  NDArray result = out;
+  Invoke(cast_attrs, Span<const NDArray>(&tmp, 1), Span<NDArray>(&result, 1));
+  return out;
+}
+
+/*! \brief The ops behind one binary np function. */
+struct BinaryOps {
+  const Op* array;    // _npi_<op>: two arrays
+  const Op* scalar;   // _npi_<op>_scalar: array op number
+  const Op* rscalar;  // _npi_r<op>_scalar: number op array
+};
+
+NDArray BinaryAPI(BinaryKind kind, const BinaryOps& ops, const AnyView& x1, const AnyView& x2,
+                  const AnyView& out_arg, const AnyView& dtype_arg) {
+  const char* fname = op::BinaryName(kind);
+  Operand a = ReadOperand(x1, fname, "x1");
+  Operand b = ReadOperand(x2, fname, "x2");
+  std::optional<NDArray> out = OutArg(out_arg, fname);
+  std::optional<DLDataType> dtype;
+  if (!dtype_arg.is_none()) {
+    dtype = DTypeArg(dtype_arg, fname, kFloat64);
+    DLDataType r = op::BinaryResultType(kind, *dtype, *dtype);
+    MXFFI_CHECK(op::SameDType(r, *dtype), TypeError)
+        << fname << ": no loop computes in dtype=" << DataTypeToString(*dtype) << " (" << fname
+        << " of " << DataTypeToString(*dtype) << " inputs gives " << DataTypeToString(r) << ")";
+    ToLoopDType(&a, *dtype, fname, 0);
+    ToLoopDType(&b, *dtype, fname, 1);
+  }
+  if (!a.array && !b.array) {
+    // Two Python numbers: numpy makes the first an array of its default dtype (bool, int64,
+    // float64) and the second stays weak, giving np.add(2, 3) -> int64, (2, 3.0) -> float64.
+    a.array = ScalarArray(a.scalar, dtype ? *dtype : a.scalar.DefaultDType(), fname);
+  }
+  OpAttrs attrs;
+  op::BinaryScalarParam param;
+  NDArray inputs[2];
+  size_t nin = 1;
+  TShape shape;
+  DLDataType rtype;
+  if (a.array && b.array) {
+    attrs.op = ops.array;
+    inputs[0] = *a.array;
+    inputs[1] = *b.array;
+    nin = 2;
+    if (!out) return Invoke(attrs, Span<const NDArray>(inputs, 2));
+    const DLTensor &ta = inputs[0].tensor(), &tb = inputs[1].tensor();
+    op::BroadcastShapes(TShape(ta.shape, ta.ndim), TShape(tb.shape, tb.ndim), &shape, fname);
+    rtype = op::BinaryResultType(kind, ta.dtype, tb.dtype);
+  } else {
+    attrs.op = a.array ? ops.scalar : ops.rscalar;
+    param.scalar = a.array ? b.scalar : a.scalar;
+    attrs.param = &param;
+    inputs[0] = a.array ? *a.array : *b.array;
+    if (!out) return Invoke(attrs, Span<const NDArray>(inputs, 1));
+    const DLTensor& t = inputs[0].tensor();
+    shape.assign(t.shape, t.ndim);
+    rtype = op::ScalarResultType(kind, t.dtype, param.scalar);
+  }
+  return InvokeInto(attrs, inputs, nin, shape, rtype, *out, fname);
+}
+
+NDArray UnaryAPI(UnaryKind kind, const Op* unary, const AnyView& x_arg, const AnyView& out_arg,
+                 const AnyView& dtype_arg) {
+  const char* fname = op::UnaryName(kind);
+  Operand x = ReadOperand(x_arg, fname, "x");
+  std::optional<NDArray> out = OutArg(out_arg, fname);
+  if (!dtype_arg.is_none()) {
+    DLDataType dtype = DTypeArg(dtype_arg, fname, kFloat64);
+    DLDataType r = op::UnaryResultType(kind, dtype);
+    MXFFI_CHECK(op::SameDType(r, dtype), TypeError)
+        << fname << ": no loop computes in dtype=" << DataTypeToString(dtype) << " (" << fname
+        << " of " << DataTypeToString(dtype) << " gives " << DataTypeToString(r) << ")";
+    if (!x.array) x.array = ScalarArray(x.scalar, x.scalar.DefaultDType(), fname);
+    ToLoopDType(&x, dtype, fname, 0);
+  } else if (!x.array) {
+    x.array = ScalarArray(x.scalar, x.scalar.DefaultDType(), fname);
+  }
+  OpAttrs attrs;
+  attrs.op = unary;
+  NDArray input = *x.array;
+  if (!out) return Invoke(attrs, Span<const NDArray>(&input, 1));
+  const DLTensor& t = input.tensor();
+  return InvokeInto(attrs, &input, 1, TShape(t.shape, t.ndim), op::UnaryResultType(kind, t.dtype),
+                    *out, fname);
+}
+
+double NumberArg(const AnyView& v, const char* fname, const char* arg) {
+  switch (v.type_index()) {
+    case kMXFFIInt:
+    case kMXFFIBool:
+      return static_cast<double>(v.raw()->v_int64);
+    case kMXFFIFloat:
+      return v.raw()->v_float64;
+    default:
+      MXFFI_THROW(TypeError) << fname << ": " << arg << " expected a number, got "
+                             << v.GetTypeName();
+  }
+  __builtin_unreachable();
+}
+
+}  // namespace
+
+#define MXFFI_NP_BINARY(Name, Kind, ArrayOp, ScalarOp, RScalarOp, Doc)                        \
+  MXFFI_REGISTER_API("np." Name)                                                              \
+      .describe(Doc                                                                           \
+                " x1 and x2 are arrays or numbers and broadcast together; out= is an mxffi "  \
+                "array to write into, dtype= the dtype to compute in (numpy's ufunc rules).") \
+      .arg("x1")                                                                              \
+      .arg("x2")                                                                              \
+      .arg("out", nullptr)                                                                    \
+      .arg("dtype", nullptr)                                                                  \
+      .set_body_typed([](AnyView x1, AnyView x2, AnyView out, AnyView dtype) {                \
+        static const BinaryOps ops{Op::Get(ArrayOp), Op::Get(ScalarOp), Op::Get(RScalarOp)};  \
+        return BinaryAPI(Kind, ops, x1, x2, out, dtype);                                      \
+      })
+
+MXFFI_NP_BINARY("add", BinaryKind::kAdd, "_npi_add", "_npi_add_scalar", "_npi_add_scalar",
+                "x1 + x2, elementwise.");
+MXFFI_NP_BINARY("subtract", BinaryKind::kSubtract, "_npi_subtract", "_npi_subtract_scalar",
+                "_npi_rsubtract_scalar", "x1 - x2, elementwise.");
+MXFFI_NP_BINARY("multiply", BinaryKind::kMultiply, "_npi_multiply", "_npi_multiply_scalar",
+                "_npi_multiply_scalar", "x1 * x2, elementwise.");
+MXFFI_NP_BINARY("divide", BinaryKind::kDivide, "_npi_true_divide", "_npi_true_divide_scalar",
+                "_npi_rtrue_divide_scalar",
+                "x1 / x2, elementwise (true division: integers give float64).");
+MXFFI_NP_BINARY("power", BinaryKind::kPower, "_npi_power", "_npi_power_scalar",
+                "_npi_rpower_scalar", "x1 ** x2, elementwise.");
+MXFFI_NP_BINARY("maximum", BinaryKind::kMaximum, "_npi_maximum", "_npi_maximum_scalar",
+                "_npi_rmaximum_scalar", "The larger of x1 and x2, elementwise; NaN propagates.");
+MXFFI_NP_BINARY("minimum", BinaryKind::kMinimum, "_npi_minimum", "_npi_minimum_scalar",
+                "_npi_rminimum_scalar", "The smaller of x1 and x2, elementwise; NaN propagates.");
+
+#define MXFFI_NP_UNARY(Name, Kind, OpName, Doc)                                      \
+  MXFFI_REGISTER_API("np." Name)                                                     \
+      .describe(Doc                                                                  \
+                " x is an array or a number; out= is an mxffi array to write into, " \
+                "dtype= the dtype to compute in (numpy's ufunc rules).")             \
+      .arg("x")                                                                      \
+      .arg("out", nullptr)                                                           \
+      .arg("dtype", nullptr)                                                         \
+      .set_body_typed([](AnyView x, AnyView out, AnyView dtype) {                    \
+        static const Op* op = Op::Get(OpName);                                       \
+        return UnaryAPI(Kind, op, x, out, dtype);                                    \
+      })
+
+MXFFI_NP_UNARY("negative", UnaryKind::kNegative, "_npi_negative", "-x, elementwise.");
+MXFFI_NP_UNARY("absolute", UnaryKind::kAbsolute, "_npi_absolute", "|x|, elementwise.");
+MXFFI_NP_UNARY("abs", UnaryKind::kAbsolute, "_npi_absolute", "|x|, elementwise (np.absolute).");
+MXFFI_NP_UNARY("square", UnaryKind::kSquare, "_npi_square", "x * x, elementwise.");
+MXFFI_NP_UNARY("sqrt", UnaryKind::kSqrt, "_npi_sqrt", "The square root, elementwise.");
+MXFFI_NP_UNARY("exp", UnaryKind::kExp, "_npi_exp", "e ** x, elementwise.");
+MXFFI_NP_UNARY("log", UnaryKind::kLog, "_npi_log", "The natural logarithm, elementwise.");
+
+MXFFI_REGISTER_API("np.quadratic")
+    .describe(
+        "a*x**2 + b*x + c, elementwise (the `quadratic` op). A float x keeps its dtype; an "
+        "integer or bool x gives float64.")
+    .arg("x")
+    .arg("a", 0.0)
+    .arg("b", 0.0)
+    .arg("c", 0.0)
+    .set_body_typed([](AnyView x, AnyView a, AnyView b, AnyView c) {
+      static const Op* op = Op::Get("quadratic");
+      op::QuadraticParam p;
+      p.a = NumberArg(a, "np.quadratic", "a");
+      p.b = NumberArg(b, "np.quadratic", "b");
+      p.c = NumberArg(c, "np.quadratic", "c");
+      return InvokeOp(op, p, {ArrayArg(x, "np.quadratic", "x")});
+    });
+
+}  // namespace api
+}  // namespace mxffi

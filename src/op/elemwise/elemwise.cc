@@ -1,0 +1,252 @@
+/*!
+ * \file elemwise.cc
+ * \brief numpy's broadcasting, ufunc type resolution and same_kind casting for the elementwise
+ *  ops; the Python-scalar parameter type.
+ */
+#include "elemwise.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+namespace mxffi {
+namespace op {
+
+DMLC_REGISTER_PARAMETER(BinaryScalarParam);
+
+const char* BinaryName(BinaryKind kind) {
+  switch (kind) {
+    case BinaryKind::kAdd:
+      return "np.add";
+    case BinaryKind::kSubtract:
+      return "np.subtract";
+    case BinaryKind::kMultiply:
+      return "np.multiply";
+    case BinaryKind::kDivide:
+      return "np.divide";
+    case BinaryKind::kPower:
+      return "np.power";
+    case BinaryKind::kMaximum:
+      return "np.maximum";
+    case BinaryKind::kMinimum:
+      return "np.minimum";
+  }
+  return "np.<binary>";
+}
+
+const char* UnaryName(UnaryKind kind) {
+  switch (kind) {
+    case UnaryKind::kNegative:
+      return "np.negative";
+    case UnaryKind::kAbsolute:
+      return "np.absolute";
+    case UnaryKind::kSquare:
+      return "np.square";
+    case UnaryKind::kSqrt:
+      return "np.sqrt";
+    case UnaryKind::kExp:
+      return "np.exp";
+    case UnaryKind::kLog:
+      return "np.log";
+  }
+  return "np.<unary>";
+}
+
+namespace {
+
+constexpr DLDataType kBoolT{kDLBool, 8, 1};
+constexpr DLDataType kInt8T{kDLInt, 8, 1};
+constexpr DLDataType kFloat16T{kDLFloat, 16, 1};
+constexpr DLDataType kFloat32T{kDLFloat, 32, 1};
+constexpr DLDataType kFloat64T{kDLFloat, 64, 1};
+
+/*! \brief The op rules numpy's ufuncs add on top of plain promotion (r = the promoted dtype). */
+DLDataType ApplyOpRule(BinaryKind kind, DLDataType r) {
+  switch (kind) {
+    case BinaryKind::kSubtract:
+      MXFFI_CHECK(r.code != kDLBool, TypeError)
+          << "np.subtract: boolean subtract, the `-` operator, is not supported; use "
+             "np.logical_xor (or the `^` operator) instead";
+      return r;
+    case BinaryKind::kDivide:
+      return IsFloating(r) ? r : kFloat64T;
+    case BinaryKind::kPower:
+      return r.code == kDLBool ? kInt8T : r;
+    default:
+      return r;
+  }
+}
+
+}  // namespace
+
+DLDataType BinaryResultType(BinaryKind kind, DLDataType a, DLDataType b) {
+  const char* fname = BinaryName(kind);
+  int ia = DTypeIndex(a), ib = DTypeIndex(b);
+  MXFFI_CHECK(ia >= 0, TypeError) << fname << ": unsupported dtype " << DataTypeToString(a);
+  MXFFI_CHECK(ib >= 0, TypeError) << fname << ": unsupported dtype " << DataTypeToString(b);
+  DLDataType r;
+  const bool a_bf = a.code == kDLBfloat, b_bf = b.code == kDLBfloat;
+  if (a_bf != b_bf) {
+    // numpy.result_type finds no common dtype for bfloat16 with int16..uint64 or float16, yet
+    // numpy's ufuncs run those in float32/float64: promote the other side with float32 instead
+    // (bfloat16's own pairs, int8/uint8/bool, give bfloat16 either way).
+    DLDataType other = a_bf ? b : a;
+    int io = DTypeIndex(other);
+    bool with_bf16 = io <= 1 || io == 5;  // bool, int8, uint8
+    r = with_bf16 ? DLDataType{kDLBfloat, 16, 1} : PromoteTypes(kFloat32T, other, fname);
+  } else {
+    r = PromoteTypes(a, b, fname);
+  }
+  return ApplyOpRule(kind, r);
+}
+
+bool CanCastSameKind(DLDataType from, DLDataType to) {
+  if (DTypeIndex(from) < 0 || DTypeIndex(to) < 0) return false;
+  switch (from.code) {
+    case kDLBool:
+      return true;
+    case kDLInt:
+      return to.code == kDLInt || IsFloating(to);
+    case kDLUInt:
+      return to.code == kDLInt || to.code == kDLUInt || IsFloating(to);
+    case kDLFloat:
+      return IsFloating(to);
+    case kDLBfloat:
+      // ml_dtypes registers no same_kind cast from bfloat16 to float16 (numpy.can_cast says no).
+      return IsFloating(to) && !(to.code == kDLFloat && to.bits == 16);
+    default:
+      return false;
+  }
+}
+
+void CheckIntFits(int64_t v, DLDataType dtype, const char* fname) {
+  const int bits = dtype.bits;
+  bool ok = true;
+  if (dtype.code == kDLInt) {
+    ok = bits >= 64 || (v >= -(int64_t{1} << (bits - 1)) && v < (int64_t{1} << (bits - 1)));
+  } else if (dtype.code == kDLUInt) {
+    ok = v >= 0 && (bits >= 64 || v < (int64_t{1} << bits));
+  }
+  MXFFI_CHECK(ok, OverflowError) << fname << ": Python integer " << v << " out of bounds for "
+                                 << DataTypeToString(dtype);
+}
+
+DLDataType ScalarResultType(BinaryKind kind, DLDataType a, const ScalarValue& s) {
+  const char* fname = BinaryName(kind);
+  MXFFI_CHECK(DTypeIndex(a) >= 0, TypeError)
+      << fname << ": unsupported dtype " << DataTypeToString(a);
+  DLDataType r = PromoteWithScalar(a, s.kind);
+  DLDataType out = ApplyOpRule(kind, r);
+  // The number is converted to the loop's dtype; an int that does not fit an integer loop is
+  // numpy 2's OverflowError (divide of an integer array computes in float64: no check).
+  if (s.kind == ScalarKind::kInt && IsIntegral(out)) CheckIntFits(s.i, out, fname);
+  return out;
+}
+
+DLDataType UnaryResultType(UnaryKind kind, DLDataType a) {
+  const char* fname = UnaryName(kind);
+  MXFFI_CHECK(DTypeIndex(a) >= 0, TypeError)
+      << fname << ": unsupported dtype " << DataTypeToString(a);
+  switch (kind) {
+    case UnaryKind::kNegative:
+      MXFFI_CHECK(a.code != kDLBool, TypeError)
+          << "np.negative: boolean negative, the `-` operator, is not supported; use "
+             "np.logical_not (or the `~` operator) instead";
+      return a;
+    case UnaryKind::kAbsolute:
+      return a;
+    case UnaryKind::kSquare:
+      return a.code == kDLBool ? kInt8T : a;
+    case UnaryKind::kSqrt:
+    case UnaryKind::kExp:
+    case UnaryKind::kLog:
+      if (IsFloating(a)) return a;
+      if (a.code == kDLBool || a.bits == 8) return kFloat16T;
+      return a.bits == 16 ? kFloat32T : kFloat64T;
+  }
+  return a;
+}
+
+std::string NumpyShapeString(const TShape& shape) {
+  std::string s = "(";
+  for (int i = 0; i < shape.ndim(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(shape[i]);
+  }
+  if (shape.ndim() == 1) s += ',';
+  return s + ')';
+}
+
+void BroadcastShapes(const TShape& a, const TShape& b, TShape* out, const char* fname) {
+  const int nd = std::max(a.ndim(), b.ndim());
+  out->resize(nd);
+  for (int i = 0; i < nd; ++i) {
+    const int ia = i - (nd - a.ndim()), ib = i - (nd - b.ndim());
+    const int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
+    if (da == db || db == 1) {
+      (*out)[i] = da;
+    } else if (da == 1) {
+      (*out)[i] = db;
+    } else {
+      MXFFI_THROW(ValueError) << fname << ": operands could not be broadcast together with shapes "
+                              << NumpyShapeString(a) << " " << NumpyShapeString(b);
+    }
+  }
+}
+
+std::istream& operator>>(std::istream& is, ScalarValue& v) {
+  std::string text;
+  is >> text;
+  if (text == "True" || text == "true") {
+    v = ScalarValue::Bool(true);
+    return is;
+  }
+  if (text == "False" || text == "false") {
+    v = ScalarValue::Bool(false);
+    return is;
+  }
+  if (text.empty()) {
+    is.setstate(std::ios::failbit);
+    return is;
+  }
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  long long i = std::strtoll(begin, &end, 10);  // NOLINT(runtime/int)
+  if (*end == '\0' && errno == 0) {
+    v = ScalarValue::Int(static_cast<int64_t>(i));
+    return is;
+  }
+  errno = 0;
+  double f = std::strtod(begin, &end);
+  if (*end == '\0' && end != begin) {
+    v = ScalarValue::Float(f);
+    return is;
+  }
+  is.setstate(std::ios::failbit);
+  return is;
+}
+
+std::ostream& operator<<(std::ostream& os, const ScalarValue& v) {
+  switch (v.kind) {
+    case ScalarKind::kBool:
+      return os << (v.i ? "True" : "False");
+    case ScalarKind::kInt:
+      return os << v.i;
+    case ScalarKind::kFloat: {
+      std::ostringstream s;
+      s.precision(17);
+      s << v.f;
+      std::string t = s.str();
+      // Keep it a float when read back: "2" would come back as an int.
+      if (std::isfinite(v.f) && t.find_first_of(".eE") == std::string::npos) t += ".0";
+      return os << t;
+    }
+  }
+  return os;
+}
+
+}  // namespace op
+}  // namespace mxffi
