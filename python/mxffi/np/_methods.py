@@ -119,11 +119,11 @@ def __bool__(self):  # noqa: N807
     return bool(item(self))
 
 
-def _swap(fn):
+def _swap(fn, name):
     def reflected(self, other):
         return fn(other, self)
 
-    reflected.__name__ = f"r{fn.__name__}"
+    reflected.__name__ = name
     return reflected
 
 
@@ -158,7 +158,7 @@ def attach():
         except ValueError:
             continue
         setattr(NDArray, op, fn)
-        setattr(NDArray, rop, _swap(fn))
+        setattr(NDArray, rop, _swap(fn, rop))
     for name, op in _UNARY.items():
         try:
             setattr(NDArray, op, get_global_func(f"np.{name}"))
