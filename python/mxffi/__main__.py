@@ -1,7 +1,8 @@
 """python -m mxffi: a short tour of mxffi, ending with a quick call-latency table.
 
 The tour calls C++ functions from Python, registers a Python function that C++ calls, sends
-errors across the boundary both ways and passes a numpy array without a copy. The table times
+errors across the boundary both ways, passes a numpy array without a copy and runs a few
+mxffi.np ops. The table times
 the same two calls through mxffi's vectorcall path, through mxffi's ctypes core, as a direct
 ctypes call of the plain C function they wrap, and, for scale, numpy.add on two floats:
 medians over randomized interleaved rounds on this machine (benchmarks/bench_call_latency.py
@@ -80,6 +81,24 @@ def tour():
         a = np.arange(12.0).reshape(3, 4)
         print(">>> a = numpy.arange(12.0).reshape(3, 4); mxffi.testing.tensor_first_f64(a[1:, 2:])")
         print(testing.tensor_first_f64(a[1:, 2:]))
+
+        _section("mxffi.np: numpy-style ops, each one call into C++ (Op registry + Invoke)")
+        mnp = mxffi.np
+        x = mnp.arange(12.0).reshape(3, 4)
+        print(">>> x = mxffi.np.arange(12.0).reshape(3, 4); x.T")
+        print(repr(x.T))
+        if hasattr(mnp, "tensordot"):
+            print(">>> mxffi.np.tensordot(x, x.T, axes=1)  # GEMM through OpenBLAS")
+            print(repr(mnp.tensordot(x, x.T, axes=1)))
+        print(">>> mxffi.np.zeros((2, 3), dtype='float32') + 1.5  # NEP 50: the float stays weak")
+        print(repr(mnp.zeros((2, 3), dtype="float32") + 1.5))
+        print(">>> mxffi.np.quadratic(x, a=1, b=-2, c=0.5)[0]")
+        print(repr(mnp.quadratic(x, a=1, b=-2, c=0.5).tolist()[0]))
+        print(">>> numpy.from_dlpack(x) shares memory; mxffi.ops.invoke('quadratic', x, a='bad')")
+        try:
+            mxffi.ops.invoke("quadratic", x, a="bad")
+        except ValueError as e:
+            print(f"ValueError: {e}")
 
 
 def _time_per_call(fn, args, loops):

@@ -314,3 +314,29 @@ def test_arange_errors():
         mnp.arange(0, 5, 0)
     with pytest.raises(TypeError, match=r"np\.arange: stop expected a number"):
         mnp.arange("a")
+
+
+def test_ndarray_operators_match_numpy():
+    x = np.arange(1.0, 7.0).reshape(2, 3)
+    y = np.full((2, 3), 2.0)
+    a, b = mnp.array(x), mnp.array(y)
+    check(a + b, x + y)
+    check(a - b, x - y)
+    check(a * b, x * y)
+    check(a / b, x / y)
+    check(a**b, x**y)
+    check(-a, -x)
+    check(abs(-a), abs(-x))
+    check(a + 1, x + 1)
+    check(1 - a, 1 - x)
+    check(2 * a, 2 * x)
+    check(3 / a, 3 / x)
+    check(2**a, 2**x)
+    check(a + y, x + y)  # a numpy operand on the right
+    if hasattr(mnp, "matmul"):
+        check(a @ b.T, x @ y.T)
+        check(x @ b.T, x @ y.T)  # reflected matmul from numpy's side
+    f32 = mnp.zeros((2,), dtype="float32")
+    check(f32 + 1.5, np.zeros((2,), "float32") + 1.5)  # NEP 50: the Python float is weak
+    with pytest.raises(TypeError):
+        a + "x"

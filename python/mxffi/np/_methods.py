@@ -1,7 +1,8 @@
 """ndarray's operators and numpy-style methods, attached to mxffi.NDArray by mxffi.np.
 
-Each operator is the registered np function itself (a Function binds as a method), so ``a + b``
-costs one call into C++ and nothing in Python; reflected operators swap the operands.
+Each operator is a one-line method calling the registered np function (a Function on a class
+does not bind, like a staticmethod), so ``a + b`` is one call into C++; reflected operators
+swap the operands.
 """
 
 import ctypes
@@ -119,12 +120,28 @@ def __bool__(self):  # noqa: N807
     return bool(item(self))
 
 
+def _method(fn, name):
+    def method(self, other):
+        return fn(self, other)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
 def _swap(fn, name):
     def reflected(self, other):
         return fn(other, self)
 
-    reflected.__name__ = name
+    reflected.__name__ = reflected.__qualname__ = name
     return reflected
+
+
+def _unary(fn, name):
+    def method(self):
+        return fn(self)
+
+    method.__name__ = method.__qualname__ = name
+    return method
 
 
 class _Lazy:
@@ -157,11 +174,11 @@ def attach():
             fn = get_global_func(f"np.{name}")
         except ValueError:
             continue
-        setattr(NDArray, op, fn)
+        setattr(NDArray, op, _method(fn, op))
         setattr(NDArray, rop, _swap(fn, rop))
     for name, op in _UNARY.items():
         try:
-            setattr(NDArray, op, get_global_func(f"np.{name}"))
+            setattr(NDArray, op, _unary(get_global_func(f"np.{name}"), op))
         except ValueError:
             continue
     NDArray.T = property(lambda self: _np.transpose(self), doc="The transposed array (a view).")
