@@ -103,6 +103,10 @@ def test_calling_from_python(lib_path):
     invoke = mxffi.get_global_func("ops.invoke")
     out = invoke("example_scaled_add", 2, x, y, "alpha", "2.5")
     assert np.array_equal(np.asarray(out), 2.5 * x + y)
+    # mxffi.ops.invoke wraps it: inputs by position, parameters as keywords (sent as strings).
+    out = mxffi.ops.invoke("example_scaled_add", x, y, alpha=2.5)
+    assert np.array_equal(np.asarray(out), 2.5 * x + y)
+    assert mxffi.ops.info("example_scaled_add")["arguments"] == ["x", "y"]
     # [python.end]
 
 
@@ -190,6 +194,8 @@ def test_alpha_out_of_range_is_value_error(scaled_add, invoke):
         invoke("example_scaled_add", 2, x, x, "alpha", "abc")
     with pytest.raises(ValueError, match=r"example_scaled_add: invalid parameter: .*'beta'"):
         invoke("example_scaled_add", 2, x, x, "beta", "1")
+    with pytest.raises(ValueError, match=r"value -2 for Parameter alpha"):
+        mxffi.ops.invoke("example_scaled_add", x, x, alpha=-2)
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "float16", "bool", "uint8", "complex64"])
