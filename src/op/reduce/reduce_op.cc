@@ -1,0 +1,532 @@
+/*!
+ * \file reduce_op.cc
+ * \brief _sum, _mean, _max and _min over any set of axes, on strided inputs.
+ *
+ * The input's axes are split into kept ones (in output order) and reduced ones; extent-1 axes
+ * are dropped and neighbours whose strides allow it are merged, so a C-contiguous input reduced
+ * over trailing (or leading) axes becomes one contiguous row per output element (or one
+ * contiguous run of outputs per reduced index). Three loops cover every layout:
+ *   - full reduction: the reduced elements are cut into fixed chunks (independent of the thread
+ *     count), reduced in parallel and combined in chunk order, so the result is deterministic;
+ *   - innermost axis reduced: one output element per task, its elements reduced as rows (float
+ *     sums pairwise, as numpy's);
+ *   - innermost axis kept: blocks of consecutive output elements accumulated together, one
+ *     reduced index at a time, so the inner loop runs along memory.
+ * A dtype other than the natural ones (sum/mean's dtype=) casts the input first (_cast), as
+ * numpy casts before it accumulates.
+ */
+#include "reduce_op.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "../dtype.h"
+#include "../init/init_op.h"
+#include "../parallel.h"
+#include "../promote.h"
+
+namespace mxffi {
+namespace op {
+
+uint64_t ReduceAxesMask(const dmlc::optional<TShape>& axis, int ndim, const char* fname) {
+  if (!axis.has_value()) return ndim >= 64 ? ~uint64_t{0} : (uint64_t{1} << ndim) - 1;
+  uint64_t mask = 0;
+  const TShape& axes = axis.value();
+  for (int i = 0; i < axes.ndim(); ++i) {
+    int64_t a = axes[i];
+    if (a < -ndim || a >= ndim) {
+      MXFFI_THROW(AxisError) << fname << ": axis " << a
+                             << " is out of bounds for array of dimension " << ndim;
+    }
+    if (a < 0) a += ndim;
+    MXFFI_CHECK(!(mask >> a & 1), ValueError)
+        << fname << ": duplicate value in 'axis'; got " << axes.ToString();
+    mask |= uint64_t{1} << a;
+  }
+  return mask;
+}
+
+TShape ReduceOutShape(const TShape& in, uint64_t mask, bool keepdims) {
+  TShape out;
+  for (int i = 0; i < in.ndim(); ++i) {
+    if (!(mask >> i & 1)) {
+      out.push_back(in[i]);
+    } else if (keepdims) {
+      out.push_back(1);
+    }
+  }
+  return out;
+}
+
+DLDataType SumType(DLDataType in, const DTypeParam& dtype) {
+  if (!dtype.is_none) return dtype.dtype;
+  if (in.code == kDLBool || (in.code == kDLInt && in.bits < 64)) return DLDataType{kDLInt, 64, 1};
+  if (in.code == kDLUInt && in.bits < 64) return DLDataType{kDLUInt, 64, 1};
+  return in;
+}
+
+DLDataType MeanType(DLDataType in, const DTypeParam& dtype) {
+  if (!dtype.is_none) return dtype.dtype;
+  if (in.code == kDLBool || IsIntegral(in)) return DLDataType{kDLFloat, 64, 1};
+  return in;
+}
+
+namespace {
+
+// ---- reducers -------------------------------------------------------------------------------
+
+struct SumOp {
+  template <typename A>
+  static A Identity() {
+    return A(0);
+  }
+  template <typename A>
+  static A Combine(A a, A b) {
+    if constexpr (std::is_same_v<A, bool>) {
+      return a || b;  // numpy's add on bool is logical or
+    } else {
+      return a + b;
+    }
+  }
+};
+
+struct MaxOp {
+  template <typename A>
+  static A Identity() {
+    if constexpr (std::is_floating_point_v<A>) return -std::numeric_limits<A>::infinity();
+    return std::numeric_limits<A>::lowest();
+  }
+  // NaN wins, as numpy's maximum: a NaN in a stays, a NaN in b is taken.
+  template <typename A>
+  static A Combine(A a, A b) {
+    return (a > b || a != a) ? a : b;  // NOLINT(misc-redundant-expression)
+  }
+};
+
+struct MinOp {
+  template <typename A>
+  static A Identity() {
+    if constexpr (std::is_floating_point_v<A>) return std::numeric_limits<A>::infinity();
+    return std::numeric_limits<A>::max();
+  }
+  template <typename A>
+  static A Combine(A a, A b) {
+    return (a < b || a != a) ? a : b;  // NOLINT(misc-redundant-expression)
+  }
+};
+
+/*!
+ * \brief The type a reduction accumulates in: integer sums in unsigned arithmetic (numpy's
+ *  wraparound, without signed overflow; 32 bits are enough for types up to 32 bits since the
+ *  result is taken modulo 2^bits), float16/bfloat16 in float, everything else in Out.
+ */
+template <typename R, typename Out>
+using AccT = std::conditional_t<
+    std::is_same_v<R, SumOp> && std::is_integral_v<Out> && !std::is_same_v<Out, bool>,
+    std::conditional_t<sizeof(Out) == 8, uint64_t, uint32_t>, typename AccType<Out>::type>;
+
+/*! \brief One input element as the accumulator sees it: converted to Out, then to Acc. */
+template <typename Acc, typename Out, typename In>
+inline Acc Load(In x) {
+  using InA = typename AccType<In>::type;
+  using OutA = typename AccType<Out>::type;
+  return static_cast<Acc>(static_cast<OutA>(static_cast<InA>(x)));
+}
+
+/*! \brief numpy's pairwise summation (8 accumulators, halves split on multiples of 8). */
+template <typename Acc, typename Out, typename In>
+Acc PairwiseSum(const In* p, int64_t n, int64_t s) {
+  if (n < 8) {
+    Acc r = Acc(0);
+    for (int64_t i = 0; i < n; ++i) r += Load<Acc, Out>(p[i * s]);
+    return r;
+  }
+  if (n <= 128) {
+    Acc r[8];
+    for (int j = 0; j < 8; ++j) r[j] = Load<Acc, Out>(p[j * s]);
+    int64_t i = 8;
+    if (s == 1) {
+      for (; i < n - n % 8; i += 8) {
+        for (int j = 0; j < 8; ++j) r[j] += Load<Acc, Out>(p[i + j]);
+      }
+    } else {
+      for (; i < n - n % 8; i += 8) {
+        for (int j = 0; j < 8; ++j) r[j] += Load<Acc, Out>(p[(i + j) * s]);
+      }
+    }
+    Acc res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) res += Load<Acc, Out>(p[i * s]);
+    return res;
+  }
+  int64_t n2 = n / 2;
+  n2 -= n2 % 8;
+  return PairwiseSum<Acc, Out>(p, n2, s) + PairwiseSum<Acc, Out>(p + n2 * s, n - n2, s);
+}
+
+/*! \brief Reduce n elements p[0], p[s], ... into one accumulator. */
+template <typename R, typename Acc, typename Out, typename In>
+inline Acc ReduceRow(const In* p, int64_t n, int64_t s) {
+  if constexpr (std::is_same_v<R, SumOp> && std::is_floating_point_v<Acc>) {
+    return PairwiseSum<Acc, Out>(p, n, s);
+  } else {
+    Acc acc = R::template Identity<Acc>();
+    if (s == 1) {
+      for (int64_t i = 0; i < n; ++i) acc = R::Combine(acc, Load<Acc, Out>(p[i]));
+    } else {
+      for (int64_t i = 0; i < n; ++i) acc = R::Combine(acc, Load<Acc, Out>(p[i * s]));
+    }
+    return acc;
+  }
+}
+
+// ---- layout ---------------------------------------------------------------------------------
+
+struct Dim {
+  int64_t size, stride;  // stride in elements
+};
+
+/*! \brief A multi-index over dims walked in C order, with the element offset it points at. */
+struct Odometer {
+  const Dim* dims;
+  int n;
+  int64_t idx[kMaxNDim];
+  int64_t offset;
+
+  Odometer(const Dim* d, int nd, int64_t linear) : dims(d), n(nd) { Seek(linear); }
+  void Seek(int64_t linear) {
+    offset = 0;
+    for (int i = n - 1; i >= 0; --i) {
+      idx[i] = linear % dims[i].size;
+      linear /= dims[i].size;
+      offset += idx[i] * dims[i].stride;
+    }
+  }
+  void Next() {
+    for (int i = n - 1; i >= 0; --i) {
+      offset += dims[i].stride;
+      if (++idx[i] < dims[i].size) return;
+      offset -= dims[i].stride * dims[i].size;
+      idx[i] = 0;
+    }
+  }
+};
+
+/*! \brief The input's axes split into kept (output order) and reduced, simplified. */
+struct ReducePlan {
+  int nk = 0, nr = 0;
+  Dim kept[kMaxNDim], red[kMaxNDim];
+  int64_t out_size = 1, red_size = 1;
+};
+
+/*! \brief Merge neighbours b into a where a's stride steps over all of b. */
+int MergeDims(Dim* dims, int n) {
+  int m = 0;
+  for (int i = 0; i < n; ++i) {
+    if (m > 0 && dims[m - 1].stride == dims[i].stride * dims[i].size) {
+      dims[m - 1].size *= dims[i].size;
+      dims[m - 1].stride = dims[i].stride;
+    } else {
+      dims[m++] = dims[i];
+    }
+  }
+  return m;
+}
+
+ReducePlan MakePlan(const DLTensor& t, uint64_t mask) {
+  ReducePlan p;
+  int64_t stride = 1;
+  int64_t compact[kMaxNDim];
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    compact[i] = stride;
+    stride *= t.shape[i];
+  }
+  for (int i = 0; i < t.ndim; ++i) {
+    Dim d{t.shape[i], t.strides ? t.strides[i] : compact[i]};
+    if (mask >> i & 1) {
+      p.red_size *= d.size;
+      if (d.size != 1) p.red[p.nr++] = d;
+    } else {
+      p.out_size *= d.size;
+      if (d.size != 1) p.kept[p.nk++] = d;
+    }
+  }
+  // The order of the reduced axes only changes the order of accumulation: put the smallest
+  // stride innermost so rows run along memory.
+  std::stable_sort(p.red, p.red + p.nr, [](const Dim& a, const Dim& b) {
+    return std::llabs(a.stride) > std::llabs(b.stride);
+  });
+  p.nk = MergeDims(p.kept, p.nk);
+  p.nr = MergeDims(p.red, p.nr);
+  if (p.nr == 0) p.red[p.nr++] = Dim{1, 1};
+  return p;
+}
+
+/*!
+ * \brief Reduce the elements at base + red-offsets, red[0] restricted to [begin, end); the
+ *  innermost reduced axis is walked as rows.
+ */
+template <typename R, typename Acc, typename Out, typename In>
+Acc ReduceBlock(const In* base, const Dim* red, int nr, int64_t begin, int64_t end) {
+  const Dim& inner = red[nr - 1];
+  if (nr == 1) {
+    return ReduceRow<R, Acc, Out>(base + begin * inner.stride, end - begin, inner.stride);
+  }
+  Acc acc = R::template Identity<Acc>();
+  int64_t outer_per_first = 1;
+  for (int i = 1; i < nr - 1; ++i) outer_per_first *= red[i].size;
+  Odometer od(red, nr - 1, begin * outer_per_first);
+  const int64_t rows = (end - begin) * outer_per_first;
+  for (int64_t r = 0; r < rows; ++r, od.Next()) {
+    acc = R::Combine(acc, ReduceRow<R, Acc, Out>(base + od.offset, inner.size, inner.stride));
+  }
+  return acc;
+}
+
+/*! \brief The output value of an accumulator: a cast, or for mean the sum divided by count. */
+template <bool kMean, typename Out, typename Acc>
+inline Out Finish(Acc acc, int64_t count) {
+  if constexpr (!kMean) {
+    return static_cast<Out>(acc);
+  } else if constexpr (std::is_floating_point_v<Acc>) {
+    return static_cast<Out>(acc / static_cast<Acc>(count));
+  } else {
+    // An integer or bool mean (dtype=int...): numpy divides the wrapped sum as float64, then
+    // casts back unsafely.
+    double q = static_cast<double>(static_cast<Out>(acc)) / static_cast<double>(count);
+    if constexpr (std::is_same_v<Out, bool>) {
+      return q != 0;
+    } else {
+      if (!(q >= -9.2233720368547758e18 && q < 9.2233720368547758e18)) {
+        return static_cast<Out>(std::numeric_limits<int64_t>::min());
+      }
+      return static_cast<Out>(static_cast<int64_t>(q));
+    }
+  }
+}
+
+/*! \brief Elements per chunk of a full reduction: fixed, so results do not depend on threads. */
+constexpr int64_t kChunkElems = int64_t{1} << 16;
+/*! \brief Output elements accumulated together when the innermost axis is kept. */
+constexpr int64_t kBlock = 256;
+
+template <typename R, bool kMean, typename In, typename Out>
+void ReduceKernel(const ReducePlan& p, const In* in, Out* out) {
+  using Acc = AccT<R, Out>;
+  const int64_t count = p.red_size;
+  const Dim* red = p.red;
+  const int nr = p.nr;
+  if (p.red_size == 0) {  // sum and mean of nothing (max and min refuse it earlier)
+    Out v = Finish<kMean, Out>(R::template Identity<Acc>(), count);
+    for (int64_t o = 0; o < p.out_size; ++o) out[o] = v;
+    return;
+  }
+  if (p.nk == 0) {
+    const int64_t inner = p.red_size / red[0].size;
+    const int64_t len = std::max<int64_t>(1, kChunkElems / inner);
+    const int64_t chunks = (red[0].size + len - 1) / len;
+    if (chunks == 1) {
+      out[0] = Finish<kMean, Out>(ReduceBlock<R, Acc, Out>(in, red, nr, 0, red[0].size), count);
+      return;
+    }
+    // Not std::vector: vector<bool> packs bits, which threads cannot write independently.
+    std::unique_ptr<Acc[]> partial(new Acc[chunks]);
+    ParallelFor(chunks, len * inner, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        partial[c] =
+            ReduceBlock<R, Acc, Out>(in, red, nr, c * len, std::min(red[0].size, (c + 1) * len));
+      }
+    });
+    Acc acc = partial[0];
+    for (int64_t c = 1; c < chunks; ++c) acc = R::Combine(acc, partial[c]);
+    out[0] = Finish<kMean, Out>(acc, count);
+    return;
+  }
+  const Dim& kin = p.kept[p.nk - 1];
+  if (std::llabs(red[nr - 1].stride) <= std::llabs(kin.stride) || p.red_size == 1) {
+    // The innermost axis is reduced: a row per output element.
+    ParallelFor(p.out_size, p.red_size, [&](int64_t b, int64_t e) {
+      Odometer ko(p.kept, p.nk, b);
+      for (int64_t o = b; o < e; ++o, ko.Next()) {
+        out[o] = Finish<kMean, Out>(
+            ReduceBlock<R, Acc, Out>(in + ko.offset, red, nr, 0, red[0].size), count);
+      }
+    });
+    return;
+  }
+  // The innermost axis is kept: accumulate blocks of outputs along it.
+  const int64_t n_in = kin.size, s_in = kin.stride;
+  ParallelFor(p.out_size, p.red_size, [&](int64_t b, int64_t e) {
+    Acc acc[kBlock];
+    for (int64_t o = b; o < e;) {
+      int64_t row = o / n_in, j0 = o % n_in;
+      int64_t len = std::min({n_in - j0, e - o, kBlock});
+      Odometer ko(p.kept, p.nk - 1, row);
+      const In* base = in + ko.offset + j0 * s_in;
+      for (int64_t j = 0; j < len; ++j) acc[j] = R::template Identity<Acc>();
+      Odometer ro(red, nr, 0);
+      for (int64_t r = 0; r < p.red_size; ++r, ro.Next()) {
+        const In* q = base + ro.offset;
+        if (s_in == 1) {
+          for (int64_t j = 0; j < len; ++j) acc[j] = R::Combine(acc[j], Load<Acc, Out>(q[j]));
+        } else {
+          for (int64_t j = 0; j < len; ++j) {
+            acc[j] = R::Combine(acc[j], Load<Acc, Out>(q[j * s_in]));
+          }
+        }
+      }
+      for (int64_t j = 0; j < len; ++j) out[o + j] = Finish<kMean, Out>(acc[j], count);
+      o += len;
+    }
+  });
+}
+
+// ---- ops ------------------------------------------------------------------------------------
+
+void CheckSupported(DLDataType t, const char* fname) {
+  MXFFI_CHECK(DTypeIndex(t) >= 0, TypeError)
+      << fname << ": unsupported dtype " << DataTypeToString(t);
+}
+
+FInferShape MakeShape(const char* fname, bool needs_identity) {
+  return [fname, needs_identity](const OpAttrs& attrs, Span<const TShape> in, Span<TShape> out) {
+    const ReduceParam& p = attrs.get<ReduceParam>();
+    uint64_t mask = ReduceAxesMask(p.axis, in[0].ndim(), fname);
+    if (needs_identity) {
+      for (int i = 0; i < in[0].ndim(); ++i) {
+        MXFFI_CHECK(!((mask >> i & 1) && in[0][i] == 0), ValueError)
+            << fname << ": zero-size array to reduction operation "
+            << (std::string(fname) == "np.max" ? "maximum" : "minimum")
+            << " which has no identity; got shape " << in[0].ToString();
+      }
+    }
+    out[0] = ReduceOutShape(in[0], mask, p.keepdims);
+  };
+}
+
+template <DLDataType (*Rule)(DLDataType, const DTypeParam&)>
+FInferType MakeType(const char* fname) {
+  return [fname](const OpAttrs& attrs, Span<const DLDataType> in, Span<DLDataType> out) {
+    CheckSupported(in[0], fname);
+    out[0] = Rule(in[0], attrs.get<ReduceParam>().dtype);
+    CheckSupported(out[0], fname);
+  };
+}
+
+FInferType MakeSameType(const char* fname) {
+  return [fname](const OpAttrs& attrs, Span<const DLDataType> in, Span<DLDataType> out) {
+    CheckSupported(in[0], fname);
+    MXFFI_CHECK(attrs.get<ReduceParam>().dtype.is_none, TypeError)
+        << fname << ": takes no dtype; got " << attrs.get<ReduceParam>().dtype;
+    out[0] = in[0];
+  };
+}
+
+template <typename R, bool kMean, typename In, typename Out>
+void RunTyped(const ReducePlan& p, const DLTensor& x, const DLTensor& y) {
+  ReduceKernel<R, kMean>(p, DataPtr<const In>(x), DataPtr<Out>(y));
+}
+
+/*!
+ * \brief Dispatch on the input and result dtypes. The result dtypes numpy picks by default
+ *  (the input's own, int64, uint64, float64) run directly; any other (an explicit dtype=)
+ *  reduces a cast copy of the input, which is what numpy computes.
+ */
+template <typename R, bool kMean>
+void Dispatch(const ReducePlan& p, const DLTensor& x, const DLTensor& y, const char* fname) {
+  const DLDataType out_t = y.dtype;
+  MXFFI_TYPE_SWITCH(x.dtype, fname, In, {
+    if (SameDType(x.dtype, out_t)) {
+      RunTyped<R, kMean, In, In>(p, x, y);
+    } else if (SameDType(out_t, DLDataType{kDLInt, 64, 1})) {
+      RunTyped<R, kMean, In, int64_t>(p, x, y);
+    } else if (SameDType(out_t, DLDataType{kDLUInt, 64, 1})) {
+      RunTyped<R, kMean, In, uint64_t>(p, x, y);
+    } else if (SameDType(out_t, DLDataType{kDLFloat, 64, 1})) {
+      RunTyped<R, kMean, In, double>(p, x, y);
+    } else {
+      MXFFI_THROW(RuntimeError) << fname << ": no kernel from " << DataTypeToString(x.dtype)
+                                << " to " << DataTypeToString(out_t);
+    }
+  });
+}
+
+template <typename R, bool kMean>
+FCompute MakeCompute(const char* fname) {
+  return [fname](const OpAttrs& attrs, const OpContext&, Span<const DLTensor> in,
+                 Span<const OpReqType>, Span<const DLTensor> out) {
+    const DLTensor& x = in[0];
+    const DLTensor& y = out[0];
+    const ReduceParam& param = attrs.get<ReduceParam>();
+    const uint64_t mask = ReduceAxesMask(param.axis, x.ndim, fname);
+    if (NumElements(y) == 0) return;
+    std::optional<ScopedGILRelease> gil;
+    if (NumElements(x) > kReleaseGILThreshold) gil.emplace();
+    const DLDataType out_t = y.dtype;
+    const DLDataType natural =
+        kMean ? MeanType(x.dtype, DTypeParam()) : SumType(x.dtype, DTypeParam());
+    const bool direct =
+        SameDType(x.dtype, out_t) || SameDType(natural, out_t) || !std::is_same_v<R, SumOp>;
+    if (direct) {
+      Dispatch<R, kMean>(MakePlan(x, mask), x, y, fname);
+      return;
+    }
+    // dtype=: cast first (numpy casts each element to dtype before it adds).
+    static const Op* cast = Op::Get("_cast");
+    CastParam cp;
+    cp.dtype = DTypeParam(out_t);
+    OpAttrs cast_attrs;
+    cast_attrs.op = cast;
+    cast_attrs.param = &cp;
+    NDArray src = NDArray::FromBorrowed(x);
+    NDArray converted = Invoke(cast_attrs, Span<const NDArray>(&src, 1));
+    const DLTensor& c = converted.tensor();
+    Dispatch<R, kMean>(MakePlan(c, mask), c, y, fname);
+  };
+}
+
+}  // namespace
+
+MXFFI_REGISTER_OP(_sum)
+    .describe("Sum over axes, as numpy.sum (small integers sum as int64/uint64).")
+    .add_argument("a", "NDArray", "the input")
+    .set_param<ReduceParam>()
+    .set_attr<FInferShape>("FInferShape", MakeShape("np.sum", false))
+    .set_attr<FInferType>("FInferType", MakeType<SumType>("np.sum"))
+    .set_attr<bool>("TStridedInputs", true)
+    .set_attr<FCompute>("FCompute<cpu>", MakeCompute<SumOp, false>("np.sum"));
+
+MXFFI_REGISTER_OP(_mean)
+    .describe("Arithmetic mean over axes, as numpy.mean (integers average as float64).")
+    .add_argument("a", "NDArray", "the input")
+    .set_param<ReduceParam>()
+    .set_attr<FInferShape>("FInferShape", MakeShape("np.mean", false))
+    .set_attr<FInferType>("FInferType", MakeType<MeanType>("np.mean"))
+    .set_attr<bool>("TStridedInputs", true)
+    .set_attr<FCompute>("FCompute<cpu>", MakeCompute<SumOp, true>("np.mean"));
+
+MXFFI_REGISTER_OP(_max)
+    .describe("Maximum over axes, as numpy.max (NaN propagates).")
+    .add_argument("a", "NDArray", "the input")
+    .set_param<ReduceParam>()
+    .set_attr<FInferShape>("FInferShape", MakeShape("np.max", true))
+    .set_attr<FInferType>("FInferType", MakeSameType("np.max"))
+    .set_attr<bool>("TStridedInputs", true)
+    .set_attr<FCompute>("FCompute<cpu>", MakeCompute<MaxOp, false>("np.max"));
+
+MXFFI_REGISTER_OP(_min)
+    .describe("Minimum over axes, as numpy.min (NaN propagates).")
+    .add_argument("a", "NDArray", "the input")
+    .set_param<ReduceParam>()
+    .set_attr<FInferShape>("FInferShape", MakeShape("np.min", true))
+    .set_attr<FInferType>("FInferType", MakeSameType("np.min"))
+    .set_attr<bool>("TStridedInputs", true)
+    .set_attr<FCompute>("FCompute<cpu>", MakeCompute<MinOp, false>("np.min"));
+
+}  // namespace op
+}  // namespace mxffi
