@@ -60,13 +60,24 @@ OpAttrTable* GetOpAttrTable(const std::string& name, const std::type_info& type)
 }
 
 [[noreturn]] void RethrowParamError(const std::string& op_name, const std::string& what) {
-  // dmlc's messages start with a location and end with the field list; keep the first line.
+  // dmlc's messages may start with a "[time] file:line: " location and continue with a field
+  // table; keep the sentence, and for an unknown argument the names it could have been.
   std::string msg = what;
-  size_t nl = msg.find('\n');
-  if (nl != std::string::npos) msg = msg.substr(0, nl);
   size_t hdr = msg.find("] ");
   if (msg.rfind('[', 0) == 0 && hdr != std::string::npos) msg = msg.substr(hdr + 2);
-  MXFFI_THROW(ValueError) << op_name << ": invalid parameter: " << msg;
+  size_t nl = msg.find('\n');
+  std::string head = nl == std::string::npos ? msg : msg.substr(0, nl);
+  if (head.find("Possible Arguments") != std::string::npos && nl != std::string::npos) {
+    std::string names;
+    std::istringstream rest(msg.substr(nl + 1));
+    for (std::string line; std::getline(rest, line);) {
+      // The table lists "name : type" lines, each followed by indented description lines.
+      if (line.empty() || line[0] == ' ' || line.find(" : ") == std::string::npos) continue;
+      names += (names.empty() ? " " : ", ") + line.substr(0, line.find(" : "));
+    }
+    head += names;
+  }
+  MXFFI_THROW(ValueError) << op_name << ": invalid parameter: " << head;
 }
 
 }  // namespace details
