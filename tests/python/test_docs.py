@@ -104,3 +104,14 @@ def test_cut_block_checker_can_fail():
     source = "int main() {\n  // [call.begin]\n  int x = 2;\n  // [call.end]\n}\n"
     assert _regions(source) == {"call": "  int x = 2;\n"}
     assert blocks[0][3] != _regions(source)["call"]
+
+
+def test_np_tour_example_runs():
+    out = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "docs", "examples", "np_tour.py")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "np_tour: ok"

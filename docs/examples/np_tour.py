@@ -1,0 +1,56 @@
+# ruff: noqa: E402
+"""The mxffi.np guide's examples (docs/np.md cuts its code from here); tests/python runs it."""
+
+import numpy as np
+
+# [arrays.begin]
+import mxffi
+import mxffi.np as mnp
+
+x = mnp.zeros((3, 4))  # float64, like numpy
+assert x.shape == (3, 4) and str(x.dtype) == "float64"
+y = mnp.arange(12, dtype="float32").reshape(3, 4)  # a view: no copy
+z = mnp.ones((3, 4), dtype=np.float32, device="cpu:0")  # numpy dtypes and DLPack devices work too
+assert (y + z).tolist()[0] == [1.0, 2.0, 3.0, 4.0]
+assert str((y * 2.5).dtype) == "float32"  # NEP 50: a Python float does not widen float32
+assert str((y + np.ones(4)).dtype) == "float64"  # a numpy array is not weak
+assert y.T.shape == (4, 3)  # transpose is a view too
+# [arrays.end]
+
+# [numpy.begin]
+a = np.arange(6.0).reshape(2, 3)
+m = mnp.from_dlpack(a)  # zero copy, both ways
+m_np = np.from_dlpack(m)
+m_np[0, 0] = 42.0
+assert a[0, 0] == 42.0
+assert np.asarray(mnp.sum(m, axis=0)).tolist() == [45.0, 5.0, 7.0]
+assert mnp.tensordot(m, m.T, axes=1).shape == (2, 2)  # GEMM through OpenBLAS
+# [numpy.end]
+
+# [ops.begin]
+q = mnp.quadratic(m, a=1.0, b=-2.0, c=0.5)  # an op with dmlc parameters, typed arguments
+same = mxffi.ops.invoke("quadratic", m, a=1.0, b=-2.0, c=0.5)  # by name, params as strings
+assert q.tolist() == same.tolist()
+assert "quadratic" in mxffi.ops.list_ops()
+try:
+    mxffi.ops.invoke("quadratic", m, a="two")
+except ValueError as e:
+    assert "quadratic: invalid parameter" in str(e) and "'two'" in str(e)
+# [ops.end]
+
+# [errors.begin]
+try:
+    mnp.add(mnp.zeros((2, 3)), mnp.zeros((4,)))
+except ValueError as e:
+    assert "(2,3)" in str(e).replace(" ", "") and "(4,)" in str(e)
+try:
+    mnp.sum(mnp.zeros((2, 3)), axis=2)
+except np.exceptions.AxisError as e:  # numpy's own class (a ValueError and an IndexError)
+    assert "axis 2 is out of bounds for array of dimension 2" in str(e)
+try:
+    mnp.zeros((2,), dtype="float33")
+except TypeError as e:
+    assert "data type 'float33' not understood" in str(e)
+# [errors.end]
+
+print("np_tour: ok")
