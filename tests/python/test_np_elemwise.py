@@ -242,6 +242,12 @@ def test_large_arrays_run_parallel_and_match():
     c = rng.integers(-(2**31), 2**31, 300_001, dtype=np.int64)
     check(mnp.divide(c, 7), np.divide(c, 7))
     check(mnp.sqrt(np.abs(a)), np.sqrt(np.abs(a)))
+    # strided input of another dtype: converted block by block along a strided run
+    w = rng.integers(-1000, 1000, (300, 700)).astype(np.int16)
+    check(mnp.subtract(w.T, a), np.subtract(w.T, a))
+    check(
+        mnp.maximum(w[:, ::-1].T, np.array(3, np.float16)), np.maximum(w[:, ::-1].T, np.float16(3))
+    )
 
 
 # ---- Python numbers ------------------------------------------------------------------------
