@@ -340,3 +340,11 @@ def test_ndarray_operators_match_numpy():
     check(f32 + 1.5, np.zeros((2,), "float32") + 1.5)  # NEP 50: the Python float is weak
     with pytest.raises(TypeError):
         a + "x"
+
+
+def test_bfloat16_numpy_view_shares_memory():
+    b = mnp.astype(mnp.arange(4), "bfloat16")
+    view = b.numpy()
+    assert view.dtype == np.dtype(ml_dtypes.bfloat16)
+    view[0] = 5
+    assert b.tolist()[0] == 5

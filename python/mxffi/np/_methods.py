@@ -184,6 +184,7 @@ def attach():
     NDArray.T = property(lambda self: _np.transpose(self), doc="The transposed array (a view).")
     for fn in (asnumpy, __array__, tolist, item, __repr__, __str__, astype, reshape, copy):
         setattr(NDArray, fn.__name__, fn)
+    NDArray.numpy = asnumpy  # numpy.from_dlpack has no bfloat16: asnumpy views its bits
     NDArray.__len__ = __len__
     NDArray.__bool__ = __bool__
     NDArray.__array_priority__ = 100  # numpy defers a + b to us when b is an mxffi array
