@@ -173,17 +173,21 @@ def test_full_sum_does_not_depend_on_threads():
 @pytest.mark.parametrize("name", ["max", "min", "sum", "mean"])
 def test_nan_propagates(name, dtype):
     rng = np.random.default_rng(5)
-    x = make((5, 6), dtype, rng)
-    x[1, 2] = np.nan
-    x[4, 0] = np.nan
-    x[0, 0] = np.nan
-    for axis in [None, 0, 1, (0, 1)]:
-        got = to_np(getattr(mnp, name)(to_mx(x), axis=axis)).astype(np.float64)
-        with np.errstate(invalid="ignore"):
-            expected = np.asarray(getattr(np, name)(x, axis=axis)).astype(np.float64)
-        np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
-        if name in ("max", "min"):
-            np.testing.assert_array_equal(got, expected)
+    # Short rows (scalar loops) and long ones (the vectorised max/min), NaN inside a vector
+    # block and in the tail; infinities next to NaN.
+    for shape, nans in [((5, 6), [(1, 2), (4, 0), (0, 0)]), ((4, 101), [(1, 37), (2, 100)])]:
+        x = make(shape, dtype, rng)
+        for ij in nans:
+            x[ij] = np.nan
+        x[3, 1] = np.inf
+        x[3, 2] = -np.inf
+        for axis in [None, 0, 1, (0, 1)]:
+            got = to_np(getattr(mnp, name)(to_mx(x), axis=axis)).astype(np.float64)
+            with np.errstate(invalid="ignore"):
+                expected = np.asarray(getattr(np, name)(x, axis=axis)).astype(np.float64)
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+            if name in ("max", "min"):
+                np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize(

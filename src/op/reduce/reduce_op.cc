@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -102,10 +103,16 @@ struct MaxOp {
     if constexpr (std::is_floating_point_v<A>) return -std::numeric_limits<A>::infinity();
     return std::numeric_limits<A>::lowest();
   }
+  /*! \brief Whether v replaces m (no NaN involved); works on GCC vector types too. */
+  template <typename V>
+  static auto Better(V v, V m) {
+    return v > m;
+  }
   // NaN wins, as numpy's maximum: a NaN in a stays, a NaN in b is taken.
   template <typename A>
   static A Combine(A a, A b) {
-    return (a > b || a != a) ? a : b;  // NOLINT(misc-redundant-expression)
+    // Bitwise |, not ||: no branch, so the loops around it vectorise.
+    return ((a > b) | (a != a)) ? a : b;  // NOLINT(misc-redundant-expression)
   }
 };
 
@@ -115,9 +122,13 @@ struct MinOp {
     if constexpr (std::is_floating_point_v<A>) return std::numeric_limits<A>::infinity();
     return std::numeric_limits<A>::max();
   }
+  template <typename V>
+  static auto Better(V v, V m) {
+    return v < m;
+  }
   template <typename A>
   static A Combine(A a, A b) {
-    return (a < b || a != a) ? a : b;  // NOLINT(misc-redundant-expression)
+    return ((a < b) | (a != a)) ? a : b;  // NOLINT(misc-redundant-expression)
   }
 };
 
@@ -169,19 +180,72 @@ Acc PairwiseSum(const In* p, int64_t n, int64_t s) {
   return PairwiseSum<Acc, Out>(p, n2, s) + PairwiseSum<Acc, Out>(p + n2 * s, n - n2, s);
 }
 
-/*! \brief Reduce n elements p[0], p[s], ... into one accumulator. */
+/*!
+ * \brief Max or min of n contiguous floats or doubles in 16-byte vectors (GCC vector
+ *  extensions): the compiler does not vectorise a NaN-propagating max on its own, since
+ *  maxps is not symmetric in NaN. NaN is tracked apart from the running extremum.
+ */
+template <typename R, typename T>
+T ExtremumContiguous(const T* p, int64_t n) {
+  using I = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+  typedef T V __attribute__((vector_size(16)));
+  typedef I VI __attribute__((vector_size(16)));
+  constexpr int kW = 16 / sizeof(T), kU = 4;
+  V m[kU];
+  VI nan[kU];
+  for (int u = 0; u < kU; ++u) {
+    for (int l = 0; l < kW; ++l) m[u][l] = R::template Identity<T>();
+    nan[u] = VI{};
+  }
+  int64_t i = 0;
+  for (; i + kU * kW <= n; i += kU * kW) {
+    for (int u = 0; u < kU; ++u) {
+      V v;
+      std::memcpy(&v, p + i + u * kW, sizeof(V));
+      m[u] = R::Better(v, m[u]) ? v : m[u];
+      nan[u] |= v != v;
+    }
+  }
+  T r = R::template Identity<T>();
+  bool any_nan = false;
+  for (int u = 0; u < kU; ++u) {
+    for (int l = 0; l < kW; ++l) {
+      r = R::Combine(r, m[u][l]);
+      any_nan |= nan[u][l] != 0;
+    }
+  }
+  for (; i < n; ++i) r = R::Combine(r, p[i]);
+  return any_nan ? std::numeric_limits<T>::quiet_NaN() : r;
+}
+
+/*!
+ * \brief Reduce n elements p[0], p[s], ... into one accumulator. Eight independent
+ *  accumulators, combined at the end, break the dependency chain so the loop vectorises.
+ */
 template <typename R, typename Acc, typename Out, typename In>
 inline Acc ReduceRow(const In* p, int64_t n, int64_t s) {
   if constexpr (std::is_same_v<R, SumOp> && std::is_floating_point_v<Acc>) {
     return PairwiseSum<Acc, Out>(p, n, s);
   } else {
-    Acc acc = R::template Identity<Acc>();
-    if (s == 1) {
-      for (int64_t i = 0; i < n; ++i) acc = R::Combine(acc, Load<Acc, Out>(p[i]));
-    } else {
-      for (int64_t i = 0; i < n; ++i) acc = R::Combine(acc, Load<Acc, Out>(p[i * s]));
+    if constexpr (!std::is_same_v<R, SumOp> && std::is_floating_point_v<In> &&
+                  std::is_same_v<In, Acc>) {
+      if (s == 1) return ExtremumContiguous<R>(p, n);
     }
-    return acc;
+    Acc acc[8];
+    for (int j = 0; j < 8; ++j) acc[j] = R::template Identity<Acc>();
+    int64_t i = 0;
+    if (s == 1) {
+      for (; i + 8 <= n; i += 8) {
+        for (int j = 0; j < 8; ++j) acc[j] = R::Combine(acc[j], Load<Acc, Out>(p[i + j]));
+      }
+    } else {
+      for (; i + 8 <= n; i += 8) {
+        for (int j = 0; j < 8; ++j) acc[j] = R::Combine(acc[j], Load<Acc, Out>(p[(i + j) * s]));
+      }
+    }
+    for (; i < n; ++i) acc[0] = R::Combine(acc[0], Load<Acc, Out>(p[i * s]));
+    return R::Combine(R::Combine(R::Combine(acc[0], acc[1]), R::Combine(acc[2], acc[3])),
+                      R::Combine(R::Combine(acc[4], acc[5]), R::Combine(acc[6], acc[7])));
   }
 }
 
@@ -312,8 +376,12 @@ inline Out Finish(Acc acc, int64_t count) {
 
 /*! \brief Elements per chunk of a full reduction: fixed, so results do not depend on threads. */
 constexpr int64_t kChunkElems = int64_t{1} << 16;
-/*! \brief Output elements accumulated together when the innermost axis is kept. */
-constexpr int64_t kBlock = 256;
+/*!
+ * \brief Output elements accumulated together when the innermost axis is kept: long enough
+ *  that each reduced index reads a long run of memory, short enough for the accumulators to
+ *  stay in L1/L2 (32 KiB of doubles).
+ */
+constexpr int64_t kBlock = 4096;
 
 template <typename R, bool kMean, typename In, typename Out>
 void ReduceKernel(const ReducePlan& p, const In* in, Out* out) {
@@ -362,7 +430,8 @@ void ReduceKernel(const ReducePlan& p, const In* in, Out* out) {
   // The innermost axis is kept: accumulate blocks of outputs along it.
   const int64_t n_in = kin.size, s_in = kin.stride;
   ParallelFor(p.out_size, p.red_size, [&](int64_t b, int64_t e) {
-    Acc acc[kBlock];
+    std::unique_ptr<Acc[]> acc_buf(new Acc[std::min(kBlock, e - b)]);
+    Acc* acc = acc_buf.get();
     for (int64_t o = b; o < e;) {
       int64_t row = o / n_in, j0 = o % n_in;
       int64_t len = std::min({n_in - j0, e - o, kBlock});
