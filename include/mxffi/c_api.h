@@ -357,6 +357,16 @@ MXFFI_DLL int MXFFIFuncSetGlobal(const char* name, MXFFIObjectHandle func, int o
 /*! \brief Write a new Array of the names of all globals, sorted, to out (owned by the caller). */
 MXFFI_DLL int MXFFIFuncListGlobalNames(MXFFIObjectHandle* out);
 
+/* Section: containers ----------------------------------------------------- */
+
+/*!
+ * \brief Make an Array of n values in one allocation (how bindings pass a tuple of numbers).
+ * \param items the values, borrowed; objects among them get a reference of the Array's.
+ * \param out a new Array (a reference owned by the caller).
+ * \return 0, or -1 with the error set.
+ */
+MXFFI_DLL int MXFFIArrayCreate(const MXFFIAny* items, int64_t n, MXFFIObjectHandle* out);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif

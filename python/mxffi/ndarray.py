@@ -84,6 +84,11 @@ _CAPSULE_DESTRUCTOR = ctypes.cast(_capsule_destructor, ctypes.c_void_p).value
 class NDArray(Object):
     """An n-dimensional array owned by mxffi (or borrowed, zero-copy, from a DLPack producer)."""
 
+    # No instance __dict__: an array is then not tracked by the garbage collector, which makes
+    # creating and freeing one cheaper. Weak references still work (the ctypes core's Object
+    # already has the slot).
+    __slots__ = () if hasattr(Object, "__weakref__") else ("__weakref__",)
+
     def _tensor(self):
         return _DLTensor.from_address(self.handle + _HEADER_SIZE)
 

@@ -124,3 +124,31 @@ MXFFI_REGISTER_API("container.shape")
     });
 
 }  // namespace mxffi
+
+extern "C" {
+
+int MXFFIArrayCreate(const MXFFIAny* items, int64_t n, MXFFIObjectHandle* out) {
+  try {
+    if (out == nullptr || n < 0 || (n > 0 && items == nullptr)) {
+      MXFFI_THROW(ValueError) << "MXFFIArrayCreate: bad arguments (items=" << items << ", n=" << n
+                              << ", out=" << out << ")";
+    }
+    using mxffi::ArrayObj;
+    mxffi::ObjectPtr<ArrayObj> obj =
+        mxffi::make_inplace_object<ArrayObj>(sizeof(MXFFIAny) * static_cast<size_t>(n));
+    obj->data = n > 0 ? obj->InlineData() : nullptr;
+    obj->capacity = n;
+    for (int64_t i = 0; i < n; ++i) {
+      new (&obj->data[i]) mxffi::Any(*mxffi::AnyView::FromRaw(&items[i]));
+      obj->size = i + 1;
+    }
+    ArrayObj* raw = obj.get();
+    raw->IncRef();
+    *out = mxffi::details::ObjectUnsafe::Header(raw);
+    return 0;
+  } catch (...) {
+    return mxffi::details::SetErrorFromCurrentException();
+  }
+}
+
+}  // extern "C"

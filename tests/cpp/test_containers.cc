@@ -155,3 +155,26 @@ TEST(Containers, BuiltInCxxCrossTheAbi) {
 }
 
 }  // namespace
+
+TEST(Array, CreatedInOneAllocationGrowsOntoTheHeap) {
+  MXFFIAny items[3];
+  for (int i = 0; i < 3; ++i) {
+    items[i].type_index = kMXFFIInt;
+    items[i].small_len = 0;
+    items[i].v_int64 = 10 + i;
+  }
+  MXFFIObjectHandle h = nullptr;
+  ASSERT_EQ(MXFFIArrayCreate(items, 3, &h), 0);
+  mxffi::Array<int64_t> a(
+      mxffi::ObjectPtr<mxffi::Object>::MoveFromRaw(reinterpret_cast<mxffi::Object*>(h)));
+  ASSERT_EQ(a.size(), 3);
+  EXPECT_EQ(a[2], 12);
+  mxffi::Array<int64_t> shared = a;  // shared: push_back copies first
+  shared.push_back(13);
+  EXPECT_EQ(a.size(), 3);
+  for (int i = 0; i < 20; ++i) a.push_back(i);  // unique: the inline cells move to the heap
+  EXPECT_EQ(a.size(), 23);
+  EXPECT_EQ(a[1], 11);
+  EXPECT_EQ(a[22], 19);
+  EXPECT_EQ(MXFFIArrayCreate(nullptr, 2, &h), -1);
+}

@@ -348,3 +348,13 @@ def test_bfloat16_numpy_view_shares_memory():
     assert view.dtype == np.dtype(ml_dtypes.bfloat16)
     view[0] = 5
     assert b.tolist()[0] == 5
+
+
+def test_arrays_take_weak_references():
+    import weakref
+
+    a = mnp.zeros((2,))
+    r = weakref.ref(a)
+    assert r() is a
+    del a
+    assert r() is None

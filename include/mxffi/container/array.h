@@ -9,6 +9,7 @@
 #include <mxffi/container/string.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <vector>
 
@@ -28,16 +29,22 @@ class ArrayObj : public Object {
   }
   ~ArrayObj() {
     for (int64_t i = 0; i < size; ++i) details::CellDecRef(&data[i]);
-    std::free(data);
+    if (data != InlineData()) std::free(data);
   }
+  /*! \brief Where the cells of an array made with inline storage (MXFFIArrayCreate) start. */
+  MXFFIAny* InlineData() { return reinterpret_cast<MXFFIAny*>(this + 1); }
   const Any& at(int64_t i) const { return reinterpret_cast<const Any*>(data)[i]; }
   Any& at(int64_t i) { return reinterpret_cast<Any*>(data)[i]; }
   void Reserve(int64_t n) {
     if (n <= capacity) return;
-    auto* grown = static_cast<MXFFIAny*>(std::realloc(data, sizeof(MXFFIAny) * n));
+    // Cells stored inline (after the object, in its allocation) move to the heap on growth.
+    bool inline_cells = data != nullptr && data == InlineData();
+    auto* grown = static_cast<MXFFIAny*>(inline_cells ? std::malloc(sizeof(MXFFIAny) * n)
+                                                      : std::realloc(data, sizeof(MXFFIAny) * n));
     if (grown == nullptr) {
       MXFFI_THROW(MemoryError) << "Array: cannot allocate " << n << " elements";
     }
+    if (inline_cells) std::memcpy(grown, data, sizeof(MXFFIAny) * size);
     data = grown;
     capacity = n;
   }

@@ -140,7 +140,6 @@ cdef extern from "fastcall.h":
         PyTypeObject* object_type
         Py_ssize_t handle_offset
         Py_ssize_t flags_offset
-        void* array_func
 
     int MXFFI_PY_RELEASE_GIL
     int MXFFIPySetHooks(const MXFFIPyHooks* hooks, PyTypeObject* function_type,

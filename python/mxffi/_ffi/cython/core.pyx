@@ -65,11 +65,10 @@ def _init():
     _hooks.object_type = <PyTypeObject*>Object
     _hooks.handle_offset = <char*>&probe.chandle - base
     _hooks.flags_offset = <char*>&probe._flags - base
-    _ARRAY = get_global_func("container.array")
-    _hooks.array_func = (<Object>_ARRAY).chandle
     MXFFIPySetHooks(&_hooks, <PyTypeObject*>Function, <char*>&probe._vectorcall - base)
     MXFFIEnvSetCheckSignals(_check_signals)
     MXFFIEnvSetGILHooks(_release_gil, _restore_gil)
+    _ARRAY = get_global_func("container.array")
     _MAP = get_global_func("container.map")
     _SHAPE = get_global_func("container.shape")
     _GET_ATTR = get_global_func("object.get_attr")

@@ -61,8 +61,6 @@ typedef struct {
   Py_ssize_t handle_offset;
   /*! \brief Offset of Function's int flags (bit 0: release the GIL for the call). */
   Py_ssize_t flags_offset;
-  /*! \brief The global container.array, which makes an Array of its arguments. */
-  MXFFIObjectHandle array_func;
 } MXFFIPyHooks;
 
 static MXFFIPyHooks mxffi_py_hooks;
@@ -158,7 +156,7 @@ static inline int MXFFIPyNumpyTensor(PyObject* arg, MXFFIAny* cell, MXFFIPyArgTe
 
 /*!
  * \brief A tuple or list of at most MXFFI_PY_FAST_SEQ exact ints as an Array, made by the core
- *  (container.array) so that it is an ordinary C++ Array; freed after the call.
+ *  in one allocation (MXFFIArrayCreate), so it is an ordinary C++ Array; freed after the call.
  * \return 1 when done, 0 for anything else (left to the slow path; an error only on failure).
  */
 static inline int MXFFIPyIntSequence(PyObject* func, PyObject* arg, MXFFIAny* cell,
@@ -167,8 +165,8 @@ static inline int MXFFIPyIntSequence(PyObject* func, PyObject* arg, MXFFIAny* ce
   PyObject** items = PyTuple_Check(arg) ? ((PyTupleObject*)arg)->ob_item
                                         : ((PyListObject*)arg)->ob_item;
   MXFFIAny cells[MXFFI_PY_FAST_SEQ];
-  MXFFIAny result;
-  if (n > MXFFI_PY_FAST_SEQ || mxffi_py_hooks.array_func == NULL) return 0;
+  MXFFIObjectHandle array = NULL;
+  if (n > MXFFI_PY_FAST_SEQ) return 0;
   for (Py_ssize_t i = 0; i < n; ++i) {
     int overflow;
     long long v;
@@ -179,15 +177,14 @@ static inline int MXFFIPyIntSequence(PyObject* func, PyObject* arg, MXFFIAny* ce
     cells[i].small_len = 0;
     cells[i].v_int64 = v;
   }
-  result.type_index = kMXFFINone;
-  result.small_len = 0;
-  result.v_int64 = 0;
-  if (MXFFIFuncCall(mxffi_py_hooks.array_func, cells, (int32_t)n, &result) != 0) {
+  if (MXFFIArrayCreate(cells, (int64_t)n, &array) != 0) {
     mxffi_py_hooks.raise_error(func);
     return 0;
   }
-  *cell = result;
-  temp->owned = result.v_obj;
+  cell->type_index = kMXFFIArray;
+  cell->small_len = 0;
+  cell->v_obj = (MXFFIObject*)array;
+  temp->owned = (MXFFIObject*)array;
   return 1;
 }
 
