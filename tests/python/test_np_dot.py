@@ -60,19 +60,6 @@ def make(shape, dtype, rng):
     return np.asarray(rng.standard_normal(shape).astype(np_dtype(dtype)))
 
 
-def to_mx(x):
-    """bfloat16 cannot leave numpy through DLPack: made exactly through a float32 cast."""
-    if x.dtype == np_dtype("bfloat16"):
-        return mnp.astype(x.astype(np.float32), "bfloat16")
-    return x
-
-
-def to_np(r):
-    if str(r.dtype) == "bfloat16":
-        return mnp.astype(r, "float32").numpy().astype(ml_dtypes.bfloat16)
-    return r.numpy()
-
-
 def assert_product(got, a, b, np_func, k):
     """got equals numpy's product exactly for integers and bool; within the rounding bound
     eps * (k + 4) * (|a| . |b|) for floats."""
@@ -113,7 +100,7 @@ def test_dot_matches_numpy(dtype):
     rng = np.random.default_rng(DTYPES.index(dtype))
     for sa, sb in DOT_SHAPES:
         a, b = make(sa, dtype, rng), make(sb, dtype, rng)
-        got = to_np(mnp.dot(to_mx(a), to_mx(b)))
+        got = mnp.dot(a, b).numpy()
         k = sa[-1] if sa and sb else 1
         assert_product(got, a, b, np.dot, k)
 
@@ -125,9 +112,9 @@ def test_mixed_dtypes(da, db):
         a, b = make(sa, da, rng), make(sb, db, rng)
         if np.result_type(a, b).kind in "iu":
             a, b = a % 50, b % 50  # keep a mixed integer product exact in numpy too
-        assert_product(to_np(mnp.dot(to_mx(a), to_mx(b))), a, b, np.dot, sa[-1])
+        assert_product(mnp.dot(a, b).numpy(), a, b, np.dot, sa[-1])
         assert_product(
-            to_np(mnp.tensordot(to_mx(a), to_mx(b), axes=1)),
+            mnp.tensordot(a, b, axes=1).numpy(),
             a,
             b,
             lambda x, y: np.tensordot(x, y, 1),
@@ -157,7 +144,7 @@ def test_matmul_matches_numpy(dtype):
     rng = np.random.default_rng(100 + DTYPES.index(dtype))
     for sa, sb in MATMUL_SHAPES:
         a, b = make(sa, dtype, rng), make(sb, dtype, rng)
-        got = to_np(mnp.matmul(to_mx(a), to_mx(b)))
+        got = mnp.matmul(a, b).numpy()
         if dtype == "bfloat16":
             # numpy's matmul computes bfloat16 in float32 and returns float32 (see above).
             ref = lambda x, y: np.matmul(x, y).astype(ml_dtypes.bfloat16)  # noqa: E731
@@ -191,7 +178,7 @@ def test_tensordot_matches_numpy(dtype):
     rng = np.random.default_rng(200 + DTYPES.index(dtype))
     for sa, sb, axes in TENSORDOT_CASES:
         a, b = make(sa, dtype, rng), make(sb, dtype, rng)
-        got = to_np(mnp.tensordot(to_mx(a), to_mx(b), axes=axes))
+        got = mnp.tensordot(a, b, axes=axes).numpy()
         np_axes = axes if isinstance(axes, int) else tuple(axes)
         k = int(np.prod([1] + [x for i, x in enumerate(sa) if i in _summed(len(sa), axes)]))
         assert_product(got, a, b, lambda x, y, ax=np_axes: np.tensordot(x, y, ax), k)
@@ -222,10 +209,8 @@ def test_strided_operands(dtype):
         (a[::-1], b),  # negative strides
     ]
     for x, y in pairs:
-        if dtype == "bfloat16" and (x.strides[0] < 0):
-            continue  # the float32 round trip in to_mx makes a copy anyway
-        assert_product(to_np(mnp.dot(to_mx(x), to_mx(y))), x, y, np.dot, x.shape[-1])
-        assert_product(to_np(mnp.matmul(to_mx(x), to_mx(y))), x, y, np.matmul, x.shape[-1])
+        assert_product(mnp.dot(x, y).numpy(), x, y, np.dot, x.shape[-1])
+        assert_product(mnp.matmul(x, y).numpy(), x, y, np.matmul, x.shape[-1])
 
 
 def test_large_parallel_gemm():
@@ -321,7 +306,7 @@ def test_tensordot_errors():
 
 
 def test_no_common_dtype():
-    x = to_mx(np.ones(3, dtype=ml_dtypes.bfloat16))
+    x = np.ones(3, dtype=ml_dtypes.bfloat16)
     for f, name in [(mnp.dot, "dot"), (mnp.matmul, "matmul")]:
         with pytest.raises(TypeError, match=rf"np\.{name}: the dtypes bfloat16 and int16"):
             f(x, np.ones(3, dtype=np.int16))
@@ -334,3 +319,15 @@ def test_bad_operands():
         mnp.dot("x", np.ones(3))
     with pytest.raises(TypeError, match="unsupported dtype"):
         mnp.dot(np.ones(3, np.complex64), np.ones(3, np.complex64))
+
+
+def test_bfloat16_made_in_mxffi():
+    """bfloat16 operands made by mxffi give what ml_dtypes arrays from numpy give."""
+    rng = np.random.default_rng(8)
+    a, b = make((20, 30), "bfloat16", rng), make((30, 10), "bfloat16", rng)
+    ma = mnp.astype(a.astype(np.float32), "bfloat16")
+    mb = mnp.astype(b.astype(np.float32), "bfloat16")
+    for f in (mnp.dot, mnp.matmul):
+        got = f(ma, mb).numpy()
+        assert got.dtype == np_dtype("bfloat16")
+        np.testing.assert_array_equal(got, f(a, b).numpy())
