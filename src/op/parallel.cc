@@ -121,7 +121,6 @@ thread_local bool ThreadPool::in_job_ = false;
 std::once_flag g_atfork_once;
 std::mutex g_pool_mutex;
 ThreadPool* g_pool = nullptr;  // leaked at exit: workers may still sleep on it
-int g_num_threads = 0;
 
 void AfterForkInChild() {
   // The workers did not survive the fork; their mutexes may be held. Start afresh.
@@ -142,8 +141,8 @@ std::atomic<MXFFIRestoreGILFunc> g_restore_gil{nullptr};
 }  // namespace
 
 int NumThreads() {
-  if (g_num_threads == 0) g_num_threads = ThreadsFromEnv();
-  return g_num_threads;
+  static const int num_threads = ThreadsFromEnv();  // read once, thread-safely
+  return num_threads;
 }
 
 void ParallelRun(int64_t n, int num_chunks, const std::function<void(int64_t, int64_t)>& f) {

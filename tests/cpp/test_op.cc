@@ -12,18 +12,7 @@
 #include <vector>
 
 #include "../../src/op/parallel.h"
-
-/*! \brief Expect stmt to throw mxffi::Error of the given kind whose message contains text. */
-#define MXFFI_EXPECT_THROW_KIND(stmt, Kind, text)                          \
-  do {                                                                     \
-    try {                                                                  \
-      stmt;                                                                \
-      ADD_FAILURE() << "no exception from " #stmt;                         \
-    } catch (const mxffi::Error& e) {                                      \
-      EXPECT_EQ(e.kind(), Kind);                                           \
-      EXPECT_NE(e.message().find(text), std::string::npos) << e.message(); \
-    }                                                                      \
-  } while (0)
+#include "test_util.h"
 
 namespace {
 

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "test_util.h"
+
 namespace {
 
 using mxffi::NDArray;
@@ -89,17 +91,6 @@ std::vector<double> NaiveGemm(const std::vector<double>& a, const std::vector<do
   return c;
 }
 
-#define EXPECT_THROW_KIND(stmt, Kind, text)                                \
-  do {                                                                     \
-    try {                                                                  \
-      stmt;                                                                \
-      ADD_FAILURE() << "no exception from " #stmt;                         \
-    } catch (const mxffi::Error& e) {                                      \
-      EXPECT_EQ(e.kind(), Kind);                                           \
-      EXPECT_NE(e.message().find(text), std::string::npos) << e.message(); \
-    }                                                                      \
-  } while (0)
-
 TEST(OpReduce, SumOverAxesWithParsedParams) {
   NDArray a = Make<int8_t>({2, 3}, kI8, {1, 2, 3, 4, 5, 100});
   NDArray rows = RunOp("_sum", {a}, {{"axis", "(1,)"}});
@@ -131,15 +122,16 @@ TEST(OpReduce, StridedInputAndNaN) {
 
 TEST(OpReduce, Errors) {
   NDArray a = Make<double>({2, 3}, kF64, {1, 2, 3, 4, 5, 6});
-  EXPECT_THROW_KIND(RunOp("_sum", {a}, {{"axis", "(2,)"}}), "AxisError",
-                    "axis 2 is out of bounds for array of dimension 2");
-  EXPECT_THROW_KIND(RunOp("_mean", {a}, {{"axis", "(0, -2)"}}), "ValueError",
-                    "duplicate value in 'axis'");
+  MXFFI_EXPECT_THROW_KIND(RunOp("_sum", {a}, {{"axis", "(2,)"}}), "AxisError",
+                          "axis 2 is out of bounds for array of dimension 2");
+  MXFFI_EXPECT_THROW_KIND(RunOp("_mean", {a}, {{"axis", "(0, -2)"}}), "ValueError",
+                          "duplicate value in 'axis'");
   NDArray empty = NDArray::Empty({0, 3}, kF64, kCPU);
-  EXPECT_THROW_KIND(RunOp("_max", {empty}, {{"axis", "(0,)"}}), "ValueError",
-                    "zero-size array to reduction operation maximum which has no identity");
+  MXFFI_EXPECT_THROW_KIND(RunOp("_max", {empty}, {{"axis", "(0,)"}}), "ValueError",
+                          "zero-size array to reduction operation maximum which has no identity");
   EXPECT_EQ(RunOp("_max", {empty}, {{"axis", "(1,)"}}).numel(), 0);
-  EXPECT_THROW_KIND(RunOp("_max", {a}, {{"dtype", "float32"}}), "TypeError", "takes no dtype");
+  MXFFI_EXPECT_THROW_KIND(RunOp("_max", {a}, {{"dtype", "float32"}}), "TypeError",
+                          "takes no dtype");
 }
 
 TEST(OpDot, TensordotThroughBlasAndTransposedViews) {
@@ -207,18 +199,18 @@ TEST(OpDot, MatmulBroadcastsBatches) {
       for (int q = 0; q < 4; ++q) EXPECT_NEAR(got[(i * 4 + j) * 4 + q], e[q], 1e-12);
     }
   }
-  EXPECT_THROW_KIND(RunOp("_matmul", {a, Make<double>({2, 2}, kF64, {1, 2, 3, 4})}), "ValueError",
-                    "(size 2 is different from 3)");
+  MXFFI_EXPECT_THROW_KIND(RunOp("_matmul", {a, Make<double>({2, 2}, kF64, {1, 2, 3, 4})}),
+                          "ValueError", "(size 2 is different from 3)");
 }
 
 TEST(OpDot, ShapeErrors) {
   NDArray a = NDArray::Empty({3, 4}, kF64, kCPU), b = NDArray::Empty({5, 3}, kF64, kCPU);
-  EXPECT_THROW_KIND(RunOp("_tensordot", {a, b}, {{"a_axes", "(1,)"}, {"b_axes", "(0,)"}}),
-                    "ValueError", "shape-mismatch for sum: a.shape[1]=4 but b.shape[0]=5");
-  EXPECT_THROW_KIND(RunOp("_tensordot", {a, b}, {{"a_axes", "(0, 1)"}, {"b_axes", "(0,)"}}),
-                    "ValueError", "shape-mismatch for sum");
-  EXPECT_THROW_KIND(RunOp("_tensordot", {a, b}, {{"a_axes", "(2,)"}, {"b_axes", "(0,)"}}),
-                    "AxisError", "axis 2 is out of bounds");
+  MXFFI_EXPECT_THROW_KIND(RunOp("_tensordot", {a, b}, {{"a_axes", "(1,)"}, {"b_axes", "(0,)"}}),
+                          "ValueError", "shape-mismatch for sum: a.shape[1]=4 but b.shape[0]=5");
+  MXFFI_EXPECT_THROW_KIND(RunOp("_tensordot", {a, b}, {{"a_axes", "(0, 1)"}, {"b_axes", "(0,)"}}),
+                          "ValueError", "shape-mismatch for sum");
+  MXFFI_EXPECT_THROW_KIND(RunOp("_tensordot", {a, b}, {{"a_axes", "(2,)"}, {"b_axes", "(0,)"}}),
+                          "AxisError", "axis 2 is out of bounds");
 }
 
 TEST(OpDot, ConcurrentCallersShareThePool) {

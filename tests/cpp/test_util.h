@@ -8,6 +8,18 @@
 #include <string>
 #include <vector>
 
+/*! \brief Expect stmt to throw mxffi::Error of the given kind whose message contains text. */
+#define MXFFI_EXPECT_THROW_KIND(stmt, Kind, text)                          \
+  do {                                                                     \
+    try {                                                                  \
+      stmt;                                                                \
+      ADD_FAILURE() << "no exception from " #stmt;                         \
+    } catch (const mxffi::Error& e) {                                      \
+      EXPECT_EQ(e.kind(), Kind);                                           \
+      EXPECT_NE(e.message().find(text), std::string::npos) << e.message(); \
+    }                                                                      \
+  } while (0)
+
 namespace mxffi_test {
 
 /*! \brief The outcome of one MXFFIFuncCall: return code, owned result, error kind and message. */
