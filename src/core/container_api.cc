@@ -139,7 +139,12 @@ int MXFFIArrayCreate(const MXFFIAny* items, int64_t n, MXFFIObjectHandle* out) {
     obj->data = n > 0 ? obj->InlineData() : nullptr;
     obj->capacity = n;
     for (int64_t i = 0; i < n; ++i) {
-      new (&obj->data[i]) mxffi::Any(*mxffi::AnyView::FromRaw(&items[i]));
+      const int32_t code = items[i].type_index;
+      if (code == kMXFFINone || code == kMXFFIInt || code == kMXFFIBool || code == kMXFFIFloat) {
+        obj->data[i] = items[i];  // plain values: nothing to own
+      } else {
+        new (&obj->data[i]) mxffi::Any(*mxffi::AnyView::FromRaw(&items[i]));
+      }
       obj->size = i + 1;
     }
     ArrayObj* raw = obj.get();

@@ -7,6 +7,7 @@
  */
 #include <mxffi/op/op.h>
 
+#include <new>
 #include <vector>
 
 namespace mxffi {
@@ -45,14 +46,20 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   const OpTables& tables = Tables();
   const size_t nin = inputs.size(), nout = outputs.size();
 
-  TShape in_shape[kMaxOpArgs], out_shape[kMaxOpArgs];
+  // Inline shapes, constructed only for the inputs and outputs this op has.
+  alignas(TShape) unsigned char shape_storage[2 * kMaxOpArgs * sizeof(TShape)];
+  TShape* in_shape = reinterpret_cast<TShape*>(shape_storage);
+  TShape* out_shape = in_shape + kMaxOpArgs;
+  for (size_t i = 0; i < outputs.size() && i < static_cast<size_t>(kMaxOpArgs); ++i) {
+    new (&out_shape[i]) TShape();
+  }
   DLDataType in_type[kMaxOpArgs], out_type[kMaxOpArgs];
   StorageType in_stype[kMaxOpArgs], out_stype[kMaxOpArgs];
   DLDevice device = attrs.device;
   for (size_t i = 0; i < nin; ++i) {
     MXFFI_CHECK(inputs[i].defined(), TypeError) << name << ": input #" << i << " is None";
     const DLTensor& t = inputs[i].tensor();
-    in_shape[i].assign(t.shape, t.ndim);
+    new (&in_shape[i]) TShape(t.shape, t.ndim);
     in_type[i] = t.dtype;
     in_stype[i] = StorageType::kDefault;
     if (i == 0) {

@@ -53,6 +53,15 @@ class TShape {
   TShape() = default;
   TShape(std::initializer_list<int64_t> dims) { assign(dims.begin(), dims.size()); }
   TShape(const int64_t* dims, int ndim) { assign(dims, ndim); }
+  // Copies move ndim extents, not the whole inline buffer.
+  TShape(const TShape& other) : ndim_(other.ndim_) {
+    for (int i = 0; i < ndim_; ++i) dims_[i] = other.dims_[i];
+  }
+  TShape& operator=(const TShape& other) {
+    ndim_ = other.ndim_;
+    for (int i = 0; i < ndim_; ++i) dims_[i] = other.dims_[i];
+    return *this;
+  }
 
   /*! \brief Copy ndim extents; ValueError when ndim exceeds kMaxNDim. */
   void assign(const int64_t* dims, size_t ndim) {
