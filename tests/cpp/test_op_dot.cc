@@ -18,35 +18,16 @@
 #include <utility>
 #include <vector>
 
+#include "op_test_util.h"
 #include "test_util.h"
 
 namespace {
 
+using namespace mxffi_test;  // NOLINT(build/namespaces)
 using mxffi::NDArray;
 using mxffi::Op;
 using mxffi::OpAttrs;
 using mxffi::Span;
-
-constexpr DLDevice kCPU{kDLCPU, 0};
-constexpr DLDataType kF64{kDLFloat, 64, 1};
-constexpr DLDataType kF32{kDLFloat, 32, 1};
-constexpr DLDataType kI8{kDLInt, 8, 1};
-constexpr DLDataType kI64{kDLInt, 64, 1};
-constexpr DLDataType kBool{kDLBool, 8, 1};
-
-template <typename T>
-NDArray Make(std::vector<int64_t> shape, DLDataType dtype, const std::vector<T>& values) {
-  NDArray a = NDArray::Empty(shape, dtype, kCPU);
-  EXPECT_EQ(static_cast<size_t>(a.numel()), values.size());
-  std::memcpy(a.data(), values.data(), values.size() * sizeof(T));
-  return a;
-}
-
-template <typename T>
-std::vector<T> Values(const NDArray& a) {
-  const T* p = static_cast<const T*>(a.data());
-  return std::vector<T>(p, p + a.numel());
-}
 
 std::vector<double> Random(size_t n, uint32_t seed) {
   std::mt19937 gen(seed);
@@ -54,19 +35,6 @@ std::vector<double> Random(size_t n, uint32_t seed) {
   std::vector<double> v(n);
   for (double& x : v) x = dist(gen);
   return v;
-}
-
-/*! \brief Invoke op with "name=value" parameters, as generic invocation does. */
-NDArray RunOp(const char* op, std::vector<NDArray> in,
-              std::vector<std::pair<std::string, std::string>> kwargs = {}) {
-  OpAttrs attrs;
-  attrs.op = Op::Get(op);
-  std::shared_ptr<const void> param;
-  if (const auto* parse = attrs.op->attr<mxffi::FParamParse>("FParamParse")) {
-    param = (*parse)(kwargs);
-    attrs.param = param.get();
-  }
-  return mxffi::Invoke(attrs, Span<const NDArray>(in.data(), in.size()));
 }
 
 /*! \brief A transposed view of a 2-D array (strides swapped, no copy). */

@@ -15,47 +15,16 @@
 #include <vector>
 
 #include "../../src/op/elemwise/quadratic_op.h"
-
-/*! \brief Expect stmt to throw mxffi::Error of the given kind whose message contains text. */
-#define MXFFI_EXPECT_THROW_KIND(stmt, Kind, text)                          \
-  do {                                                                     \
-    try {                                                                  \
-      stmt;                                                                \
-      ADD_FAILURE() << "no exception from " #stmt;                         \
-    } catch (const mxffi::Error& e) {                                      \
-      EXPECT_EQ(e.kind(), Kind);                                           \
-      EXPECT_NE(e.message().find(text), std::string::npos) << e.message(); \
-    }                                                                      \
-  } while (0)
+#include "op_test_util.h"
+#include "test_util.h"
 
 namespace {
 
+using namespace mxffi_test;  // NOLINT(build/namespaces)
 using mxffi::NDArray;
 using mxffi::Op;
 using mxffi::OpAttrs;
 using mxffi::Span;
-
-constexpr DLDevice kCPU{kDLCPU, 0};
-constexpr DLDataType kF64{kDLFloat, 64, 1};
-constexpr DLDataType kF32{kDLFloat, 32, 1};
-constexpr DLDataType kI8{kDLInt, 8, 1};
-constexpr DLDataType kI32{kDLInt, 32, 1};
-constexpr DLDataType kU8{kDLUInt, 8, 1};
-constexpr DLDataType kBool{kDLBool, 8, 1};
-
-template <typename T>
-NDArray Make(std::vector<int64_t> shape, DLDataType dtype, std::vector<T> values) {
-  NDArray a = NDArray::Empty(shape, dtype, kCPU);
-  EXPECT_EQ(static_cast<size_t>(a.numel()), values.size());
-  std::memcpy(a.data(), values.data(), values.size() * sizeof(T));
-  return a;
-}
-
-template <typename T>
-std::vector<T> Values(const NDArray& a) {
-  const T* p = static_cast<const T*>(a.data());
-  return std::vector<T>(p, p + a.numel());
-}
 
 bool SameType(DLDataType a, DLDataType b) {
   return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
@@ -65,18 +34,6 @@ NDArray InvokeOp(const char* op, std::vector<NDArray> in, const void* param = nu
   OpAttrs attrs;
   attrs.op = Op::Get(op);
   attrs.param = param;
-  return mxffi::Invoke(attrs, Span<const NDArray>(in.data(), in.size()));
-}
-
-/*! \brief Run op with string parameters, as generic invocation does. */
-NDArray InvokeParsed(const char* op, std::vector<NDArray> in,
-                     std::vector<std::pair<std::string, std::string>> kwargs) {
-  OpAttrs attrs;
-  attrs.op = Op::Get(op);
-  const mxffi::FParamParse* parse = attrs.op->attr<mxffi::FParamParse>("FParamParse");
-  EXPECT_NE(parse, nullptr);
-  std::shared_ptr<const void> param = (*parse)(kwargs);
-  attrs.param = param.get();
   return mxffi::Invoke(attrs, Span<const NDArray>(in.data(), in.size()));
 }
 
@@ -165,15 +122,15 @@ TEST(OpElemwise, StridedAndMixedDTypeInputsAreReadInPlace) {
 
 TEST(OpElemwise, ScalarOpsTakeTheNumberAsAParameter) {
   NDArray u8 = Make<uint8_t>({3}, kU8, {1, 2, 250});
-  NDArray y = InvokeParsed("_npi_add_scalar", {u8}, {{"scalar", "10"}});
+  NDArray y = RunOp("_npi_add_scalar", {u8}, {{"scalar", "10"}});
   EXPECT_TRUE(SameType(y.tensor().dtype, kU8));  // NEP 50: the int takes uint8
   EXPECT_EQ(Values<uint8_t>(y), (std::vector<uint8_t>{11, 12, 4}));
-  NDArray r = InvokeParsed("_npi_rsubtract_scalar", {u8}, {{"scalar", "0.5"}});
+  NDArray r = RunOp("_npi_rsubtract_scalar", {u8}, {{"scalar", "0.5"}});
   EXPECT_TRUE(SameType(r.tensor().dtype, kF64));
   EXPECT_EQ(Values<double>(r), (std::vector<double>{-0.5, -1.5, -249.5}));
-  MXFFI_EXPECT_THROW_KIND(InvokeParsed("_npi_add_scalar", {u8}, {{"scalar", "300"}}),
-                          "OverflowError", "Python integer 300 out of bounds for uint8");
-  MXFFI_EXPECT_THROW_KIND(InvokeParsed("_npi_add_scalar", {u8}, {{"scalar", "abc"}}), "ValueError",
+  MXFFI_EXPECT_THROW_KIND(RunOp("_npi_add_scalar", {u8}, {{"scalar", "300"}}), "OverflowError",
+                          "Python integer 300 out of bounds for uint8");
+  MXFFI_EXPECT_THROW_KIND(RunOp("_npi_add_scalar", {u8}, {{"scalar", "abc"}}), "ValueError",
                           "value='abc'");
 }
 
@@ -187,10 +144,10 @@ TEST(OpElemwise, QuadraticFromTypedAndStringParameters) {
   EXPECT_TRUE(SameType(y.tensor().dtype, kF32));
   EXPECT_EQ(Values<float>(y), (std::vector<float>{0.5f, 1.5f, 6.5f, 3.5f}));
   NDArray xi = Make<int8_t>({2}, kI8, {3, -3});
-  NDArray yi = InvokeParsed("quadratic", {xi}, {{"a", "1"}, {"c", "1"}});
+  NDArray yi = RunOp("quadratic", {xi}, {{"a", "1"}, {"c", "1"}});
   EXPECT_TRUE(SameType(yi.tensor().dtype, kF64));
   EXPECT_EQ(Values<double>(yi), (std::vector<double>{10.0, 10.0}));
-  MXFFI_EXPECT_THROW_KIND(InvokeParsed("quadratic", {x}, {{"b", "abc"}}), "ValueError",
+  MXFFI_EXPECT_THROW_KIND(RunOp("quadratic", {x}, {{"b", "abc"}}), "ValueError",
                           "quadratic: invalid parameter: Invalid Parameter format for b");
   const Op* op = Op::Get("quadratic");
   EXPECT_NE(op->description.find("a*x**2 + b*x + c"), std::string::npos);
