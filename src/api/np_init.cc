@@ -19,16 +19,18 @@ namespace {
 
 using op::InitParam;
 
+/*! \return a C-contiguous copy of a (the _copy op). */
+NDArray CopyOf(const NDArray& a) {
+  static const Op* copy = Op::Get("_copy");
+  OpAttrs attrs;
+  attrs.op = copy;
+  return Invoke(attrs, Span<const NDArray>(&a, 1));
+}
+
 /*! \return a for a use that may outlive the call: a borrowed tensor is copied. */
 NDArray OwnedArray(const AnyView& v, const char* fname, const char* arg) {
   NDArray a = ArrayArg(v, fname, arg);
-  if (v.type_index() == kMXFFIDLTensorPtr) {
-    static const Op* copy = Op::Get("_copy");
-    OpAttrs attrs;
-    attrs.op = copy;
-    return Invoke(attrs, Span<const NDArray>(&a, 1));
-  }
-  return a;
+  return v.type_index() == kMXFFIDLTensorPtr ? CopyOf(a) : a;
 }
 
 NDArray Fill(const char* fname, const Op* op, const AnyView& shape, const AnyView& dtype,
@@ -188,12 +190,7 @@ NDArray ArrayImpl(const AnyView& obj, const AnyView& dtype, const AnyView& devic
     DLDataType want = DTypeArg(dtype, fname, a->tensor().dtype);
     bool same = op::SameDType(want, a->tensor().dtype);
     if (same && !copy && obj.type_index() == kMXFFINDArray) return *a;
-    if (same) {
-      static const Op* cp = Op::Get("_copy");
-      OpAttrs attrs;
-      attrs.op = cp;
-      return Invoke(attrs, Span<const NDArray>(&*a, 1));
-    }
+    if (same) return CopyOf(*a);
     static const Op* cast = Op::Get("_cast");
     op::CastParam p;
     p.dtype = want;
@@ -203,14 +200,6 @@ NDArray ArrayImpl(const AnyView& obj, const AnyView& dtype, const AnyView& devic
 }
 
 // ---- views --------------------------------------------------------------------------------
-
-void CompactStrides(const DLTensor& t, int64_t* out) {
-  int64_t s = 1;
-  for (int32_t i = t.ndim - 1; i >= 0; --i) {
-    out[i] = s;
-    s *= t.shape[i];
-  }
-}
 
 NDArray Reshape(const AnyView& a_arg, const AnyView& shape_arg, const char* fname) {
   NDArray a = OwnedArray(a_arg, fname, "a");
@@ -234,12 +223,7 @@ NDArray Reshape(const AnyView& a_arg, const AnyView& shape_arg, const char* fnam
     MXFFI_THROW(ValueError) << fname << ": cannot reshape array of size " << size << " into shape "
                             << shape.ToString();
   }
-  if (!a.IsContiguous()) {
-    static const Op* copy = Op::Get("_copy");
-    OpAttrs attrs;
-    attrs.op = copy;
-    a = Invoke(attrs, Span<const NDArray>(&a, 1));
-  }
+  if (!a.IsContiguous()) a = CopyOf(a);
   return NDArray::View(a, shape.data(), nullptr, shape.ndim(), 0);
 }
 
@@ -268,7 +252,7 @@ NDArray Transpose(const AnyView& a_arg, const AnyView& axes_arg, const char* fna
   if (t.strides) {
     std::memcpy(strides, t.strides, sizeof(int64_t) * ndim);
   } else {
-    CompactStrides(t, strides);
+    NDArray::CompactStrides(t, strides);
   }
   for (int i = 0; i < ndim; ++i) {
     new_shape[i] = t.shape[perm[i]];
@@ -407,13 +391,7 @@ MXFFI_REGISTER_API("np.asarray")
 MXFFI_REGISTER_API("np.copy")
     .describe("A C-contiguous copy of a.")
     .arg("a")
-    .set_body_typed([](AnyView a) {
-      static const Op* op = Op::Get("_copy");
-      NDArray src = ArrayArg(a, "np.copy", "a");
-      OpAttrs attrs;
-      attrs.op = op;
-      return Invoke(attrs, Span<const NDArray>(&src, 1));
-    });
+    .set_body_typed([](AnyView a) { return CopyOf(ArrayArg(a, "np.copy", "a")); });
 
 MXFFI_REGISTER_API("np.astype")
     .describe("a converted to dtype (a copy, as numpy's astype).")

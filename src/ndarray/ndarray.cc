@@ -290,15 +290,15 @@ void StridedCopy(const char* src, const int64_t* sstr, char* dst, const int64_t*
   }
 }
 
-void CompactStrides(const DLTensor& t, int64_t* out) {
+}  // namespace
+
+void NDArray::CompactStrides(const DLTensor& t, int64_t* out) {
   int64_t s = 1;
   for (int32_t i = t.ndim - 1; i >= 0; --i) {
     out[i] = s;
     s *= t.shape[i];
   }
 }
-
-}  // namespace
 
 void NDArray::CopyFromTo(const DLTensor& src, const DLTensor& dst) {
   MXFFI_CHECK(src.ndim == dst.ndim && std::equal(src.shape, src.shape + src.ndim, dst.shape),
@@ -330,12 +330,12 @@ void NDArray::CopyFromTo(const DLTensor& src, const DLTensor& dst) {
   if (src.strides) {
     std::copy(src.strides, src.strides + src.ndim, strides.begin());
   } else {
-    CompactStrides(src, strides.data());
+    NDArray::CompactStrides(src, strides.data());
   }
   if (dst.strides) {
     std::copy(dst.strides, dst.strides + dst.ndim, strides.begin() + src.ndim);
   } else {
-    CompactStrides(dst, strides.data() + src.ndim);
+    NDArray::CompactStrides(dst, strides.data() + src.ndim);
   }
   StridedCopy(s, strides.data(), d, strides.data() + src.ndim, src.shape, src.ndim, elem);
 }

@@ -111,6 +111,8 @@ class NDArray : public ObjectRef {
   bool read_only() const { return get()->read_only_; }
   /*! \return whether the elements are laid out C-contiguously. */
   bool IsContiguous() const { return IsContiguous(tensor()); }
+  /*! \brief Write t's C-contiguous element strides (what NULL strides mean) to out[0, ndim). */
+  MXFFI_DLL static void CompactStrides(const DLTensor& t, int64_t* out);
   /*! \return whether t's elements are laid out C-contiguously (strides NULL or compact). */
   MXFFI_DLL static bool IsContiguous(const DLTensor& t);
   /*! \return a pointer to the first element (data plus byte_offset). */
