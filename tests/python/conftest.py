@@ -1,4 +1,5 @@
-"""Helpers shared by the Python tests: child interpreters and resident-memory readings."""
+"""Helpers shared by the Python tests: child interpreters, resident-memory readings, and the
+dtypes mxffi.np supports (with numpy's spelling of each)."""
 
 import os
 import subprocess
@@ -46,3 +47,29 @@ def restore_signal():
     yield save
     for signum, handler in saved.items():
         signal.signal(signum, handler)
+
+
+# Every dtype mxffi.np supports, as the tests of its functions walk them.
+DTYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+]
+
+
+def np_dtype(name):
+    """numpy's dtype for one of DTYPES (bfloat16 from ml_dtypes)."""
+    import ml_dtypes
+    import numpy as np
+
+    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)

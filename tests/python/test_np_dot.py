@@ -12,25 +12,11 @@ has them (numpy's dot falls back to object arrays for some of them).
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import DTYPES, np_dtype
 from numpy.exceptions import AxisError
 
 import mxffi.np as mnp
 
-DTYPES = [
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-]
 EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7, "float32": 2.0**-23, "float64": 2.0**-52}
 MIXED = [
     ("int8", "float32"),
@@ -43,10 +29,6 @@ MIXED = [
     ("int32", "float64"),
     ("uint16", "int16"),
 ]
-
-
-def np_dtype(name):
-    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
 def make(shape, dtype, rng):

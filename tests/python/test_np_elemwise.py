@@ -11,25 +11,11 @@ import itertools
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import DTYPES, np_dtype
 
 import mxffi
 import mxffi.np as mnp
 
-DTYPES = [
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-]
 FLOATS = {"float16", "bfloat16", "float32", "float64"}
 SHAPES = [(), (0, 3), (1,), (3, 4), (2, 3, 4)]
 BROADCAST = [
@@ -45,10 +31,6 @@ UNARY = ["negative", "absolute", "square", "sqrt", "exp", "log"]
 # Functions whose float results are correctly rounded in both libraries; the others (power,
 # exp, log) may differ by a few units in the last place between libm and numpy's SIMD loops.
 TRANSCENDENTAL = {"power", "exp", "log"}
-
-
-def np_dtype(name):
-    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
 def rand(rng, shape, dtype, *, exponent=False):

@@ -4,30 +4,12 @@ arange, array/asarray, copy, astype, reshape, transpose, and the ndarray methods
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import DTYPES, np_dtype
 
 import mxffi
 import mxffi.np as mnp
 
-DTYPES = [
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-]
 SHAPES = [(), (0,), (0, 3), (1,), (3, 4), (2, 3, 4), (2, 1, 3, 1)]
-
-
-def np_dtype(name):
-    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
 def check(ours, expected):

@@ -9,35 +9,16 @@ float results are compared within a bound proportional to the sum of magnitudes.
 import itertools
 import warnings
 
-import ml_dtypes
 import numpy as np
 import pytest
+from conftest import DTYPES, np_dtype
 from numpy.exceptions import AxisError
 
 import mxffi.np as mnp
 
-DTYPES = [
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-]
 SHAPES = [(), (0,), (7,), (0, 3), (3, 0), (4, 7), (3, 4, 5), (2, 3, 1, 4)]
 # Relative bound on |mxffi - numpy| / sum(|x|) for float results (accumulated rounding).
 REL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-6, "float64": 1e-14}
-
-
-def np_dtype(name):
-    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
 def make(shape, dtype, rng):
