@@ -85,6 +85,20 @@ void ShapeArg(const AnyView& v, const char* fname, TShape* out, bool check_negat
   }
 }
 
+double NumberArg(const AnyView& v, const char* fname, const char* arg) {
+  switch (v.type_index()) {
+    case kMXFFIInt:
+    case kMXFFIBool:
+      return static_cast<double>(v.raw()->v_int64);
+    case kMXFFIFloat:
+      return v.raw()->v_float64;
+    default:
+      MXFFI_THROW(TypeError) << fname << ": " << arg << " expected a number, got "
+                             << v.GetTypeName();
+  }
+  __builtin_unreachable();
+}
+
 int NormalizeAxis(int64_t axis, int ndim, const char* fname) {
   if (axis < -ndim || axis >= ndim) {
     MXFFI_THROW(AxisError) << fname << ": axis " << axis

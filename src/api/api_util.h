@@ -95,6 +95,9 @@ MXFFI_DLL DLDevice DeviceArg(const AnyView& v, const char* fname);
 MXFFI_DLL void ShapeArg(const AnyView& v, const char* fname, TShape* out,
                         bool check_negative = true);
 
+/*! \return a Python number (int, bool or float) as a double; TypeError naming arg otherwise. */
+MXFFI_DLL double NumberArg(const AnyView& v, const char* fname, const char* arg);
+
 /*! \return axis in [0, ndim); numpy's AxisError (ValueError and IndexError) when outside. */
 MXFFI_DLL int NormalizeAxis(int64_t axis, int ndim, const char* fname);
 

@@ -246,20 +246,6 @@ NDArray UnaryAPI(UnaryKind kind, const Op* unary, const AnyView& x_arg, const An
                     *out, fname);
 }
 
-double NumberArg(const AnyView& v, const char* fname, const char* arg) {
-  switch (v.type_index()) {
-    case kMXFFIInt:
-    case kMXFFIBool:
-      return static_cast<double>(v.raw()->v_int64);
-    case kMXFFIFloat:
-      return v.raw()->v_float64;
-    default:
-      MXFFI_THROW(TypeError) << fname << ": " << arg << " expected a number, got "
-                             << v.GetTypeName();
-  }
-  __builtin_unreachable();
-}
-
 }  // namespace
 
 #define MXFFI_NP_BINARY(Name, Kind, ArrayOp, ScalarOp, RScalarOp, Doc)                        \

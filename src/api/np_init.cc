@@ -53,19 +53,6 @@ NDArray FillLike(const char* fname, const Op* op, const AnyView& a, const AnyVie
   return InvokeOp(op, p, {}, device.is_none() ? t.device : DeviceArg(device, fname));
 }
 
-double FillValue(const AnyView& v, const char* fname) {
-  switch (v.type_index()) {
-    case kMXFFIInt:
-    case kMXFFIBool:
-      return static_cast<double>(v.raw()->v_int64);
-    case kMXFFIFloat:
-      return v.raw()->v_float64;
-    default:
-      MXFFI_THROW(TypeError) << fname << ": fill_value expected a number, got " << v.GetTypeName();
-  }
-  __builtin_unreachable();
-}
-
 /*! \brief The dtype numpy gives a Python scalar: bool, int64 or float64. */
 DLDataType ScalarDType(const AnyView& v) {
   return v.type_index() == kMXFFIBool ? kBool : v.type_index() == kMXFFIInt ? kInt64 : kFloat64;
@@ -305,7 +292,7 @@ MXFFI_REGISTER_API("np.full")
     .arg("device", nullptr)
     .set_body_typed([](AnyView shape, AnyView fill_value, AnyView dtype, AnyView device) {
       static const Op* op = Op::Get("_full");
-      double v = FillValue(fill_value, "np.full");
+      double v = NumberArg(fill_value, "np.full", "fill_value");
       if (dtype.is_none()) return Fill("np.full", op, shape, ScalarDType(fill_value), device, v);
       return Fill("np.full", op, shape, dtype, device, v);
     });
@@ -341,26 +328,17 @@ MXFFI_REGISTER_API("np.arange")
     .arg("device", nullptr)
     .set_body_typed([](AnyView start, AnyView stop, AnyView step, AnyView dtype, AnyView device) {
       static const Op* op = Op::Get("_arange");
-      auto num = [](const AnyView& v, const char* what) {
-        if (v.type_index() == kMXFFIInt || v.type_index() == kMXFFIBool) {
-          return static_cast<double>(v.raw()->v_int64);
-        }
-        if (v.type_index() == kMXFFIFloat) return v.raw()->v_float64;
-        MXFFI_THROW(TypeError) << "np.arange: " << what << " expected a number, got "
-                               << v.GetTypeName();
-        __builtin_unreachable();
-      };
       op::ArangeParam p;
       bool all_int = start.type_index() != kMXFFIFloat;
       if (stop.is_none()) {
         p.start = 0;
-        p.stop = num(start, "stop");
+        p.stop = NumberArg(start, "np.arange", "stop");
       } else {
-        p.start = num(start, "start");
-        p.stop = num(stop, "stop");
+        p.start = NumberArg(start, "np.arange", "start");
+        p.stop = NumberArg(stop, "np.arange", "stop");
         all_int = all_int && stop.type_index() != kMXFFIFloat;
       }
-      p.step = step.is_none() ? 1.0 : num(step, "step");
+      p.step = step.is_none() ? 1.0 : NumberArg(step, "np.arange", "step");
       all_int = all_int && step.type_index() != kMXFFIFloat;
       p.dtype = DTypeArg(dtype, "np.arange", all_int ? kInt64 : kFloat64);
       op::ArangeLength(p, "np.arange");
