@@ -49,6 +49,14 @@ def restore_signal():
         signal.signal(signum, handler)
 
 
+def mxffi_config(flag):
+    """What ``python -m mxffi.config <flag>`` prints (--includedir, --libdir, --cmakedir)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "mxffi.config", flag], capture_output=True, text=True, check=True
+    )
+    return out.stdout.strip()
+
+
 # Every dtype mxffi.np supports, as the tests of its functions walk them.
 DTYPES = [
     "bool",

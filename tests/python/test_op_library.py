@@ -11,10 +11,10 @@ with every error the page describes asserted by type and text.
 import os
 import shutil
 import subprocess
-import sys
 
 import numpy as np
 import pytest
+from conftest import mxffi_config
 
 import mxffi
 
@@ -25,20 +25,13 @@ SHAPES = [(), (0,), (7,), (3, 4), (2, 0, 3), (2, 3, 4)]
 DTYPES = ["float32", "float64"]
 
 
-def _config(flag):
-    out = subprocess.run(
-        [sys.executable, "-m", "mxffi.config", flag], capture_output=True, text=True, check=True
-    )
-    return out.stdout.strip()
-
-
 @pytest.fixture(scope="module")
 def lib_path(tmp_path_factory):
     """The built library: the installed include and lib dirs, rpath to libdir, nothing else."""
     cxx = os.environ.get("CXX") or shutil.which("g++")
     if cxx is None:
         pytest.skip("no C++ compiler (g++ or $CXX) to build docs/examples/writing_an_op.cc")
-    include_dir, lib_dir = _config("--includedir"), _config("--libdir")
+    include_dir, lib_dir = mxffi_config("--includedir"), mxffi_config("--libdir")
     out = tmp_path_factory.mktemp("op_library") / "libwriting_an_op.so"
     cmd = [
         cxx,

@@ -18,7 +18,7 @@ import sysconfig
 
 import numpy as np
 import pytest
-from conftest import rss_bytes, run_python
+from conftest import mxffi_config, rss_bytes, run_python
 
 import mxffi
 from mxffi.ndarray import empty
@@ -29,20 +29,13 @@ _SOURCE = os.path.join(os.path.dirname(__file__), "pybind11_ext", "pybind11_ext.
 _NAME = "mxffi_pybind11_test"
 
 
-def _config(flag):
-    out = subprocess.run(
-        [sys.executable, "-m", "mxffi.config", flag], capture_output=True, text=True, check=True
-    )
-    return out.stdout.strip()
-
-
 @pytest.fixture(scope="module")
 def ext_path(tmp_path_factory):
     """The built module's path: g++ with the installed include and lib dirs, rpath to libdir."""
     cxx = os.environ.get("CXX") or shutil.which("g++")
     if cxx is None:
         pytest.skip("no C++ compiler (g++ or $CXX) to build the pybind11 test module")
-    include_dir, lib_dir = _config("--includedir"), _config("--libdir")
+    include_dir, lib_dir = mxffi_config("--includedir"), mxffi_config("--libdir")
     out = tmp_path_factory.mktemp("pybind11_ext") / (_NAME + sysconfig.get_config_var("EXT_SUFFIX"))
     cmd = [
         cxx,
