@@ -7,6 +7,7 @@ functions (``mxffi.np.quadratic``) fill the same parameters from typed arguments
 """
 
 from ._ffi import DataType, get_global_func
+from ._ffi.dtype import is_numpy_dtype_like, numpy_dtype_name
 
 __all__ = ["info", "invoke", "list_ops"]
 
@@ -24,11 +25,8 @@ def _param_str(value):
         return str(value)
     if value is None:
         return "None"
-    if hasattr(value, "__name__") or type(value).__name__.endswith("DType"):
-        from ._ffi.dtype import is_numpy_dtype_like, numpy_dtype_name
-
-        if is_numpy_dtype_like(value):
-            return numpy_dtype_name(value)
+    if is_numpy_dtype_like(value):
+        return numpy_dtype_name(value)
     return str(value)
 
 
