@@ -13,22 +13,6 @@
 namespace mxffi {
 namespace {
 
-struct OpTables {
-  OpMap<FInferShape> infer_shape = Op::GetAttr<FInferShape>("FInferShape");
-  OpMap<FInferType> infer_type = Op::GetAttr<FInferType>("FInferType");
-  OpMap<FInferStorageType> infer_stype = Op::GetAttr<FInferStorageType>("FInferStorageType");
-  OpMap<FCompute> compute_cpu = Op::GetAttr<FCompute>("FCompute<cpu>");
-  OpMap<FCompute> compute_gpu = Op::GetAttr<FCompute>("FCompute<gpu>");
-  OpMap<FComputeEx> compute_ex_cpu = Op::GetAttr<FComputeEx>("FComputeEx<cpu>");
-  OpMap<FComputeEx> compute_ex_gpu = Op::GetAttr<FComputeEx>("FComputeEx<gpu>");
-  OpMap<bool> strided_inputs = Op::GetAttr<bool>("TStridedInputs");
-};
-
-const OpTables& Tables() {
-  static const OpTables tables;
-  return tables;
-}
-
 const char* DeviceKey(DLDevice dev) { return dev.device_type == kDLCPU ? "cpu" : "gpu"; }
 
 }  // namespace
@@ -43,7 +27,7 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
       << name << ": expected " << op->num_outputs << " output(s), got " << outputs.size();
   MXFFI_CHECK(inputs.size() <= kMaxOpArgs && outputs.size() <= kMaxOpArgs, ValueError)
       << name << ": at most " << kMaxOpArgs << " inputs and outputs";
-  const OpTables& tables = Tables();
+  const Op::CallAttrs& call = op->call_attrs();
   const size_t nin = inputs.size(), nout = outputs.size();
 
   // Inline shapes, constructed only for the inputs and outputs this op has.
@@ -73,18 +57,18 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     }
   }
 
-  const FInferShape* infer_shape = tables.infer_shape.get(op);
+  const FInferShape* infer_shape = call.infer_shape;
   MXFFI_CHECK(infer_shape != nullptr, NotImplementedError) << name << ": has no FInferShape";
   (*infer_shape)(attrs, Span<const TShape>(in_shape, nin), Span<TShape>(out_shape, nout));
-  const FInferType* infer_type = tables.infer_type.get(op);
+  const FInferType* infer_type = call.infer_type;
   MXFFI_CHECK(infer_type != nullptr, NotImplementedError) << name << ": has no FInferType";
   (*infer_type)(attrs, Span<const DLDataType>(in_type, nin), Span<DLDataType>(out_type, nout));
 
   bool gpu = device.device_type != kDLCPU;
-  const FCompute* compute = (gpu ? tables.compute_gpu : tables.compute_cpu).get(op);
-  const FComputeEx* compute_ex = (gpu ? tables.compute_ex_gpu : tables.compute_ex_cpu).get(op);
+  const FCompute* compute = call.compute[gpu];
+  const FComputeEx* compute_ex = call.compute_ex[gpu];
   DispatchMode mode;
-  if (const FInferStorageType* infer_stype = tables.infer_stype.get(op)) {
+  if (const FInferStorageType* infer_stype = call.infer_storage_type) {
     mode = (*infer_stype)(attrs, device, Span<const StorageType>(in_stype, nin),
                           Span<StorageType>(out_stype, nout));
   } else {
@@ -128,11 +112,11 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
       << name << ": has no FCompute<" << DeviceKey(device) << "> kernel";
 
   DLTensor in_blob[kMaxOpArgs], out_blob[kMaxOpArgs];
-  const bool* strided_ok = tables.strided_inputs.get(op);
+  const bool strided_ok = call.strided_inputs;
   bool need_temps = false;
   for (size_t i = 0; i < nin; ++i) {
     in_blob[i] = inputs[i].tensor();
-    need_temps |= !(strided_ok && *strided_ok) && !NDArray::IsContiguous(in_blob[i]);
+    need_temps |= !strided_ok && !NDArray::IsContiguous(in_blob[i]);
   }
   for (size_t i = 0; i < nout; ++i) {
     out_blob[i] = outputs[i].tensor();
@@ -147,7 +131,7 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   // contiguous temporary when the caller's out= array is strided.
   std::vector<NDArray> in_temps(nin), out_temps(nout);
   for (size_t i = 0; i < nin; ++i) {
-    if (!(strided_ok && *strided_ok) && !NDArray::IsContiguous(in_blob[i])) {
+    if (!strided_ok && !NDArray::IsContiguous(in_blob[i])) {
       in_temps[i] = NDArray::Empty(in_blob[i].shape, in_blob[i].ndim, in_blob[i].dtype, device);
       NDArray::CopyFromTo(in_blob[i], in_temps[i].tensor());
       in_blob[i] = in_temps[i].tensor();

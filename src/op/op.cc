@@ -143,6 +143,23 @@ void Op::SetAttr(const std::string& attr_name, const std::type_info& type, std::
   }
   std::lock_guard<std::mutex> lock(State().mutex);
   table->Set(index, std::move(value));
+  // Each any_cast is nullptr when the attribute was first registered with another type.
+  const std::any* v = table->Get(index);
+  CallAttrs& c = call_attrs_;
+  if (attr_name == "FInferShape") {
+    c.infer_shape = std::any_cast<FInferShape>(v);
+  } else if (attr_name == "FInferType") {
+    c.infer_type = std::any_cast<FInferType>(v);
+  } else if (attr_name == "FInferStorageType") {
+    c.infer_storage_type = std::any_cast<FInferStorageType>(v);
+  } else if (attr_name == "FCompute<cpu>" || attr_name == "FCompute<gpu>") {
+    c.compute[attr_name == "FCompute<gpu>"] = std::any_cast<FCompute>(v);
+  } else if (attr_name == "FComputeEx<cpu>" || attr_name == "FComputeEx<gpu>") {
+    c.compute_ex[attr_name == "FComputeEx<gpu>"] = std::any_cast<FComputeEx>(v);
+  } else if (attr_name == "TStridedInputs") {
+    const bool* b = std::any_cast<bool>(v);
+    c.strided_inputs = b != nullptr && *b;
+  }
 }
 
 std::istream& operator>>(std::istream& is, TShape& shape) {

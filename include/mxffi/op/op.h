@@ -251,6 +251,24 @@ class Op {
   /*! \brief Position in every attribute table. */
   int32_t index = -1;
 
+  /*!
+   * \brief The attributes Invoke reads, resolved when they are set, so that a call reads them
+   *  from the op instead of searching seven tables. Each points into its table (nullptr when
+   *  the op does not set it); set_attr keeps them in step.
+   */
+  struct CallAttrs {
+    const FInferShape* infer_shape = nullptr;
+    const FInferType* infer_type = nullptr;
+    const FInferStorageType* infer_storage_type = nullptr;
+    /*! \brief FCompute<cpu> and FCompute<gpu>. */
+    const FCompute* compute[2] = {nullptr, nullptr};
+    /*! \brief FComputeEx<cpu> and FComputeEx<gpu>. */
+    const FComputeEx* compute_ex[2] = {nullptr, nullptr};
+    /*! \brief TStridedInputs. */
+    bool strided_inputs = false;
+  };
+  const CallAttrs& call_attrs() const { return call_attrs_; }
+
   /*! \return the op registered as name; ValueError naming it when there is none. */
   MXFFI_DLL static const Op* Get(std::string_view name);
   /*! \return the op registered as name, or nullptr. */
@@ -299,6 +317,8 @@ class Op {
 
  private:
   MXFFI_DLL void SetAttr(const std::string& attr_name, const std::type_info& type, std::any value);
+
+  CallAttrs call_attrs_;
 };
 
 template <typename T>
