@@ -361,6 +361,9 @@ MXFFI_DLL int MXFFIFuncListGlobalNames(MXFFIObjectHandle* out);
 
 /*!
  * \brief Make an Array of n values in one allocation (how bindings pass a tuple of numbers).
+ *  Its capacity is n and its cells follow the MXFFIArrayObj (data == (MXFFIAny*)(obj + 1)) until
+ *  it grows, so a binding holding the only reference may overwrite plain-valued cells and size
+ *  (at most n) to reuse it.
  * \param items the values, borrowed; objects among them get a reference of the Array's.
  * \param out a new Array (a reference owned by the caller).
  * \return 0, or -1 with the error set.

@@ -8,6 +8,10 @@
 #include <mxffi/registry.h>
 
 namespace mxffi {
+
+// MXFFIArrayCreate's cells start right after the object, where the C layout says they do.
+static_assert(sizeof(ArrayObj) == sizeof(MXFFIArrayObj), "ArrayObj must match MXFFIArrayObj");
+
 namespace {
 
 /*! \brief Python-style index: negative counts from the end; IndexError outside. */

@@ -292,6 +292,37 @@ def test_list_and_tuple_come_back_as_array_equal_elementwise(value):
         assert type(got) is type(want)
 
 
+def test_int_tuples_in_consecutive_calls_each_arrive_whole():
+    # The Cython core reuses the Array a tuple of ints travelled in once nothing holds it: each
+    # call must see its own items and length.
+    size = mxffi.get_global_func("container.array_size")
+    get = mxffi.get_global_func("container.array_get_item")
+    for items in [(7, 8, 9), (4,), (), [1, 2, 3, 4, 5, 6, 7, 8], (-(2**63), 2**63 - 1)]:
+        assert size(items) == len(items)
+        for i, v in enumerate(items):
+            assert get(items, i) == v
+        if items:
+            assert get(items, -1) == items[-1]
+
+
+def test_int_tuple_kept_by_the_callee_is_not_overwritten_by_the_next_call():
+    kept = t.echo((1, 2))
+    kept_list = t.echo([3])
+    both = mxffi.get_global_func("container.array")((4, 5), (6,))
+    t.echo((9, 9, 9))
+    mxffi.get_global_func("container.array_size")((10, 11, 12, 13))
+    assert list(kept) == [1, 2]
+    assert list(kept_list) == [3]
+    assert [list(x) for x in both] == [[4, 5], [6]]
+
+
+def test_int_tuple_after_a_failed_call_arrives_whole():
+    get = mxffi.get_global_func("container.array_get_item")
+    with pytest.raises(IndexError, match="index 5 out of range for size 2"):
+        get((1, 2), 5)
+    assert get((3, 4, 5), 2) == 5
+
+
 def test_dict_comes_back_as_map_equal_as_a_mapping():
     value = {"a": 1, "b": "two", "c": 3.0, 4: None}
     out = t.echo(value)

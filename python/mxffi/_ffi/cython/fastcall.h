@@ -30,7 +30,7 @@ typedef struct {
   MXFFIByteArray view;
   DLTensor tensor;
   int64_t strides[MXFFI_PY_FAST_NDIM];
-  /*! \brief An object made for this argument (a tuple's Array), freed after the call. */
+  /*! \brief The Array made for a tuple argument, released after the call (MXFFIPyReleaseSeq). */
   MXFFIObject* owned;
 } MXFFIPyArgTemp;
 
@@ -154,9 +154,20 @@ static inline int MXFFIPyNumpyTensor(PyObject* arg, MXFFIAny* cell, MXFFIPyArgTe
   return 1;
 }
 
+#ifndef Py_GIL_DISABLED
 /*!
- * \brief A tuple or list of at most MXFFI_PY_FAST_SEQ exact ints as an Array, made by the core
- *  in one allocation (MXFFIArrayCreate), so it is an ordinary C++ Array; freed after the call.
+ * \brief The Array the last int sequence travelled in, kept for the next one (as CPython keeps
+ *  free lists of tuples). It has MXFFI_PY_FAST_SEQ inline cells; only the thread holding the
+ *  GIL touches this pointer, and a call in flight has taken it out (a GIL-releasing call on
+ *  another thread makes its own).
+ */
+static MXFFIObject* mxffi_py_seq_cache = NULL;
+#endif
+
+/*!
+ * \brief A tuple or list of at most MXFFI_PY_FAST_SEQ exact ints as an Array: the cached one
+ *  when there is one, else a new one from the core (MXFFIArrayCreate, one allocation). It is an
+ *  ordinary C++ Array; after the call MXFFIPyReleaseSeq keeps it or drops it.
  * \return 1 when done, 0 for anything else (left to the slow path; an error only on failure).
  */
 static inline int MXFFIPyIntSequence(PyObject* func, PyObject* arg, MXFFIAny* cell,
@@ -164,28 +175,65 @@ static inline int MXFFIPyIntSequence(PyObject* func, PyObject* arg, MXFFIAny* ce
   Py_ssize_t n = Py_SIZE(arg);
   PyObject** items = PyTuple_Check(arg) ? ((PyTupleObject*)arg)->ob_item
                                         : ((PyListObject*)arg)->ob_item;
-  MXFFIAny cells[MXFFI_PY_FAST_SEQ];
-  MXFFIObjectHandle array = NULL;
+  int64_t values[MXFFI_PY_FAST_SEQ];
+  MXFFIArrayObj* array = NULL;
   if (n > MXFFI_PY_FAST_SEQ) return 0;
   for (Py_ssize_t i = 0; i < n; ++i) {
     int overflow;
-    long long v;
     if (Py_TYPE(items[i]) != &PyLong_Type) return 0;
-    v = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+    values[i] = PyLong_AsLongLongAndOverflow(items[i], &overflow);
     if (overflow != 0) return 0;
-    cells[i].type_index = kMXFFIInt;
-    cells[i].small_len = 0;
-    cells[i].v_int64 = v;
   }
-  if (MXFFIArrayCreate(cells, (int64_t)n, &array) != 0) {
-    mxffi_py_hooks.raise_error(func);
-    return 0;
+#ifndef Py_GIL_DISABLED
+  array = (MXFFIArrayObj*)mxffi_py_seq_cache;
+  mxffi_py_seq_cache = NULL;
+#endif
+  if (array == NULL) {
+    MXFFIAny none[MXFFI_PY_FAST_SEQ];
+    for (int i = 0; i < MXFFI_PY_FAST_SEQ; ++i) {
+      none[i].type_index = kMXFFINone;
+      none[i].small_len = 0;
+      none[i].v_int64 = 0;
+    }
+    if (MXFFIArrayCreate(none, MXFFI_PY_FAST_SEQ, (MXFFIObjectHandle*)&array) != 0) {
+      mxffi_py_hooks.raise_error(func);
+      return 0;
+    }
   }
+  /* Every cell is a plain value (None or int), so overwriting one releases nothing. */
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    array->data[i].type_index = kMXFFIInt;
+    array->data[i].small_len = 0;
+    array->data[i].v_int64 = values[i];
+  }
+  array->size = (int64_t)n;
   cell->type_index = kMXFFIArray;
   cell->small_len = 0;
-  cell->v_obj = (MXFFIObject*)array;
-  temp->owned = (MXFFIObject*)array;
+  cell->v_obj = &array->header;
+  temp->owned = &array->header;
   return 1;
+}
+
+/*!
+ * \brief After the call: keep a sequence's Array for the next call when nothing else holds it
+ *  and it is as MXFFIPyIntSequence left it (inline cells, plain values); else drop it.
+ */
+static inline void MXFFIPyReleaseSeq(MXFFIObject* obj) {
+#ifndef Py_GIL_DISABLED
+  MXFFIArrayObj* a = (MXFFIArrayObj*)obj;
+  if (mxffi_py_seq_cache == NULL &&
+      __atomic_load_n(&obj->ref_counter, __ATOMIC_ACQUIRE) == 1 &&
+      a->data == (MXFFIAny*)(a + 1) && a->capacity == MXFFI_PY_FAST_SEQ &&
+      a->size >= 0 && a->size <= MXFFI_PY_FAST_SEQ) {
+    int plain = 1;
+    for (int64_t i = 0; i < a->size; ++i) plain &= a->data[i].type_index == kMXFFIInt;
+    if (plain) {
+      mxffi_py_seq_cache = obj;
+      return;
+    }
+  }
+#endif
+  MXFFIPyDecRef(obj);
 }
 
 /*! \brief One argument into a value cell; the exact-type switch, then the Cython slow path. */
@@ -347,7 +395,7 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
   }
 done:
   for (Py_ssize_t i = 0; i < converted; ++i) {
-    if (temps[i].owned != NULL) MXFFIPyDecRef(temps[i].owned);
+    if (temps[i].owned != NULL) MXFFIPyReleaseSeq(temps[i].owned);
   }
   Py_XDECREF(keep);
   if (cells != stack_cells) PyMem_Free(cells);
