@@ -50,11 +50,12 @@ not be measured):
 A function mxffi.np does not have yet is shown as "missing" (its gate too); a cell a library
 has no call for is "–". When a gate fails, the inclusive instructions per call of the
 heaviest functions of every side are printed (callgrind_annotate --inclusive=yes); --annotate
-prints them for every gated cell, --annotate=torch,zeros for the cells named.
+prints them for every gated cell, --annotate=torch,zeros for the cells named. --cells=zeros,dot3
+measures those cells alone (and checks their gates), for a quick look after a change.
 
 Usage:
     python benchmarks/bench_np_ops.py [--quick] [--check] [--write-docs] [--annotate[=CELL,...]]
-        [--no-callgrind] [--no-timing] [--no-build]
+        [--cells=CELL,...] [--no-callgrind] [--no-timing] [--no-build]
 
 It builds benchmarks/latency into build-bench/latency as bench_call_latency.py does (run both
 with the same interpreter, or that build directory is started afresh), prints the table,
@@ -280,13 +281,18 @@ def n_calls(key, quick):
     return CELL_CALLS[key][1 if quick else 0]
 
 
-def callgrind_worker(out_dir, quick):
+def select(cells, keys):
+    """The cells whose key is in keys (all of them when keys is None)."""
+    return cells if keys is None else {c: v for c, v in cells.items() if c[1] in keys}
+
+
+def callgrind_worker(out_dir, quick, keys):
     """Runs inside valgrind: every cell N and 2N times between zero and dump requests."""
     import ctypes
 
     cg = ctypes.CDLL(str(BUILD_DIR / "libmxffi_bench_callgrind.so"))
     cg.mxb_cg_dump.argtypes = [ctypes.c_char_p]
-    cells, _ = make_cells()
+    cells = select(make_cells()[0], keys)
     gc.disable()
     for _ in range(2):  # the first ctypes calls set up their call interfaces: not measured
         cg.mxb_cg_zero()
@@ -332,7 +338,7 @@ def interpreter():
     return os.path.realpath(sys.executable)
 
 
-def measure_instructions(quick):
+def measure_instructions(quick, keys):
     """(instructions per call, MXFFIFuncCall per call, dump files) from one valgrind run."""
     if not (BUILD_DIR / "libmxffi_bench_callgrind.so").exists():
         raise SystemExit("bench_np_ops: no callgrind client library (valgrind headers?)")
@@ -351,6 +357,7 @@ def measure_instructions(quick):
         "--_callgrind-worker",
         str(CG_DIR),
     ] + (["--quick"] if quick else [])
+    cmd += [] if keys is None else ["--cells", ",".join(keys)]
     log(f"callgrind: {' '.join(cmd[:2] + cmd[5:6])} ... (one valgrind process)")
     res = subprocess.run(cmd, env=env)
     if res.returncode != 0:
@@ -430,9 +437,11 @@ def ratio(values, a, b, key):
     return None if x is None or not y else x / y
 
 
-def gate_results(instr, missing):
+def gate_results(instr, missing, keys):
     out = {}
     for key, limit in GATES.items():
+        if keys is not None and key not in keys:
+            continue
         r = ratio(instr, "mxffi", "numpy", key)
         if r is None:
             out[key] = (limit, None, MISSING.upper())
@@ -579,6 +588,11 @@ def main(argv=None):
         + ",".join(CELL_KEYS)
         + ")",
     )
+    p.add_argument(
+        "--cells",
+        default=None,
+        help="measure only these comma-separated cells (no --write-docs): " + ",".join(CELL_KEYS),
+    )
     p.add_argument("--no-callgrind", action="store_true", help="timing only (no gates)")
     p.add_argument("--no-timing", action="store_true", help="callgrind only")
     p.add_argument("--no-build", action="store_true", help="use build-bench/latency as it is")
@@ -586,8 +600,16 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=12345, help="seed of the round order")
     p.add_argument("--_callgrind-worker", dest="worker", default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    keys = None
+    if args.cells is not None:
+        keys = args.cells.split(",")
+        unknown = [k for k in keys if k not in CELL_KEYS]
+        if unknown:
+            p.error(f"--cells: unknown cell(s) {unknown}; known: {CELL_KEYS}")
+        if args.write_docs:
+            p.error("--cells measures part of the table; --write-docs needs all of it")
     if args.worker:
-        callgrind_worker(args.worker, args.quick)
+        callgrind_worker(args.worker, args.quick, keys)
         return 0
 
     t_start = time.time()
@@ -595,6 +617,7 @@ def main(argv=None):
         log(f"building {BUILD_DIR.relative_to(ROOT)}")
         build()
     cells, missing = make_cells()
+    cells = select(cells, keys)
     for (fw, key), why in sorted(missing.items()):
         log(f"{FW_LABEL[fw]} {CELL_LABEL[key]}: {why}")
     rounds = args.rounds or (5 if args.quick else 51)
@@ -616,10 +639,10 @@ def main(argv=None):
     if not args.no_callgrind and not shutil.which("valgrind"):
         log("valgrind not found (apt-get install valgrind): no instruction counts, no gates")
     elif not args.no_callgrind:
-        raw, ffi_calls, files = measure_instructions(args.quick)
+        raw, ffi_calls, files = measure_instructions(args.quick, keys)
         instr, run["loop_instr"] = net(raw), raw[LOOP]
     run.update(times=times, instr=instr, ffi_calls=ffi_calls)
-    run["gates"] = gate_results(instr, missing) if instr else {}
+    run["gates"] = gate_results(instr, missing, keys) if instr else {}
 
     print(report(run))
     print()
@@ -629,10 +652,10 @@ def main(argv=None):
     failed = [k for k, g in run["gates"].items() if g[2] == "FAIL"]
     if files and (args.annotate or failed):
         if args.annotate in (None, "gated"):
-            keys = failed if args.annotate is None else list(GATES)
+            profiled = failed if args.annotate is None else list(GATES)
         else:
-            keys = [k for k in args.annotate.split(",") if k in CELL_KEYS]
-        annotate(files, keys)
+            profiled = [k for k in args.annotate.split(",") if k in CELL_KEYS]
+        annotate(files, [k for k in profiled if keys is None or k in keys])
 
     RESULTS.write_text(
         json.dumps(
