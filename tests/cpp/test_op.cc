@@ -161,6 +161,37 @@ TEST(Op, InvokeMakesStridedInputsContiguous) {
   EXPECT_EQ(v[2], 1);
 }
 
+TEST(Op, InvokeRunsTheKernelSetLast) {
+  // Invoke reads the attributes resolved on the op by set_attr; a kernel set after the first
+  // call, or replaced, is the one the next call runs.
+  Op& op = Op::Register("test_late_kernel")
+               .set_num_inputs(0)
+               .set_attr<mxffi::FInferShape>("FInferShape", [](const OpAttrs&, Span<const TShape>,
+                                                               Span<TShape> out) { out[0] = {2}; })
+               .set_attr<mxffi::FInferType>(
+                   "FInferType", [](const OpAttrs&, Span<const DLDataType>, Span<DLDataType> out) {
+                     out[0] = {kDLFloat, 64, 1};
+                   });
+  OpAttrs attrs;
+  attrs.op = &op;
+  MXFFI_EXPECT_THROW_KIND(mxffi::Invoke(attrs, Span<const NDArray>()), "NotImplementedError",
+                          "test_late_kernel: has no kernel for device cpu");
+  auto filler = [](double v) {
+    return [v](const OpAttrs&, const mxffi::OpContext&, Span<const DLTensor>,
+               Span<const mxffi::OpReqType>, Span<const DLTensor> out) {
+      static_cast<double*>(out[0].data)[0] = static_cast<double*>(out[0].data)[1] = v;
+    };
+  };
+  op.set_attr<mxffi::FCompute>("FCompute<cpu>", filler(1.5));
+  NDArray a = mxffi::Invoke(attrs, Span<const NDArray>());
+  EXPECT_EQ(static_cast<double*>(a.data())[1], 1.5);
+  op.set_attr<mxffi::FCompute>("FCompute<cpu>", filler(-4));
+  NDArray b = mxffi::Invoke(attrs, Span<const NDArray>());
+  EXPECT_EQ(static_cast<double*>(b.data())[0], -4);
+  EXPECT_EQ(op.call_attrs().compute[0], Op::GetAttr<mxffi::FCompute>("FCompute<cpu>").get(&op));
+  EXPECT_EQ(op.call_attrs().compute[1], nullptr);
+}
+
 TEST(Op, InvokeErrorsNameTheOp) {
   OpAttrs attrs;
   attrs.op = Op::Get("test_scale");
