@@ -325,7 +325,10 @@ struct TypeTraits<DLTensor*> {
   static std::optional<DLTensor*> TryCast(const MXFFIAny* src) {
     if (src->type_index == kMXFFIDLTensorPtr) return static_cast<DLTensor*>(src->v_ptr);
     if (src->type_index == kMXFFINDArray) {
-      return &reinterpret_cast<MXFFINDArrayObj*>(src->v_obj)->tensor;
+      // A sparse array has no dense tensor to lend.
+      MXFFINDArrayObj* a = reinterpret_cast<MXFFINDArrayObj*>(src->v_obj);
+      if (a->stype != 0) return std::nullopt;
+      return &a->tensor;
     }
     return std::nullopt;
   }

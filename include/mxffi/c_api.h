@@ -32,7 +32,7 @@
 /*! \brief C ABI major version: bumped when anything frozen here changes. */
 #define MXFFI_VERSION_MAJOR 1
 /*! \brief C ABI minor version: bumped when something is added. */
-#define MXFFI_VERSION_MINOR 1
+#define MXFFI_VERSION_MINOR 2
 /*! \brief C ABI patch version. */
 #define MXFFI_VERSION_PATCH 0
 
@@ -239,10 +239,17 @@ typedef struct {
   int64_t size;
 } MXFFIShapeObj;
 
-/*! \brief Layout of NDArray objects: the DLTensor sits right after the header. */
+/*!
+ * \brief Layout of NDArray objects: the DLTensor sits right after the header, then the storage
+ *  type (since 1.2). A dense array's tensor is its elements. A sparse one's tensor has its
+ *  logical shape, dtype and device and a NULL data pointer: its values and indices are dense
+ *  NDArrays of their own, reached through the "sparse.*" globals.
+ */
 typedef struct {
   MXFFIObject header;
   DLTensor tensor;
+  /*! \brief 0 default (dense), 1 row_sparse, 2 csr. */
+  int32_t stype;
 } MXFFINDArrayObj;
 
 /* Section: versions and errors ------------------------------------------- */

@@ -25,7 +25,7 @@ except _NotFound:  # pragma: no cover - running from a checkout that was never i
     __version__ = "0.0.0+unknown"
 
 # Last: mxffi.np reads function signatures, which needs the container classes registered above.
-from . import np, ops  # noqa: E402
+from . import nd, np, ops  # noqa: E402
 
 __all__ = [
     "ADT",
@@ -42,6 +42,7 @@ __all__ = [
     "get_global_func",
     "library",
     "ndarray",
+    "nd",
     "np",
     "ops",
     "registry",

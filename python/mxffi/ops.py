@@ -9,11 +9,12 @@ functions (``mxffi.np.quadratic``) fill the same parameters from typed arguments
 from ._ffi import DataType, get_global_func
 from ._ffi.dtype import is_numpy_dtype_like, numpy_dtype_name
 
-__all__ = ["info", "invoke", "list_ops"]
+__all__ = ["dispatch", "info", "invoke", "list_ops"]
 
 _invoke = get_global_func("ops.invoke")
 _list = get_global_func("ops.list")
 _info = get_global_func("ops.info")
+_dispatch = get_global_func("ops.dispatch")
 
 
 def _param_str(value):
@@ -30,13 +31,28 @@ def _param_str(value):
     return str(value)
 
 
-def invoke(op, *inputs, **params):
-    """Run the op registered as ``op`` on ``inputs`` with ``params``; one output, or a list."""
+def _flat(params):
     flat = []
     for key, value in params.items():
         flat.append(key)
         flat.append(_param_str(value))
-    return _invoke(op, len(inputs), *inputs, *flat)
+    return flat
+
+
+def invoke(op, *inputs, **params):
+    """Run the op registered as ``op`` on ``inputs`` with ``params``; one output, or a list."""
+    return _invoke(op, len(inputs), *inputs, *_flat(params))
+
+
+def dispatch(op, *inputs, **params):
+    """How ``invoke(op, *inputs, **params)`` would run, without running it.
+
+    Returns ``(mode, output_stypes)``: mode is "fcompute" (the dense kernel), "fcompute_ex" (a
+    storage-aware kernel) or "fallback" (sparse inputs made dense for the dense kernel, which
+    warns); output_stypes lists "default", "csr" or "row_sparse" per output.
+    """
+    mode, stypes = _dispatch(op, len(inputs), *inputs, *_flat(params))
+    return str(mode), [str(s) for s in stypes]
 
 
 def list_ops():

@@ -252,6 +252,9 @@ NDArray NDArray::FromBorrowed(const DLTensor& tensor) {
 NDArray NDArray::View(const NDArray& base, const int64_t* shape, const int64_t* strides,
                       int32_t ndim, int64_t byte_offset) {
   MXFFI_CHECK(base.defined(), ValueError) << "ndarray.view: the base array is null";
+  MXFFI_CHECK(!base.is_sparse(), TypeError)
+      << "ndarray.view: the base array is " << StorageTypeName(base.stype())
+      << "; views are of dense arrays";
   ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
   const DLTensor& b = base.tensor();
   DLTensor& t = obj->tensor;
@@ -364,6 +367,9 @@ NDArray NDArray::FromDLPackVersioned(DLManagedTensorVersioned* managed) {
 
 DLManagedTensor* NDArray::ToDLPack() const {
   MXFFI_CHECK(defined(), ValueError) << "ndarray.to_dlpack: the array is null";
+  MXFFI_CHECK(!is_sparse(), TypeError)
+      << "ndarray.to_dlpack: DLPack has no sparse tensors; this array is "
+      << StorageTypeName(stype()) << " (convert it with tostype('default') first)";
   auto* ctx = new ExportedTensor{*this, {}};
   ctx->managed.dl_tensor = get()->tensor;
   ctx->managed.manager_ctx = ctx;
@@ -373,6 +379,9 @@ DLManagedTensor* NDArray::ToDLPack() const {
 
 DLManagedTensorVersioned* NDArray::ToDLPackVersioned() const {
   MXFFI_CHECK(defined(), ValueError) << "ndarray.to_dlpack: the array is null";
+  MXFFI_CHECK(!is_sparse(), TypeError)
+      << "ndarray.to_dlpack: DLPack has no sparse tensors; this array is "
+      << StorageTypeName(stype()) << " (convert it with tostype('default') first)";
   auto* ctx = new ExportedTensorVersioned{*this, {}};
   ctx->managed.version.major = 1;
   ctx->managed.version.minor = 0;

@@ -7,15 +7,128 @@
  */
 #include <mxffi/op/op.h>
 
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
 #include <new>
+#include <set>
+#include <string>
 #include <vector>
+
+#include "sparse/cast_storage.h"
 
 namespace mxffi {
 namespace {
 
 const char* DeviceKey(DLDevice dev) { return dev.device_type == kDLCPU ? "cpu" : "gpu"; }
 
+/*! \brief Storage inference without an FInferStorageType: dense in, dense out. */
+DispatchMode DefaultDispatch(const Op::CallAttrs& call, bool gpu, Span<const StorageType> in,
+                             Span<StorageType> out) {
+  bool all_dense = true;
+  for (StorageType s : in) all_dense &= s == StorageType::kDefault;
+  for (StorageType& s : out) s = StorageType::kDefault;
+  const bool dense_kernel = call.compute[gpu] != nullptr;
+  if (all_dense) return dense_kernel ? DispatchMode::kFCompute : DispatchMode::kFComputeEx;
+  return dense_kernel || call.compute_ex[gpu] == nullptr ? DispatchMode::kFComputeFallback
+                                                         : DispatchMode::kFComputeEx;
+}
+
+std::string StypeList(Span<const StorageType> s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::string(StorageTypeName(s[i]));
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
+/*!
+ * \brief The first fallback of each (op, input storage types, output storage types) logs a
+ *  warning on stderr, unless MXFFI_STORAGE_FALLBACK_LOG_VERBOSE is 0.
+ */
+void WarnFallback(const OpAttrs& attrs, Span<const StorageType> in, Span<const StorageType> out) {
+  const char* verbose = std::getenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE");
+  if (verbose != nullptr && std::string(verbose) == "0") return;
+  std::string key = attrs.op->name + StypeList(in) + "->" + StypeList(out);
+  static std::mutex mu;
+  static std::set<std::string> seen;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!seen.insert(key).second) return;
+  }
+  std::string params;
+  if (attrs.param != nullptr) {
+    if (const FParamDict* dict = attrs.op->attr<FParamDict>("FParamDict")) {
+      for (const auto& kv : (*dict)(attrs.param)) {
+        params += (params.empty() ? "" : ", ") + kv.first + "=" + kv.second;
+      }
+    }
+  }
+  std::cerr << "mxffi: storage fallback: " << attrs.op->name << " has no kernel for input "
+            << "storage types " << StypeList(in) << " and output storage types " << StypeList(out)
+            << " (parameters: {" << params << "}); the inputs are made dense, the dense kernel "
+            << "runs, and the outputs are cast back. This is logged once per combination; "
+            << "MXFFI_STORAGE_FALLBACK_LOG_VERBOSE=0 silences it." << std::endl;
+}
+
+/*! \brief The fallback: dense copies of the sparse inputs, the dense kernel, sparse outputs cast
+ *  back from dense results. */
+void InvokeFallback(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outputs,
+                    Span<const StorageType> in_stype, Span<const StorageType> out_stype) {
+  const char* name = attrs.op->name.c_str();
+  std::vector<NDArray> dense_in(inputs.size());
+  bool any_sparse = false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    any_sparse |= inputs[i].is_sparse();
+    dense_in[i] =
+        inputs[i].is_sparse() ? op::CastStorage(inputs[i], StorageType::kDefault, name) : inputs[i];
+  }
+  MXFFI_CHECK(any_sparse, NotImplementedError)
+      << name << ": storage inference chose the fallback for dense inputs; the op has no dense "
+      << "kernel to fall back to";
+  WarnFallback(attrs, in_stype, out_stype);
+  std::vector<NDArray> dense_out(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].defined() && !outputs[i].is_sparse()) dense_out[i] = outputs[i];
+  }
+  Invoke(attrs, Span<const NDArray>(dense_in), Span<NDArray>(dense_out));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    StorageType want = outputs[i].defined() ? outputs[i].stype() : out_stype[i];
+    if (want == StorageType::kDefault) {
+      if (!outputs[i].defined()) outputs[i] = dense_out[i];
+      continue;
+    }
+    NDArray back = op::CastStorage(dense_out[i], want, name);
+    if (!outputs[i].defined()) {
+      outputs[i] = back;
+    } else {
+      outputs[i].SetSparseStorage(back.sparse_data(), back.sparse_indices(),
+                                  want == StorageType::kCSR ? back.sparse_indptr() : NDArray());
+    }
+  }
+}
+
 }  // namespace
+
+DispatchMode InferDispatch(const OpAttrs& attrs, Span<const NDArray> inputs,
+                           Span<StorageType> out_stype) {
+  const Op* op = attrs.op;
+  MXFFI_CHECK(op != nullptr && op->index >= 0, ValueError) << "InferDispatch: no op given";
+  MXFFI_CHECK(inputs.size() == op->num_inputs && out_stype.size() == op->num_outputs, TypeError)
+      << op->name << ": expected " << op->num_inputs << " input(s) and " << op->num_outputs
+      << " output(s), got " << inputs.size() << " and " << out_stype.size();
+  StorageType in_stype[kMaxOpArgs];
+  DLDevice device = attrs.device;
+  for (size_t i = 0; i < inputs.size() && i < static_cast<size_t>(kMaxOpArgs); ++i) {
+    MXFFI_CHECK(inputs[i].defined(), TypeError) << op->name << ": input #" << i << " is None";
+    in_stype[i] = inputs[i].stype();
+    if (i == 0) device = inputs[i].tensor().device;
+  }
+  const Op::CallAttrs& call = op->call_attrs();
+  Span<const StorageType> in(in_stype, inputs.size());
+  if (call.infer_storage_type != nullptr) {
+    return (*call.infer_storage_type)(attrs, device, in, out_stype);
+  }
+  return DefaultDispatch(call, device.device_type != kDLCPU, in, out_stype);
+}
 
 void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outputs) {
   const Op* op = attrs.op;
@@ -45,7 +158,7 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     const DLTensor& t = inputs[i].tensor();
     new (&in_shape[i]) TShape(t.shape, t.ndim);
     in_type[i] = t.dtype;
-    in_stype[i] = StorageType::kDefault;
+    in_stype[i] = inputs[i].stype();
     if (i == 0) {
       device = t.device;
     } else if (t.device.device_type != device.device_type ||
@@ -72,15 +185,27 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     mode = (*infer_stype)(attrs, device, Span<const StorageType>(in_stype, nin),
                           Span<StorageType>(out_stype, nout));
   } else {
-    for (size_t i = 0; i < nout; ++i) out_stype[i] = StorageType::kDefault;
-    mode = compute != nullptr ? DispatchMode::kFCompute : DispatchMode::kFComputeEx;
+    mode = DefaultDispatch(call, gpu, Span<const StorageType>(in_stype, nin),
+                           Span<StorageType>(out_stype, nout));
+  }
+  if (mode == DispatchMode::kFComputeFallback) {
+    InvokeFallback(attrs, inputs, outputs, Span<const StorageType>(in_stype, nin),
+                   Span<const StorageType>(out_stype, nout));
+    return;
   }
 
   for (size_t i = 0; i < nout; ++i) {
     if (!outputs[i].defined()) {
-      outputs[i] = NDArray::Empty(out_shape[i].data(), out_shape[i].ndim(), out_type[i], device);
+      outputs[i] =
+          out_stype[i] == StorageType::kDefault
+              ? NDArray::Empty(out_shape[i].data(), out_shape[i].ndim(), out_type[i], device)
+              : NDArray::EmptySparse(out_stype[i], out_shape[i].data(), out_shape[i].ndim(),
+                                     out_type[i], device);
       continue;
     }
+    MXFFI_CHECK(outputs[i].stype() == out_stype[i], TypeError)
+        << name << ": output #" << i << " has storage type " << StorageTypeName(outputs[i].stype())
+        << " but the result has storage type " << StorageTypeName(out_stype[i]);
     const DLTensor& t = outputs[i].tensor();
     MXFFI_CHECK(TShape(t.shape, t.ndim) == out_shape[i], ValueError)
         << name << ": output #" << i << " has shape " << TShape(t.shape, t.ndim).ToString()
@@ -106,11 +231,15 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
                   Span<const NDArray>(outputs.data(), nout));
     return;
   }
-  MXFFI_CHECK(mode == DispatchMode::kFCompute, NotImplementedError)
-      << name << ": storage fallback needs sparse arrays, which this build does not have";
+  MXFFI_CHECK(mode == DispatchMode::kFCompute, ValueError)
+      << name << ": storage inference returned dispatch mode " << static_cast<int>(mode);
   MXFFI_CHECK(compute != nullptr, NotImplementedError)
       << name << ": has no FCompute<" << DeviceKey(device) << "> kernel";
 
+  for (size_t i = 0; i < nin; ++i) {
+    MXFFI_CHECK(!inputs[i].is_sparse(), ValueError)
+        << name << ": storage inference sent sparse input #" << i << " to the dense kernel";
+  }
   DLTensor in_blob[kMaxOpArgs], out_blob[kMaxOpArgs];
   const bool strided_ok = call.strided_inputs;
   bool need_temps = false;

@@ -13,6 +13,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 namespace mxffi {
@@ -23,6 +24,8 @@ struct OpRegistryState {
   std::deque<Op> ops;  // a deque never moves what it holds
   std::map<std::string, Op*, std::less<>> by_name;
   std::map<std::string, std::unique_ptr<details::OpAttrTable>, std::less<>> tables;
+  // Ops Extend made before their Register ran: invisible to Find until it does.
+  std::set<const Op*> pending;
 };
 
 OpRegistryState& State() {
@@ -86,7 +89,7 @@ const Op* Op::Find(std::string_view name) {
   OpRegistryState& st = State();
   std::lock_guard<std::mutex> lock(st.mutex);
   auto it = st.by_name.find(name);
-  return it == st.by_name.end() ? nullptr : it->second;
+  return it == st.by_name.end() || st.pending.count(it->second) ? nullptr : it->second;
 }
 
 const Op* Op::Get(std::string_view name) {
@@ -99,14 +102,56 @@ std::vector<std::string> Op::ListNames() {
   OpRegistryState& st = State();
   std::lock_guard<std::mutex> lock(st.mutex);
   std::vector<std::string> out;
-  for (const auto& kv : st.by_name) out.push_back(kv.first);
+  for (const auto& kv : st.by_name) {
+    if (!st.pending.count(kv.second)) out.push_back(kv.first);
+  }
   return out;
+}
+
+namespace {
+
+/*! \brief A new op in the registry (the caller holds the lock); nullptr past kMaxOps. */
+Op* NewOp(OpRegistryState& st, const char* name) {
+  if (st.ops.size() >= static_cast<size_t>(kMaxOps)) {
+    details::RecordRegistrationError(std::string("op '") + name + "': more than " +
+                                     std::to_string(kMaxOps) + " ops");
+    return nullptr;
+  }
+  st.ops.emplace_back();
+  Op& op = st.ops.back();
+  op.name = name;
+  op.index = static_cast<int32_t>(st.ops.size() - 1);
+  st.by_name.emplace(op.name, &op);
+  return &op;
+}
+
+Op& OverflowOp() {
+  static Op* overflow = new Op();
+  return *overflow;
+}
+
+}  // namespace
+
+Op& Op::Extend(const char* name) {
+  OpRegistryState& st = State();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  auto it = st.by_name.find(name);
+  if (it != st.by_name.end()) return *it->second;
+  Op* op = NewOp(st, name);
+  if (op == nullptr) return OverflowOp();
+  st.pending.insert(op);
+  return *op;
 }
 
 Op& Op::Register(const char* name) {
   OpRegistryState& st = State();
   std::lock_guard<std::mutex> lock(st.mutex);
   auto it = st.by_name.find(name);
+  if (it != st.by_name.end() && st.pending.erase(it->second)) {
+    // Extended first (static initialisers run in no set order across files): register it now.
+    details::CountRegistration();
+    return *it->second;
+  }
   if (it != st.by_name.end()) {
     // Static initialisers cannot throw: record it for library.load, and hand back a scratch
     // op that nothing can reach, so the chained setters leave the first registration alone.
@@ -118,19 +163,10 @@ Op& Op::Register(const char* name) {
     scratch->back().index = -1;
     return scratch->back();
   }
-  if (st.ops.size() >= static_cast<size_t>(kMaxOps)) {
-    details::RecordRegistrationError(std::string("op '") + name + "': more than " +
-                                     std::to_string(kMaxOps) + " ops");
-    static Op* overflow = new Op();
-    return *overflow;
-  }
-  st.ops.emplace_back();
-  Op& op = st.ops.back();
-  op.name = name;
-  op.index = static_cast<int32_t>(st.ops.size() - 1);
-  st.by_name.emplace(op.name, &op);
+  Op* op = NewOp(st, name);
+  if (op == nullptr) return OverflowOp();
   details::CountRegistration();
-  return op;
+  return *op;
 }
 
 void Op::SetAttr(const std::string& attr_name, const std::type_info& type, std::any value) {
@@ -225,23 +261,27 @@ std::ostream& operator<<(std::ostream& os, const DTypeParam& dtype) {
 
 namespace {
 
-/*!
- * \brief ops.invoke(name, num_inputs, *inputs, *("key", "value") pairs): generic invocation by
- *  name; the only place op parameters travel as strings. Returns the output, or a list of them.
- */
-void InvokeByName(PackedArgs args, Any* ret) {
+/*! \brief An op call spelled as ops.invoke takes it: (name, num_inputs, *inputs, *params). */
+struct CallByName {
+  OpAttrs attrs;
+  std::vector<NDArray> inputs;
+  std::shared_ptr<const void> param;
+};
+
+CallByName ParseByName(PackedArgs args, const char* fname) {
   MXFFI_CHECK(args.size() >= 2, TypeError)
-      << "ops.invoke: expected (name, num_inputs, *inputs, *params), got " << args.size()
+      << fname << ": expected (name, num_inputs, *inputs, *params), got " << args.size()
       << " arguments";
   std::string name = args[0].cast<std::string>();
   const Op* op = Op::Get(name);
   int64_t num_inputs = args[1].cast<int64_t>();
   MXFFI_CHECK(num_inputs >= 0 && 2 + num_inputs <= static_cast<int64_t>(args.size()), TypeError)
-      << "ops.invoke: num_inputs=" << num_inputs << " but only " << args.size() - 2
+      << fname << ": num_inputs=" << num_inputs << " but only " << args.size() - 2
       << " values follow";
   MXFFI_CHECK(num_inputs == op->num_inputs, TypeError)
       << name << ": expected " << op->num_inputs << " input(s), got " << num_inputs;
-  std::vector<NDArray> inputs;
+  CallByName call;
+  std::vector<NDArray>& inputs = call.inputs;
   for (int64_t i = 0; i < num_inputs; ++i) {
     AnyView v = args[2 + i];
     if (auto a = v.try_cast<NDArray>()) {
@@ -254,20 +294,31 @@ void InvokeByName(PackedArgs args, Any* ret) {
     }
   }
   size_t rest = args.size() - 2 - num_inputs;
-  MXFFI_CHECK(rest % 2 == 0, TypeError) << "ops.invoke: parameters must come as key/value pairs";
+  MXFFI_CHECK(rest % 2 == 0, TypeError) << fname << ": parameters must come as key/value pairs";
   std::vector<std::pair<std::string, std::string>> kwargs;
   for (int64_t i = 2 + num_inputs; i < static_cast<int64_t>(args.size()); i += 2) {
     kwargs.emplace_back(args[i].cast<std::string>(), args[i + 1].cast<std::string>());
   }
-  OpAttrs attrs;
+  OpAttrs& attrs = call.attrs;
   attrs.op = op;
-  std::shared_ptr<const void> param;
   if (const FParamParse* parse = op->attr<FParamParse>("FParamParse")) {
-    param = (*parse)(kwargs);
-    attrs.param = param.get();
+    call.param = (*parse)(kwargs);
+    attrs.param = call.param.get();
   } else if (!kwargs.empty()) {
     MXFFI_THROW(TypeError) << name << ": takes no parameters, got '" << kwargs[0].first << "'";
   }
+  return call;
+}
+
+/*!
+ * \brief ops.invoke(name, num_inputs, *inputs, *("key", "value") pairs): generic invocation by
+ *  name; the only place op parameters travel as strings. Returns the output, or a list of them.
+ */
+void InvokeByName(PackedArgs args, Any* ret) {
+  CallByName call = ParseByName(args, "ops.invoke");
+  const Op* op = call.attrs.op;
+  const OpAttrs& attrs = call.attrs;
+  const std::vector<NDArray>& inputs = call.inputs;
   std::vector<NDArray> outputs(op->num_outputs);
   Invoke(attrs, inputs, outputs);
   if (outputs.size() == 1) {
@@ -286,6 +337,26 @@ MXFFI_REGISTER_API("ops.invoke")
         "Invoke a registered op by name: (name, num_inputs, *inputs, *key/value string pairs). "
         "mxffi.ops.invoke(name, *inputs, **params) wraps it.")
     .set_body(InvokeByName);
+
+MXFFI_REGISTER_API("ops.dispatch")
+    .describe(
+        "How ops.invoke with the same arguments would run, without running it: (dispatch mode, "
+        "output storage types); the mode is fcompute, fcompute_ex or fallback.")
+    .set_body([](PackedArgs args, Any* ret) {
+      CallByName call = ParseByName(args, "ops.dispatch");
+      std::vector<StorageType> out(call.attrs.op->num_outputs);
+      DispatchMode mode = InferDispatch(call.attrs, call.inputs, out);
+      const char* name = mode == DispatchMode::kFCompute           ? "fcompute"
+                         : mode == DispatchMode::kFComputeEx       ? "fcompute_ex"
+                         : mode == DispatchMode::kFComputeFallback ? "fallback"
+                                                                   : "undefined";
+      Array<String> stypes;
+      for (StorageType s : out) stypes.push_back(String(StorageTypeName(s)));
+      Array<Any> result;
+      result.push_back(String(name));
+      result.push_back(stypes);
+      *ret = result;
+    });
 
 MXFFI_REGISTER_API("ops.list")
     .describe("The names of every registered op, sorted.")

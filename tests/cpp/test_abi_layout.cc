@@ -74,7 +74,8 @@ static_assert(offsetof(MXFFIADTObj, tag) == 24 && offsetof(MXFFIADTObj, size) ==
 static_assert(sizeof(MXFFIShapeObj) == 40);
 static_assert(offsetof(MXFFIShapeObj, data) == 24 && offsetof(MXFFIShapeObj, size) == 32);
 static_assert(offsetof(MXFFINDArrayObj, tensor) == 24);
-static_assert(sizeof(MXFFINDArrayObj) == 24 + sizeof(DLTensor));
+static_assert(offsetof(MXFFINDArrayObj, stype) == 24 + sizeof(DLTensor));  // since 1.2
+static_assert(sizeof(MXFFINDArrayObj) == 24 + sizeof(DLTensor) + 8);
 
 // Section: the C++ objects agree with the C layouts they implement
 static_assert(sizeof(mxffi::Object) == sizeof(MXFFIObject));

@@ -161,6 +161,22 @@ TEST(Op, InvokeMakesStridedInputsContiguous) {
   EXPECT_EQ(v[2], 1);
 }
 
+TEST(Op, ExtendBeforeRegisterStaysHiddenUntilRegistered) {
+  // Static initialisers run in no set order across files: an extension may come first.
+  Op::Extend("test_extended_first").set_attr<int>("TTestLevel", 3);
+  EXPECT_EQ(Op::Find("test_extended_first"), nullptr);
+  std::vector<std::string> names = Op::ListNames();
+  EXPECT_EQ(std::find(names.begin(), names.end(), "test_extended_first"), names.end());
+  mxffi::details::TakeRegistrationErrors();
+  Op& op = Op::Register("test_extended_first").describe("registered after its extension");
+  EXPECT_TRUE(mxffi::details::TakeRegistrationErrors().empty());
+  ASSERT_EQ(Op::Find("test_extended_first"), &op);
+  EXPECT_EQ(*op.attr<int>("TTestLevel"), 3);
+  EXPECT_EQ(&Op::Extend("test_extended_first"), &op);
+  Op::Extend("test_scale").set_attr<int>("TTestExtra", 11);
+  EXPECT_EQ(*Op::Get("test_scale")->attr<int>("TTestExtra"), 11);
+}
+
 TEST(Op, InvokeRunsTheKernelSetLast) {
   // Invoke reads the attributes resolved on the op by set_attr; a kernel set after the first
   // call, or replaced, is the one the next call runs.

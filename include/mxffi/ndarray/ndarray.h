@@ -13,6 +13,7 @@
 #include <mxffi/c_api.h>
 #include <mxffi/ndarray/dlpack_compat.h>
 #include <mxffi/object.h>
+#include <mxffi/op/storage.h>
 
 #include <cstdint>
 #include <memory>
@@ -28,8 +29,13 @@ constexpr size_t kNDArrayAlignment = 64;
 /*! \brief The data of an NDArray; see NDArray. */
 class NDArrayObj : public Object {
  public:
-  /*! \brief The tensor; at the offset c_api.h fixes (MXFFINDArrayObj::tensor). */
+  /*!
+   * \brief The tensor; at the offset c_api.h fixes (MXFFINDArrayObj::tensor). For a sparse
+   *  array: the logical shape, dtype and device, and data NULL.
+   */
   DLTensor tensor;
+  /*! \brief StorageType (MXFFINDArrayObj::stype); set once, when the array is made. */
+  int32_t stype = 0;
 
   NDArrayObj() = default;
   NDArrayObj(const NDArrayObj&) = delete;
@@ -50,9 +56,12 @@ class NDArrayObj : public Object {
   friend class NDArray;
 
   static constexpr int kInlineDims = 6;
-  int64_t inline_dims_[2 * kInlineDims];           // shape then strides, for up to kInlineDims dims
-  std::unique_ptr<int64_t[]> heap_dims_;           // for more dims
-  ObjectRef base_;                                 // the array a view shares memory with
+  int64_t inline_dims_[2 * kInlineDims];  // shape then strides, for up to kInlineDims dims
+  std::unique_ptr<int64_t[]> heap_dims_;  // for more dims
+  ObjectRef base_;                        // the array a view shares memory with
+  // A sparse array's dense parts: csr data, indices, indptr; row_sparse data, indices. Unset
+  // until the array's storage is initialised (an op output is, by its kernel).
+  ObjectRef aux_[3];
   DLManagedTensor* managed_ = nullptr;             // imported legacy DLPack tensor
   DLManagedTensorVersioned* managed_v_ = nullptr;  // imported DLPack 1.x tensor
   bool read_only_ = false;
@@ -117,6 +126,55 @@ class NDArray : public ObjectRef {
   MXFFI_DLL static bool IsContiguous(const DLTensor& t);
   /*! \return a pointer to the first element (data plus byte_offset). */
   void* data() const { return static_cast<char*>(tensor().data) + tensor().byte_offset; }
+
+  // ---- Sparse storage (row_sparse and csr; see docs/sparse.md). ----
+
+  /*! \return how the elements are stored. */
+  StorageType stype() const { return static_cast<StorageType>(get()->stype); }
+  /*! \return whether the array is row_sparse or csr. */
+  bool is_sparse() const { return get()->stype != 0; }
+  /*!
+   * \brief A sparse array of the given logical shape and value dtype whose storage is not
+   *  initialised yet: what Invoke hands a sparse kernel as an output, which the kernel fills
+   *  with SetSparseStorage or CheckAndAlloc.
+   */
+  MXFFI_DLL static NDArray EmptySparse(StorageType stype, const int64_t* shape, int32_t ndim,
+                                       DLDataType dtype, DLDevice device);
+  /*!
+   * \brief A CSR matrix from its parts, validated (ValueError naming fname, the part, the
+   *  position and the values) and made canonical: column indices sorted within each row and
+   *  duplicates summed (the parts are then copies).
+   * \param shape (rows, cols).
+   * \param data values, 1-D, nnz long.
+   * \param indices column ids, int32 or int64, nnz long.
+   * \param indptr row starts, the same integer dtype, rows + 1 long, from 0 to nnz.
+   */
+  MXFFI_DLL static NDArray CSR(const int64_t* shape, NDArray data, NDArray indices, NDArray indptr,
+                               const char* fname);
+  /*!
+   * \brief A row_sparse array from its parts, validated (indices int32 or int64, strictly
+   *  increasing, in [0, shape[0]); data of shape (len(indices),) + shape[1:]).
+   */
+  MXFFI_DLL static NDArray RowSparse(const int64_t* shape, int32_t ndim, NDArray data,
+                                     NDArray indices, const char* fname);
+  /*! \return whether a sparse array's parts are set (always true for a dense array). */
+  bool storage_initialized() const { return !is_sparse() || get()->aux_[0].defined(); }
+  /*! \brief The values: csr (nnz,), row_sparse (k,) + shape[1:]. */
+  MXFFI_DLL const NDArray& sparse_data() const;
+  /*! \brief csr column ids (nnz,) or row_sparse row ids (k,). */
+  MXFFI_DLL const NDArray& sparse_indices() const;
+  /*! \brief csr row starts (rows + 1,). */
+  MXFFI_DLL const NDArray& sparse_indptr() const;
+  /*!
+   * \brief Set the parts of a sparse output made by EmptySparse, trusting them (a kernel's
+   *  own results: canonical, in range). indptr is ignored for row_sparse.
+   */
+  MXFFI_DLL void SetSparseStorage(NDArray data, NDArray indices, NDArray indptr) const;
+  /*!
+   * \brief Allocate uninitialised parts for a sparse output made by EmptySparse: csr with nnz
+   *  values (and rows + 1 indptr), row_sparse with nnz rows; indices of idx_dtype.
+   */
+  MXFFI_DLL void CheckAndAlloc(int64_t nnz, DLDataType idx_dtype) const;
 };
 
 /*!

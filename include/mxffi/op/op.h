@@ -277,6 +277,12 @@ class Op {
   MXFFI_DLL static std::vector<std::string> ListNames();
   /*! \brief Start registering name (MXFFI_REGISTER_OP). */
   MXFFI_DLL static Op& Register(const char* name);
+  /*!
+   * \brief The op registered (or to be registered) as name, to add attributes from another
+   *  file, such as a sparse kernel for a dense op (MXFFI_EXTEND_OP). It stays invisible to Find
+   *  until its MXFFI_REGISTER_OP runs, whichever static initialiser runs first.
+   */
+  MXFFI_DLL static Op& Extend(const char* name);
 
   /*! \return the attribute table name, read with OpMap<T>::get(op). Fetch it once. */
   template <typename T>
@@ -337,6 +343,13 @@ inline const T* OpMap<T>::get(const Op* op) const {
  */
 MXFFI_DLL void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outputs);
 
+/*!
+ * \brief The dispatch mode and output storage types Invoke would choose for these inputs,
+ *  without running anything (how a caller sees a storage fallback coming).
+ */
+MXFFI_DLL DispatchMode InferDispatch(const OpAttrs& attrs, Span<const NDArray> inputs,
+                                     Span<StorageType> out_stype);
+
 /*! \brief Invoke for one output, allocated. */
 inline NDArray Invoke(const OpAttrs& attrs, Span<const NDArray> inputs) {
   NDArray out;
@@ -350,6 +363,10 @@ inline NDArray Invoke(const OpAttrs& attrs, Span<const NDArray> inputs) {
 #define MXFFI_REGISTER_OP(OpName)                                                   \
   [[maybe_unused]] static ::mxffi::Op& MXFFI_OP_CONCAT_(__mxffi_op_, __COUNTER__) = \
       ::mxffi::Op::Register(#OpName)
+/*! \brief Add attributes to an op registered elsewhere: MXFFI_EXTEND_OP(name).set_attr<...>. */
+#define MXFFI_EXTEND_OP(OpName)                                                     \
+  [[maybe_unused]] static ::mxffi::Op& MXFFI_OP_CONCAT_(__mxffi_op_, __COUNTER__) = \
+      ::mxffi::Op::Extend(#OpName)
 #define MXFFI_OP_CONCAT2_(a, b) a##b
 #define MXFFI_OP_CONCAT_(a, b) MXFFI_OP_CONCAT2_(a, b)
 

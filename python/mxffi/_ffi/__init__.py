@@ -28,3 +28,4 @@ get_global_func = _impl.get_global_func
 list_global_func_names = _impl.list_global_func_names
 register_func = _impl.register_func
 register_object = _impl.register_object
+register_sparse_class = _impl.register_sparse_class

@@ -43,6 +43,7 @@ __all__ = [
     "list_global_func_names",
     "register_func",
     "register_object",
+    "register_sparse_class",
 ]
 
 # Type codes, as c_api.h fixes them.
@@ -213,12 +214,28 @@ def _wrap(handle, cls=None):
     if cls is None:
         index = _ObjectHeader.from_address(handle).type_index
         cls = Function if index == FUNCTION else _CLASS_BY_INDEX.get(index, Object)
+        if index == _NDARRAY_INDEX:
+            stype = c_int32.from_address(handle + _NDARRAY_STYPE_OFFSET).value
+            cls = _SPARSE_CLASS.get(stype, cls)
     obj = object.__new__(cls)
     obj._handle = handle
     if cls is Function:
         obj._name = None
         obj._info = None
     return obj
+
+
+_NDARRAY_INDEX = 73  # kMXFFINDArray
+# MXFFINDArrayObj: the 24-byte header, the 48-byte DLTensor, then the storage type.
+_NDARRAY_STYPE_OFFSET = 24 + 48
+_SPARSE_CLASS = {}
+
+
+def register_sparse_class(stype, cls):
+    """NDArray results stored as stype (1 row_sparse, 2 csr) become instances of cls."""
+    if stype not in (1, 2):
+        raise ValueError(f"register_sparse_class: stype must be 1 or 2, got {stype}")
+    _SPARSE_CLASS[stype] = cls
 
 
 def register_object(type_key=None):

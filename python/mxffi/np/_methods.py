@@ -166,6 +166,12 @@ _BINARY = {
 _UNARY = {"negative": "__neg__", "abs": "__abs__"}
 
 
+def tostype(self, stype, idx_dtype=None):
+    """This array stored as stype ("default", "csr" or "row_sparse"); always a new array.
+    idx_dtype (int32 or int64, default int64) is the index dtype of a sparse result."""
+    return get_global_func("sparse._cast_storage")(self, stype, idx_dtype)
+
+
 def attach():
     """Give NDArray its operators and methods; operators whose np function is missing are
     left out (a build without that op family)."""
@@ -182,8 +188,9 @@ def attach():
         except ValueError:
             continue
     NDArray.T = property(lambda self: _np.transpose(self), doc="The transposed array (a view).")
-    for fn in (asnumpy, __array__, tolist, item, __repr__, __str__, astype, reshape, copy):
+    for fn in (asnumpy, __array__, tolist, item, __repr__, __str__, astype, reshape, copy, tostype):
         setattr(NDArray, fn.__name__, fn)
+    NDArray.stype = property(lambda self: "default", doc="The storage type of a dense array.")
     NDArray.numpy = asnumpy  # numpy.from_dlpack has no bfloat16: asnumpy views its bits
     NDArray.__len__ = __len__
     NDArray.__bool__ = __bool__

@@ -96,6 +96,11 @@ cdef extern from "mxffi/c_api.h":
         const int64_t* data
         int64_t size
 
+    ctypedef struct MXFFINDArrayObj:
+        MXFFIObject header
+        DLTensor tensor
+        int32_t stype
+
     ctypedef int (*MXFFISafeCallType)(void*, const MXFFIAny*, int32_t, MXFFIAny*) noexcept nogil
     ctypedef int (*MXFFICheckSignalsFunc)() noexcept nogil
 
@@ -147,6 +152,7 @@ cdef extern from "fastcall.h":
     void* MXFFIPyVectorcallPtr()
     void MXFFIPySetNdarrayType(object tp)
     int MXFFIPySetClass(int32_t type_index, object cls) except -1
+    int MXFFIPySetSparseClass(int32_t stype, object cls) except -1
     object MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize_t nargs)
     object MXFFIPyReturn(PyObject* func, MXFFIAny* result)
     int MXFFIPyIsFinalizing() nogil

@@ -69,6 +69,11 @@ static MXFFIPyHooks mxffi_py_hooks;
  *  the fast path leaves to Cython, such as Function). Holds a reference to each class.
  */
 static PyTypeObject* mxffi_py_class_by_index[kMXFFIDynObjectBegin];
+/*!
+ * \brief The classes of sparse NDArrays by storage type (1 row_sparse, 2 csr; NULL: the NDArray
+ *  class): an NDArray result becomes one of these when its stype field says it is sparse.
+ */
+static PyTypeObject* mxffi_py_sparse_class[3];
 /*! \brief An empty tuple for tp_new. */
 static PyObject* mxffi_py_empty_tuple = NULL;
 /*! \brief numpy.ndarray once an argument of that exact type has been seen, else NULL. */
@@ -317,6 +322,12 @@ static inline PyObject* MXFFIPyReturn(PyObject* func, MXFFIAny* r) {
         /* A registered class: Object's tp_new (Cython's, as Object.__new__(cls) runs it; not
          * the class's own __new__) and the handle. */
         PyTypeObject* cls = mxffi_py_class_by_index[r->type_index];
+        if (r->type_index == kMXFFINDArray) {
+          int32_t stype = ((MXFFINDArrayObj*)r->v_obj)->stype;
+          if (stype > 0 && stype < 3 && mxffi_py_sparse_class[stype] != NULL) {
+            cls = mxffi_py_sparse_class[stype];
+          }
+        }
         PyObject* out = mxffi_py_hooks.object_type->tp_new(cls, mxffi_py_empty_tuple, NULL);
         if (out == NULL) {
           MXFFIPyDecRef(r->v_obj);
@@ -327,6 +338,15 @@ static inline PyObject* MXFFIPyReturn(PyObject* func, MXFFIAny* r) {
       }
       return mxffi_py_hooks.ret_slow(func, r);
   }
+}
+
+/*! \brief Let sparse NDArray results of a storage type (1 or 2) become instances of cls. */
+static inline int MXFFIPySetSparseClass(int32_t stype, PyObject* cls) {
+  if (stype < 1 || stype > 2) return 0;
+  Py_XINCREF(cls);
+  Py_XDECREF((PyObject*)mxffi_py_sparse_class[stype]);
+  mxffi_py_sparse_class[stype] = (PyTypeObject*)cls;
+  return 0;
 }
 
 /*! \brief Let results of a static type code become instances of cls without Cython. */

@@ -3,6 +3,8 @@
 
 # type index -> Python class, filled by register_object.
 cdef dict _CLASS_BY_INDEX = {}
+# storage type (1 row_sparse, 2 csr) -> class of sparse NDArrays, filled by register_sparse_class.
+cdef dict _SPARSE_CLASS = {}
 
 
 cdef class Object:
@@ -121,6 +123,14 @@ def register_object(type_key=None):
     return register
 
 
+def register_sparse_class(int32_t stype, cls):
+    """NDArray results stored as stype (1 row_sparse, 2 csr) become instances of cls."""
+    if stype not in (1, 2):
+        raise ValueError(f"register_sparse_class: stype must be 1 or 2, got {stype}")
+    _SPARSE_CLASS[stype] = cls
+    MXFFIPySetSparseClass(stype, cls)
+
+
 cdef object _make_object(void* handle):
     """Wrap an owned handle in the class registered for its type (Object if none)."""
     cdef int32_t index = (<MXFFIObject*>handle).type_index
@@ -132,6 +142,8 @@ cdef object _make_object(void* handle):
     cls = _CLASS_BY_INDEX.get(index)
     if cls is None:
         cls = Object
+    elif index == kMXFFINDArray and (<MXFFINDArrayObj*>handle).stype != 0:
+        cls = _SPARSE_CLASS.get((<MXFFINDArrayObj*>handle).stype, cls)
     obj = Object.__new__(cls)
     obj.chandle = handle
     return obj

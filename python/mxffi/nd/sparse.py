@@ -1,0 +1,302 @@
+"""Sparse arrays: CSRNDArray (compressed sparse rows) and RowSparseNDArray (a few stored rows).
+
+Both are mxffi NDArrays whose storage type is not "default": they go to every mxffi.np function
+and op, which dispatch on storage type (a sparse kernel where one exists, else a dense fallback
+that warns once per combination). CSR arrays are canonical: constructors sort column indices
+within each row and sum duplicates, so kernels never see anything else. See docs/sparse.md.
+"""
+
+import sys
+
+from .._ffi import get_global_func, list_global_func_names, register_sparse_class
+from ..ndarray import NDArray
+
+__all__ = [
+    "BaseSparseNDArray",
+    "CSRNDArray",
+    "RowSparseNDArray",
+    "cast_storage",
+    "csr_matrix",
+    "row_sparse_array",
+    "zeros",
+]
+
+_csr = get_global_func("sparse._csr_matrix")
+_rsp = get_global_func("sparse._row_sparse_array")
+_zeros = get_global_func("sparse._zeros")
+_cast = get_global_func("sparse._cast_storage")
+_data = get_global_func("sparse._data")
+_indices = get_global_func("sparse._indices")
+_indptr = get_global_func("sparse._indptr")
+
+_STYPE_NAMES = {0: "default", 1: "row_sparse", 2: "csr"}
+
+
+def _stype_of(x):
+    import ctypes
+
+    # MXFFINDArrayObj: the 24-byte header, the 48-byte DLTensor, then the storage type.
+    return _STYPE_NAMES[ctypes.c_int32.from_address(x.handle + 72).value]
+
+
+class BaseSparseNDArray(NDArray):
+    """What CSRNDArray and RowSparseNDArray share: parts, conversion, repr."""
+
+    __slots__ = ()
+
+    @property
+    def stype(self):
+        """The storage type: "csr" or "row_sparse"."""
+        return _stype_of(self)
+
+    @property
+    def data(self):
+        """The stored values, sharing memory with this array (writes change its values)."""
+        return _data(self)
+
+    @property
+    def indices(self):
+        """A copy of the indices: csr column ids, row_sparse row ids."""
+        return _indices(self)
+
+    @property
+    def nnz(self):
+        """The number of stored values (csr) or stored rows (row_sparse)."""
+        return self.data.shape[0]
+
+    def tostype(self, stype, idx_dtype=None):
+        """This array stored as stype ("default", "csr" or "row_sparse"); always a new array."""
+        return _cast(self, stype, idx_dtype)
+
+    def asnumpy(self):
+        """A dense numpy array with the same values (a copy)."""
+        return self.tostype("default").asnumpy()
+
+    def numpy(self):
+        return self.asnumpy()
+
+    def __array__(self, dtype=None, copy=None):  # noqa: N807 (numpy's protocol name)
+        out = self.asnumpy()
+        return out if dtype is None else out.astype(dtype)
+
+    def copy(self):
+        """A copy with parts of its own."""
+        return _cast(self, self.stype, None)
+
+    def todense(self):
+        """The dense mxffi array with the same values."""
+        return self.tostype("default")
+
+    def __dlpack__(self, **kwargs):
+        raise TypeError(
+            f"{type(self).__name__}.__dlpack__: DLPack has no sparse tensors; convert with "
+            "tostype('default') first"
+        )
+
+    def __dlpack_device__(self):
+        raise TypeError(f"{type(self).__name__}: DLPack has no sparse tensors")
+
+    def tolist(self):
+        return self.asnumpy().tolist()
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __bool__(self):
+        raise ValueError(
+            f"The truth value of a {type(self).__name__} with more than one element is ambiguous"
+        )
+
+    def __repr__(self):
+        return (
+            f"<{type(self).__name__} {'x'.join(str(d) for d in self.shape)} "
+            f"dtype={self.dtype} nnz={self.nnz} @{self.device}>"
+        )
+
+    __str__ = __repr__
+
+
+class CSRNDArray(BaseSparseNDArray):
+    """A 2-D array in compressed sparse row format: data, indices (column ids), indptr."""
+
+    __slots__ = ()
+
+    @property
+    def indptr(self):
+        """A copy of the row starts: rows + 1 entries from 0 to nnz."""
+        return _indptr(self)
+
+    def asscipy(self):
+        """A scipy.sparse.csr_matrix with the same values (copies of the parts)."""
+        import numpy
+        import scipy.sparse
+
+        return scipy.sparse.csr_matrix(
+            (numpy.array(self.data), numpy.asarray(self.indices), numpy.asarray(self.indptr)),
+            shape=self.shape,
+        )
+
+
+class RowSparseNDArray(BaseSparseNDArray):
+    """An array storing only some of its rows: data (k rows) and indices (k sorted row ids)."""
+
+    __slots__ = ()
+
+    def asscipy(self):
+        """A scipy.sparse.csr_matrix with the same values (2-D arrays only)."""
+        if len(self.shape) != 2:
+            raise ValueError(
+                f"RowSparseNDArray.asscipy: scipy.sparse matrices are 2-D; shape is {self.shape}"
+            )
+        return self.tostype("csr").asscipy()
+
+
+register_sparse_class(1, RowSparseNDArray)
+register_sparse_class(2, CSRNDArray)
+
+
+def _is_scipy_sparse(x):
+    mod = type(x).__module__ or ""
+    return mod.startswith("scipy.sparse") and hasattr(x, "tocsr")
+
+
+def _index_pair(indices, indptr):
+    """numpy copies of indices and indptr with one integer dtype (int64 when they differ)."""
+    import numpy
+
+    ix, ip = numpy.asarray(indices), numpy.asarray(indptr)
+    for name, a in (("indices", ix), ("indptr", ip)):
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"csr_matrix: {name} must be integers, got dtype {a.dtype}")
+    if ix.dtype != ip.dtype or ix.dtype not in (numpy.int32, numpy.int64):
+        ix, ip = ix.astype(numpy.int64), ip.astype(numpy.int64)
+    return ix, ip
+
+
+def _values(data, dtype):
+    import numpy
+
+    if isinstance(data, NDArray) and dtype is None:
+        return data
+    out = numpy.asarray(data, dtype=dtype)
+    if dtype is None and out.dtype.kind in "iub" and not isinstance(data, numpy.ndarray):
+        out = out.astype(numpy.float64)
+    return out
+
+
+def _dense(arg, dtype):
+    """arg as a dense array for cast_storage: mxffi arrays as they are, others through numpy."""
+    import numpy
+
+    if isinstance(arg, NDArray) and not isinstance(arg, BaseSparseNDArray):
+        if dtype is not None and str(arg.dtype) != str(numpy.dtype(dtype)):
+            return arg.astype(dtype)
+        return arg
+    return numpy.ascontiguousarray(numpy.asarray(arg, dtype=dtype))
+
+
+def csr_matrix(arg1, shape=None, dtype=None, idx_dtype=None):
+    """A CSRNDArray, as scipy.sparse.csr_matrix takes its arguments.
+
+    - ``csr_matrix((data, indices, indptr), shape=(M, N))``: from parts (shape defaults to
+      (len(indptr) - 1, max(indices) + 1)); validated, copied and made canonical.
+    - ``csr_matrix(S)`` for a scipy.sparse matrix, ``csr_matrix(D)`` for a dense 2-D array
+      (numpy, mxffi or nested lists), ``csr_matrix((M, N))`` for an empty one.
+    - a CSRNDArray gives a copy; a RowSparseNDArray is converted.
+
+    idx_dtype (int32 or int64) sets the index dtype of a matrix made from dense values
+    (default int64); parts keep theirs.
+    """
+    if isinstance(arg1, BaseSparseNDArray):
+        out = arg1.tostype("csr")
+        return out if dtype is None else csr_matrix(out.asscipy().astype(dtype))
+    if _is_scipy_sparse(arg1):
+        m = arg1.tocsr()
+        data = m.data if dtype is None else m.data.astype(dtype)
+        ix, ip = _index_pair(m.indices, m.indptr)
+        return _csr(tuple(m.shape), data, ix, ip)
+    if isinstance(arg1, tuple) and len(arg1) == 2 and all(isinstance(d, int) for d in arg1):
+        return _zeros("csr", arg1, dtype, idx_dtype)
+    if isinstance(arg1, tuple) and len(arg1) == 3:
+        data, indices, indptr = arg1
+        ix, ip = _index_pair(indices, indptr)
+        if shape is None:
+            shape = (len(ip) - 1, int(ix.max()) + 1 if ix.size else 0)
+        return _csr(tuple(shape), _values(data, dtype), ix, ip)
+    if isinstance(arg1, tuple):
+        raise ValueError(
+            f"csr_matrix: a tuple argument is (data, indices, indptr) or (M, N); got {len(arg1)} "
+            "items"
+        )
+    dense = _dense(arg1, dtype)
+    if len(dense.shape) != 2:
+        raise ValueError(f"csr_matrix: a dense argument must be 2-D, got shape {dense.shape}")
+    out = _cast(dense, "csr", idx_dtype)
+    if shape is not None and tuple(shape) != tuple(out.shape):
+        raise ValueError(f"csr_matrix: shape {tuple(shape)} does not match the data's {out.shape}")
+    return out
+
+
+def row_sparse_array(arg1, shape=None, dtype=None, idx_dtype=None):
+    """A RowSparseNDArray.
+
+    - ``row_sparse_array((data, indices), shape=(D0, D1, ...))``: data holds the rows named by
+      indices, which must be sorted and unique; validated and copied. shape defaults to
+      (max(indices) + 1,) + data.shape[1:].
+    - ``row_sparse_array(D)`` for a dense array (rows with a non-zero are kept),
+      ``row_sparse_array((D0, D1, ...))`` of ints for an empty one.
+    """
+    import numpy
+
+    if isinstance(arg1, BaseSparseNDArray):
+        return arg1.tostype("row_sparse")
+    if isinstance(arg1, tuple) and arg1 and all(isinstance(d, int) for d in arg1):
+        return _zeros("row_sparse", arg1, dtype, idx_dtype)
+    if isinstance(arg1, tuple) and len(arg1) == 2:
+        data, indices = arg1
+        data = _values(data, dtype)
+        ix = numpy.asarray(indices)
+        if ix.dtype.kind not in "iu":
+            raise ValueError(f"row_sparse_array: indices must be integers, got dtype {ix.dtype}")
+        if ix.dtype not in (numpy.int32, numpy.int64):
+            ix = ix.astype(numpy.int64)
+        if shape is None:
+            shape = (int(ix.max()) + 1 if ix.size else 0,) + tuple(data.shape[1:])
+        return _rsp(tuple(shape), data, ix)
+    if isinstance(arg1, tuple):
+        raise ValueError(
+            f"row_sparse_array: a tuple argument is (data, indices) or a shape; got {arg1!r}"
+        )
+    dense = _dense(arg1, dtype)
+    out = _cast(dense, "row_sparse", idx_dtype)
+    if shape is not None and tuple(shape) != tuple(out.shape):
+        raise ValueError(
+            f"row_sparse_array: shape {tuple(shape)} does not match the data's {out.shape}"
+        )
+    return out
+
+
+def zeros(stype, shape, dtype=None, idx_dtype=None):
+    """An all-zero sparse array ("csr" or "row_sparse") with no stored values."""
+    return _zeros(stype, tuple(shape) if not isinstance(shape, int) else (shape,), dtype, idx_dtype)
+
+
+def cast_storage(data, stype, idx_dtype=None):
+    """data stored as stype ("default", "csr" or "row_sparse"); always a new array."""
+    return _cast(data, stype, idx_dtype)
+
+
+def _expose_ops():
+    """Every public "sparse.<name>" global (dot, sparse_retain, ...) as a function here; the
+    "sparse._<name>" ones are the parts the Python functions above are built on."""
+    module = sys.modules[__name__]
+    for full in list_global_func_names():
+        if not full.startswith("sparse.") or "." in full[7:] or full[7:].startswith("_"):
+            continue
+        name = full[7:]
+        if not hasattr(module, name):
+            setattr(module, name, get_global_func(full))
+            __all__.append(name)
+
+
+_expose_ops()

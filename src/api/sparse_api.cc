@@ -1,0 +1,163 @@
+/*!
+ * \file sparse_api.cc
+ * \brief The "sparse.*" globals behind mxffi.nd.sparse: constructors from parts (validated,
+ *  copied, canonical), the parts, and cast_storage.
+ */
+#include <mxffi/registry.h>
+
+#include <cstring>
+#include <string>
+
+#include "../op/sparse/cast_storage.h"
+#include "../op/sparse/sparse_util.h"
+#include "api_util.h"
+
+namespace mxffi {
+namespace api {
+namespace {
+
+/*! \brief A part given to a constructor, as a C-contiguous array of its own (always a copy). */
+NDArray PartArg(const AnyView& v, const char* fname, const char* part) {
+  NDArray a = ArrayArg(v, fname, part);
+  MXFFI_CHECK(!a.is_sparse(), TypeError)
+      << fname << ": " << part << " must be a dense array, got a " << StorageTypeName(a.stype())
+      << " one";
+  const DLTensor& t = a.tensor();
+  NDArray out = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
+  NDArray::CopyFromTo(t, out.tensor());
+  return out;
+}
+
+/*! \return the storage type named by text. */
+StorageType StypeArg(const AnyView& v, const char* fname) {
+  std::optional<std::string_view> s = StrArg(v);
+  MXFFI_CHECK(s.has_value(), TypeError)
+      << fname << ": stype expected a str, got " << v.GetTypeName();
+  if (*s == "default") return StorageType::kDefault;
+  if (*s == "csr") return StorageType::kCSR;
+  if (*s == "row_sparse") return StorageType::kRowSparse;
+  MXFFI_THROW(ValueError) << fname << ": stype must be 'default', 'csr' or 'row_sparse', got '"
+                          << *s << "'";
+  __builtin_unreachable();
+}
+
+/*! \return an index dtype argument (None: int64); ValueError for anything but int32/int64. */
+DLDataType IndexDTypeArg(const AnyView& v, const char* fname) {
+  DLDataType t = DTypeArg(v, fname, op::kIndex64);
+  MXFFI_CHECK(op::IsIndexDType(t), ValueError)
+      << fname << ": idx_dtype must be int32 or int64, got " << DataTypeToString(t);
+  return t;
+}
+
+NDArray SparseArg(const AnyView& v, const char* fname) {
+  NDArray a = ArrayArg(v, fname, "a");
+  MXFFI_CHECK(a.is_sparse(), TypeError) << fname << ": expected a sparse array, got a dense one";
+  return a;
+}
+
+}  // namespace
+
+MXFFI_REGISTER_API("sparse._csr_matrix")
+    .describe(
+        "A csr matrix from (shape, data, indices, indptr), validated and made canonical (column "
+        "indices sorted within rows, duplicates summed). The parts are copied.")
+    .arg("shape")
+    .arg("data")
+    .arg("indices")
+    .arg("indptr")
+    .set_body_typed([](AnyView shape, AnyView data, AnyView indices, AnyView indptr) {
+      const char* fname = "csr_matrix";
+      TShape s;
+      ShapeArg(shape, fname, &s, false);
+      MXFFI_CHECK(s.ndim() == 2, ValueError)
+          << fname << ": shape must have 2 dimensions, got " << s.ToString();
+      return NDArray::CSR(s.data(), PartArg(data, fname, "data"),
+                          PartArg(indices, fname, "indices"), PartArg(indptr, fname, "indptr"),
+                          fname);
+    });
+
+MXFFI_REGISTER_API("sparse._row_sparse_array")
+    .describe(
+        "A row_sparse array from (shape, data, indices): data holds the rows named by indices, "
+        "which must be sorted and unique. The parts are copied.")
+    .arg("shape")
+    .arg("data")
+    .arg("indices")
+    .set_body_typed([](AnyView shape, AnyView data, AnyView indices) {
+      const char* fname = "row_sparse_array";
+      TShape s;
+      ShapeArg(shape, fname, &s, false);
+      return NDArray::RowSparse(s.data(), s.ndim(), PartArg(data, fname, "data"),
+                                PartArg(indices, fname, "indices"), fname);
+    });
+
+MXFFI_REGISTER_API("sparse._zeros")
+    .describe("An all-zero sparse array (no stored values) of the given stype, shape and dtype.")
+    .arg("stype")
+    .arg("shape")
+    .arg("dtype", nullptr)
+    .arg("idx_dtype", nullptr)
+    .set_body_typed([](AnyView stype, AnyView shape, AnyView dtype, AnyView idx_dtype) {
+      const char* fname = "sparse.zeros";
+      StorageType st = StypeArg(stype, fname);
+      MXFFI_CHECK(st != StorageType::kDefault, ValueError)
+          << fname << ": stype must be 'csr' or 'row_sparse'; use mxffi.np.zeros for dense";
+      TShape s;
+      ShapeArg(shape, fname, &s);
+      NDArray out = NDArray::EmptySparse(st, s.data(), s.ndim(), DTypeArg(dtype, fname, kFloat64),
+                                         DLDevice{kDLCPU, 0});
+      DLDataType itype = IndexDTypeArg(idx_dtype, fname);
+      out.CheckAndAlloc(0, itype);
+      if (st == StorageType::kCSR) {
+        NDArray indptr = out.sparse_indptr();
+        std::memset(indptr.data(), 0, (s[0] + 1) * DataTypeBytes(itype));
+      }
+      return out;
+    });
+
+MXFFI_REGISTER_API("sparse._cast_storage")
+    .describe(
+        "The array stored as stype ('default', 'csr', 'row_sparse'); idx_dtype (int32 or int64, "
+        "default int64) for a sparse result made from a dense array.")
+    .arg("data")
+    .arg("stype")
+    .arg("idx_dtype", nullptr)
+    .set_body_typed([](AnyView data, AnyView stype, AnyView idx_dtype) {
+      const char* fname = "cast_storage";
+      NDArray x = ArrayArg(data, fname, "data");
+      StorageType st = StypeArg(stype, fname);
+      DLDataType itype = IndexDTypeArg(idx_dtype, fname);
+      // A borrowed input (a numpy array) must not be returned as it is: copy it.
+      if (st == StorageType::kDefault && !x.is_sparse()) {
+        const DLTensor& t = x.tensor();
+        NDArray out = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
+        NDArray::CopyFromTo(t, out.tensor());
+        return out;
+      }
+      return op::CastStorage(x, st, fname, itype);
+    });
+
+MXFFI_REGISTER_API("sparse._data")
+    .describe("The values of a sparse array, sharing its memory: csr (nnz,), row_sparse (k, ...).")
+    .arg("a")
+    .set_body_typed([](AnyView a) { return SparseArg(a, "sparse.data").sparse_data(); });
+
+MXFFI_REGISTER_API("sparse._indices")
+    .describe("A copy of the indices of a sparse array: csr column ids, row_sparse row ids.")
+    .arg("a")
+    .set_body_typed([](AnyView a) {
+      // Copies: an index changed in place could send a kernel out of bounds.
+      return PartArg(AnyView(SparseArg(a, "sparse.indices").sparse_indices()), "sparse.indices",
+                     "indices");
+    });
+
+MXFFI_REGISTER_API("sparse._indptr")
+    .describe("A copy of the row starts of a csr array.")
+    .arg("a")
+    .set_body_typed([](AnyView a) {
+      return PartArg(AnyView(SparseArg(a, "sparse.indptr").sparse_indptr()), "sparse.indptr",
+                     "indptr");
+    });
+
+}  // namespace api
+}  // namespace mxffi

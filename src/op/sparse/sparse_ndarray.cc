@@ -1,0 +1,255 @@
+/*!
+ * \file sparse_ndarray.cc
+ * \brief Sparse NDArrays: construction from parts (validated, canonical), the parts, and the
+ *  allocation of sparse outputs.
+ *
+ * A sparse array's own tensor carries the logical shape, dtype and device with data NULL; its
+ * values and indices are dense C-contiguous NDArrays held in aux_. CSR arrays are canonical:
+ * column indices strictly increase within each row, so every kernel may rely on that.
+ */
+#include <mxffi/ndarray/ndarray.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <numeric>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "sparse_util.h"
+
+namespace mxffi {
+
+static_assert(offsetof(MXFFINDArrayObj, stype) == sizeof(MXFFIObject) + sizeof(DLTensor),
+              "the storage type follows the tensor");
+
+namespace {
+
+using op::IsIndexDType;
+
+void CheckPart(const NDArray& a, const char* fname, const char* part, int32_t ndim) {
+  MXFFI_CHECK(a.defined(), ValueError) << fname << ": " << part << " is missing";
+  MXFFI_CHECK(!a.is_sparse(), TypeError) << fname << ": " << part << " must be a dense array";
+  MXFFI_CHECK(a.tensor().ndim == ndim, ValueError)
+      << fname << ": " << part << " must be " << ndim << "-D, got " << a.tensor().ndim << "-D";
+  MXFFI_CHECK(a.IsContiguous(), ValueError) << fname << ": " << part << " must be contiguous";
+  MXFFI_CHECK(a.tensor().device.device_type == kDLCPU, NotImplementedError)
+      << fname << ": sparse arrays live on the CPU; " << part << " is on device type "
+      << a.tensor().device.device_type;
+}
+
+void CheckIndexDType(const NDArray& a, const char* fname, const char* part) {
+  MXFFI_CHECK(IsIndexDType(a.tensor().dtype), ValueError)
+      << fname << ": " << part << " must be int32 or int64, got "
+      << DataTypeToString(a.tensor().dtype);
+}
+
+NDArray NewSparse(StorageType stype, const int64_t* shape, int32_t ndim, DLDataType dtype,
+                  DLDevice device) {
+  ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
+  DLTensor& t = obj->tensor;
+  t.data = nullptr;
+  t.device = device;
+  t.dtype = dtype;
+  t.byte_offset = 0;
+  obj->SetShape(shape, nullptr, ndim);
+  obj->stype = static_cast<int32_t>(stype);
+  return NDArray(std::move(obj));
+}
+
+/*!
+ * \brief The canonical form of valid CSR parts whose rows are not all strictly increasing:
+ *  each row sorted by column, duplicates summed. Returns the new data, indices and indptr.
+ */
+template <typename IType, typename DType>
+void Canonicalize(int64_t rows, NDArray* data, NDArray* indices, NDArray* indptr) {
+  const IType* ip = op::Ptr<IType>(*indptr);
+  const IType* ix = op::Ptr<IType>(*indices);
+  const DType* dv = op::Ptr<DType>(*data);
+  int64_t nnz = static_cast<int64_t>(ip[rows]);
+  std::vector<IType> out_ix;
+  std::vector<DType> out_dv;
+  out_ix.reserve(nnz);
+  out_dv.reserve(nnz);
+  std::vector<IType> out_ip(rows + 1, 0);
+  std::vector<int64_t> order;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t b = ip[r], e = ip[r + 1];
+    order.resize(e - b);
+    std::iota(order.begin(), order.end(), b);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t x, int64_t y) { return ix[x] < ix[y]; });
+    for (size_t k = 0; k < order.size(); ++k) {
+      int64_t j = order[k];
+      if (k > 0 && ix[j] == out_ix.back()) {
+        out_dv.back() = static_cast<DType>(out_dv.back() + dv[j]);
+      } else {
+        out_ix.push_back(ix[j]);
+        out_dv.push_back(dv[j]);
+      }
+    }
+    out_ip[r + 1] = static_cast<IType>(out_ix.size());
+  }
+  int64_t n = static_cast<int64_t>(out_ix.size());
+  DLDataType itype = indices->tensor().dtype;
+  *data = op::NewArray({n}, data->tensor().dtype);
+  *indices = op::NewArray({n}, itype);
+  *indptr = op::NewArray({rows + 1}, itype);
+  std::copy(out_dv.begin(), out_dv.end(), op::Ptr<DType>(*data));
+  std::copy(out_ix.begin(), out_ix.end(), op::Ptr<IType>(*indices));
+  std::copy(out_ip.begin(), out_ip.end(), op::Ptr<IType>(*indptr));
+}
+
+}  // namespace
+
+NDArray NDArray::EmptySparse(StorageType stype, const int64_t* shape, int32_t ndim,
+                             DLDataType dtype, DLDevice device) {
+  MXFFI_CHECK(stype == StorageType::kCSR || stype == StorageType::kRowSparse, ValueError)
+      << "ndarray.empty_sparse: storage type must be csr or row_sparse, got "
+      << StorageTypeName(stype);
+  MXFFI_CHECK(stype != StorageType::kCSR || ndim == 2, ValueError)
+      << "ndarray.empty_sparse: a csr array is 2-D, got " << ndim << " dimensions";
+  MXFFI_CHECK(ndim >= 1, ValueError) << "ndarray.empty_sparse: a row_sparse array has at least "
+                                     << "one dimension";
+  MXFFI_CHECK(device.device_type == kDLCPU, NotImplementedError)
+      << "ndarray.empty_sparse: sparse arrays live on the CPU, not device type "
+      << device.device_type;
+  for (int32_t i = 0; i < ndim; ++i) {
+    MXFFI_CHECK(shape[i] >= 0, ValueError)
+        << "ndarray.empty_sparse: negative dimensions are not allowed; got " << shape[i];
+  }
+  return NewSparse(stype, shape, ndim, dtype, device);
+}
+
+NDArray NDArray::CSR(const int64_t* shape, NDArray data, NDArray indices, NDArray indptr,
+                     const char* fname) {
+  MXFFI_CHECK(shape[0] >= 0 && shape[1] >= 0, ValueError)
+      << fname << ": negative dimensions are not allowed; got shape (" << shape[0] << ", "
+      << shape[1] << ")";
+  CheckPart(data, fname, "data", 1);
+  CheckPart(indices, fname, "indices", 1);
+  CheckPart(indptr, fname, "indptr", 1);
+  CheckIndexDType(indices, fname, "indices");
+  CheckIndexDType(indptr, fname, "indptr");
+  DLDataType itype = indices.tensor().dtype;
+  MXFFI_CHECK(itype.bits == indptr.tensor().dtype.bits, ValueError)
+      << fname << ": indices (" << DataTypeToString(itype) << ") and indptr ("
+      << DataTypeToString(indptr.tensor().dtype) << ") must have the same dtype";
+  const int64_t rows = shape[0], cols = shape[1];
+  const int64_t nnz = data.tensor().shape[0];
+  MXFFI_CHECK(indices.tensor().shape[0] == nnz, ValueError)
+      << fname << ": data and indices must have the same length, got " << nnz << " and "
+      << indices.tensor().shape[0];
+  MXFFI_CHECK(indptr.tensor().shape[0] == rows + 1, ValueError)
+      << fname << ": indptr must have rows + 1 = " << rows + 1 << " entries, got "
+      << indptr.tensor().shape[0];
+  bool canonical = true;
+  MXFFI_INDEX_SWITCH(itype, fname, IType, {
+    const IType* ip = op::Ptr<IType>(indptr);
+    const IType* ix = op::Ptr<IType>(indices);
+    MXFFI_CHECK(ip[0] == 0, ValueError) << fname << ": indptr[0] must be 0, got " << ip[0];
+    for (int64_t r = 0; r < rows; ++r) {
+      MXFFI_CHECK(ip[r] <= ip[r + 1], ValueError)
+          << fname << ": indptr must be non-decreasing; indptr[" << r << "]=" << ip[r]
+          << " > indptr[" << r + 1 << "]=" << ip[r + 1];
+    }
+    MXFFI_CHECK(ip[rows] == nnz, ValueError)
+        << fname << ": indptr[-1] must equal the number of values " << nnz << ", got " << ip[rows];
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t j = ip[r]; j < ip[r + 1]; ++j) {
+        MXFFI_CHECK(ix[j] >= 0 && ix[j] < cols, ValueError)
+            << fname << ": indices[" << j << "]=" << ix[j] << " is out of range for " << cols
+            << " columns (row " << r << ")";
+        if (j > ip[r] && ix[j] <= ix[j - 1]) canonical = false;
+      }
+    }
+    if (!canonical) {
+      MXFFI_TYPE_SWITCH(data.tensor().dtype, fname, DType,
+                        { Canonicalize<IType, DType>(rows, &data, &indices, &indptr); });
+    }
+  });
+  NDArray out = NewSparse(StorageType::kCSR, shape, 2, data.tensor().dtype, data.tensor().device);
+  out.SetSparseStorage(std::move(data), std::move(indices), std::move(indptr));
+  return out;
+}
+
+NDArray NDArray::RowSparse(const int64_t* shape, int32_t ndim, NDArray data, NDArray indices,
+                           const char* fname) {
+  MXFFI_CHECK(ndim >= 1, ValueError) << fname << ": a row_sparse array has at least one dimension";
+  for (int32_t i = 0; i < ndim; ++i) {
+    MXFFI_CHECK(shape[i] >= 0, ValueError)
+        << fname << ": negative dimensions are not allowed; got shape[" << i << "]=" << shape[i];
+  }
+  CheckPart(data, fname, "data", ndim);
+  CheckPart(indices, fname, "indices", 1);
+  CheckIndexDType(indices, fname, "indices");
+  const DLTensor& d = data.tensor();
+  const int64_t k = indices.tensor().shape[0];
+  MXFFI_CHECK(d.shape[0] == k, ValueError) << fname << ": data must have one row per index; got "
+                                           << d.shape[0] << " rows and " << k << " indices";
+  for (int32_t i = 1; i < ndim; ++i) {
+    MXFFI_CHECK(d.shape[i] == shape[i], ValueError)
+        << fname << ": data.shape[" << i << "]=" << d.shape[i] << " must equal shape[" << i
+        << "]=" << shape[i];
+  }
+  MXFFI_INDEX_SWITCH(indices.tensor().dtype, fname, IType, {
+    const IType* ix = op::Ptr<IType>(indices);
+    for (int64_t j = 0; j < k; ++j) {
+      MXFFI_CHECK(ix[j] >= 0 && ix[j] < shape[0], ValueError)
+          << fname << ": indices[" << j << "]=" << ix[j] << " is out of range for " << shape[0]
+          << " rows";
+      MXFFI_CHECK(j == 0 || ix[j] > ix[j - 1], ValueError)
+          << fname << ": row_sparse indices must be sorted and unique; indices[" << j
+          << "]=" << ix[j] << " follows indices[" << j - 1 << "]=" << ix[j - 1];
+    }
+  });
+  NDArray out = NewSparse(StorageType::kRowSparse, shape, ndim, d.dtype, d.device);
+  out.SetSparseStorage(std::move(data), std::move(indices), NDArray());
+  return out;
+}
+
+const NDArray& NDArray::sparse_data() const {
+  MXFFI_CHECK(is_sparse(), TypeError) << "ndarray.data: the array is dense, not sparse";
+  MXFFI_CHECK(storage_initialized(), ValueError) << "ndarray.data: storage not initialised";
+  return static_cast<const NDArray&>(get()->aux_[0]);
+}
+
+const NDArray& NDArray::sparse_indices() const {
+  MXFFI_CHECK(is_sparse(), TypeError) << "ndarray.indices: the array is dense, not sparse";
+  MXFFI_CHECK(storage_initialized(), ValueError) << "ndarray.indices: storage not initialised";
+  return static_cast<const NDArray&>(get()->aux_[1]);
+}
+
+const NDArray& NDArray::sparse_indptr() const {
+  MXFFI_CHECK(stype() == StorageType::kCSR, TypeError)
+      << "ndarray.indptr: only csr arrays have indptr, not " << StorageTypeName(stype());
+  MXFFI_CHECK(storage_initialized(), ValueError) << "ndarray.indptr: storage not initialised";
+  return static_cast<const NDArray&>(get()->aux_[2]);
+}
+
+void NDArray::SetSparseStorage(NDArray data, NDArray indices, NDArray indptr) const {
+  MXFFI_CHECK(is_sparse(), TypeError) << "ndarray.set_sparse_storage: the array is dense";
+  NDArrayObj* obj = const_cast<NDArrayObj*>(get());
+  obj->aux_[0] = std::move(data);
+  obj->aux_[1] = std::move(indices);
+  obj->aux_[2] = stype() == StorageType::kCSR ? std::move(indptr) : NDArray();
+}
+
+void NDArray::CheckAndAlloc(int64_t nnz, DLDataType idx_dtype) const {
+  MXFFI_CHECK(is_sparse(), TypeError) << "ndarray.check_and_alloc: the array is dense";
+  MXFFI_CHECK(IsIndexDType(idx_dtype), TypeError)
+      << "ndarray.check_and_alloc: index dtype must be int32 or int64, got "
+      << DataTypeToString(idx_dtype);
+  const DLTensor& t = tensor();
+  if (stype() == StorageType::kCSR) {
+    SetSparseStorage(op::NewArray({nnz}, t.dtype), op::NewArray({nnz}, idx_dtype),
+                     op::NewArray({t.shape[0] + 1}, idx_dtype));
+    return;
+  }
+  std::vector<int64_t> dshape(t.shape, t.shape + t.ndim);
+  dshape[0] = nnz;
+  SetSparseStorage(NDArray::Empty(dshape, t.dtype, t.device), op::NewArray({nnz}, idx_dtype),
+                   NDArray());
+}
+
+}  // namespace mxffi

@@ -1,0 +1,168 @@
+/*!
+ * \file test_sparse.cc
+ * \brief Sparse NDArrays: construction from parts (validation, canonical form), cast_storage
+ *  between every pair of storage types, and Invoke's dispatch and fallback.
+ */
+#include <gtest/gtest.h>
+#include <mxffi/op/op.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "op_test_util.h"
+#include "test_util.h"
+
+namespace {
+
+using mxffi::NDArray;
+using mxffi::StorageType;
+using mxffi_test::kF64;
+using mxffi_test::kI32;
+using mxffi_test::kI64;
+using mxffi_test::Make;
+using mxffi_test::RunOp;
+using mxffi_test::Values;
+
+// [[1, 0, 2],
+//  [0, 0, 0],
+//  [0, 3, 0]]
+NDArray SmallCSR() {
+  int64_t shape[] = {3, 3};
+  return NDArray::CSR(shape, Make<double>({3}, kF64, {1, 2, 3}),
+                      Make<int32_t>({3}, kI32, {0, 2, 1}), Make<int32_t>({4}, kI32, {0, 2, 2, 3}),
+                      "test");
+}
+
+TEST(Sparse, CSRFromPartsKeepsThemAndTheLogicalShape) {
+  NDArray a = SmallCSR();
+  EXPECT_EQ(a.stype(), StorageType::kCSR);
+  EXPECT_TRUE(a.storage_initialized());
+  ASSERT_EQ(a.tensor().ndim, 2);
+  EXPECT_EQ(a.tensor().shape[0], 3);
+  EXPECT_EQ(a.tensor().data, nullptr);
+  EXPECT_EQ(Values<double>(a.sparse_data()), (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(Values<int32_t>(a.sparse_indptr()), (std::vector<int32_t>{0, 2, 2, 3}));
+  const auto* raw = reinterpret_cast<const MXFFINDArrayObj*>(a.get());
+  EXPECT_EQ(raw->stype, 2);
+}
+
+TEST(Sparse, CSRIsMadeCanonical) {
+  int64_t shape[] = {2, 4};
+  // Row 0 lists columns 3, 1, 3 (a duplicate); row 1 lists 2, 0.
+  NDArray a = NDArray::CSR(shape, Make<double>({5}, kF64, {1, 2, 4, 8, 16}),
+                           Make<int64_t>({5}, kI64, {3, 1, 3, 2, 0}),
+                           Make<int64_t>({3}, kI64, {0, 3, 5}), "test");
+  EXPECT_EQ(Values<int64_t>(a.sparse_indices()), (std::vector<int64_t>{1, 3, 0, 2}));
+  EXPECT_EQ(Values<double>(a.sparse_data()), (std::vector<double>{2, 5, 16, 8}));
+  EXPECT_EQ(Values<int64_t>(a.sparse_indptr()), (std::vector<int64_t>{0, 2, 4}));
+}
+
+TEST(Sparse, MalformedCSRPartsAreValueErrors) {
+  int64_t shape[] = {2, 3};
+  auto csr = [&](std::vector<int32_t> ix, std::vector<int32_t> ip, size_t nd) {
+    std::vector<double> d(nd, 1.0);
+    return NDArray::CSR(shape, Make<double>({static_cast<int64_t>(nd)}, kF64, d),
+                        Make<int32_t>({static_cast<int64_t>(ix.size())}, kI32, ix),
+                        Make<int32_t>({static_cast<int64_t>(ip.size())}, kI32, ip), "csr_matrix");
+  };
+  MXFFI_EXPECT_THROW_KIND(csr({0, 1}, {0, 2}, 2), "ValueError",
+                          "indptr must have rows + 1 = 3 entries, got 2");
+  MXFFI_EXPECT_THROW_KIND(csr({0, 1}, {1, 1, 2}, 2), "ValueError", "indptr[0] must be 0, got 1");
+  MXFFI_EXPECT_THROW_KIND(csr({0, 1}, {0, 2, 1}, 2), "ValueError",
+                          "indptr must be non-decreasing; indptr[1]=2 > indptr[2]=1");
+  MXFFI_EXPECT_THROW_KIND(csr({0, 3}, {0, 1, 2}, 2), "ValueError",
+                          "indices[1]=3 is out of range for 3 columns (row 1)");
+  MXFFI_EXPECT_THROW_KIND(csr({0, -1}, {0, 1, 2}, 2), "ValueError", "indices[1]=-1");
+  MXFFI_EXPECT_THROW_KIND(csr({0, 1}, {0, 1, 2}, 3), "ValueError",
+                          "data and indices must have the same length, got 3 and 2");
+  MXFFI_EXPECT_THROW_KIND(csr({0, 1, 2}, {0, 1, 2}, 3), "ValueError",
+                          "indptr[-1] must equal the number of values 3, got 2");
+  MXFFI_EXPECT_THROW_KIND(
+      NDArray::CSR(shape, Make<double>({1}, kF64, {1}), Make<double>({1}, kF64, {0}),
+                   Make<int32_t>({3}, kI32, {0, 1, 1}), "csr_matrix"),
+      "ValueError", "csr_matrix: indices must be int32 or int64, got float64");
+}
+
+TEST(Sparse, MalformedRowSparsePartsAreValueErrors) {
+  int64_t shape[] = {4, 2};
+  auto rsp = [&](std::vector<int64_t> ix) {
+    std::vector<double> d(ix.size() * 2, 1.0);
+    return NDArray::RowSparse(shape, 2, Make<double>({static_cast<int64_t>(ix.size()), 2}, kF64, d),
+                              Make<int64_t>({static_cast<int64_t>(ix.size())}, kI64, ix),
+                              "row_sparse_array");
+  };
+  EXPECT_EQ(rsp({0, 3}).stype(), StorageType::kRowSparse);
+  MXFFI_EXPECT_THROW_KIND(rsp({2, 1}), "ValueError",
+                          "must be sorted and unique; indices[1]=1 follows indices[0]=2");
+  MXFFI_EXPECT_THROW_KIND(rsp({1, 1}), "ValueError", "indices[1]=1 follows indices[0]=1");
+  MXFFI_EXPECT_THROW_KIND(rsp({0, 4}), "ValueError", "indices[1]=4 is out of range for 4 rows");
+  MXFFI_EXPECT_THROW_KIND(NDArray::RowSparse(shape, 2, Make<double>({1, 3}, kF64, {1, 2, 3}),
+                                             Make<int64_t>({1}, kI64, {0}), "row_sparse_array"),
+                          "ValueError", "data.shape[1]=3 must equal shape[1]=2");
+}
+
+TEST(Sparse, CastStorageRoundTripsEveryPair) {
+  NDArray dense = Make<double>({3, 3}, kF64, {1, 0, 2, 0, 0, 0, 0, 3, 0});
+  const StorageType all[] = {StorageType::kDefault, StorageType::kCSR, StorageType::kRowSparse};
+  const char* names[] = {"default", "csr", "row_sparse"};
+  for (int a = 0; a < 3; ++a) {
+    NDArray x = RunOp("cast_storage", {dense}, {{"stype", names[a]}});
+    ASSERT_EQ(x.stype(), all[a]) << names[a];
+    for (int b = 0; b < 3; ++b) {
+      NDArray y = RunOp("cast_storage", {x}, {{"stype", names[b]}});
+      ASSERT_EQ(y.stype(), all[b]) << names[a] << " -> " << names[b];
+      NDArray back = RunOp("cast_storage", {y}, {{"stype", "default"}});
+      EXPECT_EQ(Values<double>(back), Values<double>(dense)) << names[a] << " -> " << names[b];
+    }
+  }
+  NDArray rsp = RunOp("cast_storage", {dense}, {{"stype", "row_sparse"}});
+  EXPECT_EQ(Values<int64_t>(rsp.sparse_indices()), (std::vector<int64_t>{0, 2}));
+  NDArray csr32 = RunOp("cast_storage", {dense}, {{"stype", "csr"}, {"idx_dtype", "int32"}});
+  EXPECT_EQ(Values<int32_t>(csr32.sparse_indices()), (std::vector<int32_t>{0, 2, 1}));
+}
+
+TEST(Sparse, DispatchPicksTheSparseKernelOrTheFallback) {
+  NDArray csr = SmallCSR();
+  mxffi::OpAttrs attrs;
+  attrs.op = mxffi::Op::Get("_copy");
+  StorageType out[1];
+  // _copy has only a dense kernel: a csr input takes the fallback, a dense one the kernel.
+  EXPECT_EQ(mxffi::InferDispatch(attrs, mxffi::Span<const NDArray>(&csr, 1),
+                                 mxffi::Span<StorageType>(out, 1)),
+            mxffi::DispatchMode::kFComputeFallback);
+  EXPECT_EQ(out[0], StorageType::kDefault);
+  NDArray dense = Make<double>({2}, kF64, {1, 2});
+  EXPECT_EQ(mxffi::InferDispatch(attrs, mxffi::Span<const NDArray>(&dense, 1),
+                                 mxffi::Span<StorageType>(out, 1)),
+            mxffi::DispatchMode::kFCompute);
+}
+
+TEST(Sparse, FallbackWarnsOnceAndGivesTheDenseResult) {
+  NDArray csr = SmallCSR();
+  unsetenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE");
+  testing::internal::CaptureStderr();
+  NDArray a = RunOp("_copy", {csr});
+  NDArray b = RunOp("_copy", {csr});
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(a.stype(), StorageType::kDefault);
+  EXPECT_EQ(Values<double>(b), (std::vector<double>{1, 0, 2, 0, 0, 0, 0, 3, 0}));
+  EXPECT_NE(err.find("storage fallback: _copy has no kernel for input storage types (csr,) and "
+                     "output storage types (default,)"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("storage fallback", err.find("storage fallback") + 1), std::string::npos)
+      << "warned twice: " << err;
+}
+
+TEST(Sparse, DenseViewsAndDLPackRefuseSparseArrays) {
+  NDArray a = SmallCSR();
+  MXFFI_EXPECT_THROW_KIND(a.ToDLPack(), "TypeError", "DLPack has no sparse tensors");
+  int64_t shape[] = {9};
+  MXFFI_EXPECT_THROW_KIND(NDArray::View(a, shape, nullptr, 1, 0), "TypeError",
+                          "views are of dense arrays");
+  mxffi::AnyView v(a);
+  EXPECT_FALSE(v.try_cast<DLTensor*>().has_value());
+}
+
+}  // namespace

@@ -1,0 +1,288 @@
+"""mxffi.nd.sparse: constructors (from parts, scipy, dense), validation of malformed parts, the
+classes' properties and conversions, cast_storage between every pair, and the dense fallback
+(its warning and its result)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import mxffi
+import mxffi.np as mnp
+import mxffi.testing
+from mxffi.nd import sparse
+
+DENSITIES = [0.0, 0.01, 0.5, 1.0]
+SHAPES = [(5, 7), (1, 1), (0, 4), (4, 0), (30, 20)]
+VALUE_DTYPES = [np.float32, np.float64]
+INDEX_DTYPES = [np.int32, np.int64]
+
+
+def random_dense(shape, density, dtype, seed=0):
+    """A dense matrix with about density of its entries non-zero (some rows and columns empty)."""
+    rng = np.random.default_rng(seed)
+    mask = rng.random(shape) < density
+    if shape[0] > 2 and density < 1.0:
+        mask[1] = False  # an empty row
+    if len(shape) > 1 and shape[1] > 2 and density < 1.0:
+        mask[:, 2] = False  # an empty column
+    return np.where(mask, rng.standard_normal(shape) + 2.0, 0.0).astype(dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# Construction
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("density", DENSITIES)
+@pytest.mark.parametrize("dtype", VALUE_DTYPES)
+@pytest.mark.parametrize("itype", INDEX_DTYPES)
+def test_csr_from_scipy_parts_and_dense_agree_with_scipy(shape, density, dtype, itype):
+    d = random_dense(shape, density, dtype)
+    ref = sp.csr_matrix(d)
+    ref.indices = ref.indices.astype(itype)
+    ref.indptr = ref.indptr.astype(itype)
+    for x in (
+        sparse.csr_matrix((ref.data, ref.indices, ref.indptr), shape=shape),
+        sparse.csr_matrix(ref),
+        sparse.csr_matrix(d, idx_dtype=np.dtype(itype).name),
+        mnp.array(d).tostype("csr", idx_dtype=np.dtype(itype).name),
+    ):
+        assert type(x) is sparse.CSRNDArray
+        assert x.stype == "csr"
+        assert x.shape == shape
+        assert x.dtype == np.dtype(dtype).name
+        assert x.nnz == ref.nnz
+        np.testing.assert_array_equal(x.asnumpy(), d)
+        np.testing.assert_array_equal(np.asarray(x.indptr), ref.indptr)
+        np.testing.assert_array_equal(np.asarray(x.indices), ref.indices)
+        assert np.asarray(x.indices).dtype == itype
+        back = x.asscipy()
+        assert (back != ref).nnz == 0
+
+
+@pytest.mark.parametrize("shape", [(6, 3), (1, 1), (0, 2), (5, 0), (4, 2, 3)])
+@pytest.mark.parametrize("density", DENSITIES)
+@pytest.mark.parametrize("dtype", VALUE_DTYPES)
+@pytest.mark.parametrize("itype", INDEX_DTYPES)
+def test_row_sparse_from_parts_and_dense(shape, density, dtype, itype):
+    d = random_dense(shape, density, dtype)
+    width = int(np.prod(shape[1:]))
+    rows = np.flatnonzero(d.reshape(shape[0], width).any(axis=1)).astype(itype)
+    for x in (
+        sparse.row_sparse_array((d[rows], rows), shape=shape),
+        sparse.row_sparse_array(d, idx_dtype=np.dtype(itype).name),
+        mnp.array(d).tostype("row_sparse", idx_dtype=np.dtype(itype).name),
+    ):
+        assert type(x) is sparse.RowSparseNDArray
+        assert x.stype == "row_sparse"
+        assert x.shape == shape
+        np.testing.assert_array_equal(np.asarray(x.indices), rows)
+        np.testing.assert_array_equal(np.asarray(x.data), d[rows])
+        np.testing.assert_array_equal(x.asnumpy(), d)
+
+
+def test_csr_construction_sorts_columns_and_sums_duplicates():
+    data = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+    indices = np.array([3, 1, 3, 2, 0])
+    indptr = np.array([0, 3, 5])
+    x = sparse.csr_matrix((data, indices, indptr), shape=(2, 4))
+    ref = sp.csr_matrix((data, indices, indptr), shape=(2, 4))
+    np.testing.assert_array_equal(x.asnumpy(), ref.toarray())
+    np.testing.assert_array_equal(np.asarray(x.indices), [1, 3, 0, 2])
+    np.testing.assert_array_equal(np.asarray(x.data), [2.0, 5.0, 16.0, 8.0])
+    ref.sum_duplicates()  # scipy's canonical form is ours
+    np.testing.assert_array_equal(np.asarray(x.indptr), ref.indptr)
+
+
+def test_parts_are_copied_from_the_caller():
+    data, indices, indptr = np.array([1.0, 2.0]), np.array([0, 1]), np.array([0, 1, 2])
+    x = sparse.csr_matrix((data, indices, indptr), shape=(2, 2))
+    indices[0] = 1000  # would be out of range if the array still read it
+    data[0] = -1.0
+    np.testing.assert_array_equal(x.asnumpy(), [[1.0, 0.0], [0.0, 2.0]])
+    ix = np.asarray(x.indices)
+    ix[0] = 7  # a copy: the array keeps its own indices
+    np.testing.assert_array_equal(np.asarray(x.indices), [0, 1])
+
+
+def test_empty_constructors():
+    x = sparse.csr_matrix((3, 4))
+    assert x.shape == (3, 4) and x.nnz == 0 and x.stype == "csr"
+    np.testing.assert_array_equal(x.asnumpy(), np.zeros((3, 4)))
+    np.testing.assert_array_equal(np.asarray(x.indptr), [0, 0, 0, 0])
+    r = sparse.row_sparse_array((5, 2), dtype="float32")
+    assert r.shape == (5, 2) and r.nnz == 0 and r.dtype == "float32"
+    z = sparse.zeros("csr", (2, 2))
+    assert z.nnz == 0
+
+
+def test_shape_defaults_like_scipy():
+    x = sparse.csr_matrix(([1.0, 2.0], [0, 4], [0, 1, 2]))
+    assert x.shape == (2, 5)
+    r = sparse.row_sparse_array((np.ones((2, 3)), [1, 6]))
+    assert r.shape == (7, 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# Malformed input: ValueError naming the array, the position and the values
+
+
+@pytest.mark.parametrize(
+    ("data", "indices", "indptr", "shape", "message"),
+    [
+        ([1.0, 2.0], [0, 1], [0, 2], (2, 3), "indptr must have rows + 1 = 3 entries, got 2"),
+        ([1.0, 2.0], [0, 1], [1, 1, 2], (2, 3), "indptr[0] must be 0, got 1"),
+        ([1.0, 2.0], [0, 1], [0, 2, 1], (2, 3), "indptr must be non-decreasing; indptr[1]=2 > "),
+        ([1.0, 2.0], [0, 3], [0, 1, 2], (2, 3), "indices[1]=3 is out of range for 3 columns"),
+        ([1.0, 2.0], [0, -2], [0, 1, 2], (2, 3), "indices[1]=-2 is out of range for 3 columns"),
+        ([1.0, 2.0, 3.0], [0, 1], [0, 1, 2], (2, 3), "data and indices must have the same length"),
+        ([1.0, 2.0], [0, 1], [0, 1, 3], (2, 3), "indptr[-1] must equal the number of values 2"),
+        ([1.0], [0.5], [0, 1, 1], (2, 3), "indices must be integers, got dtype float64"),
+        ([[1.0]], [0], [0, 1, 1], (2, 3), "data must be 1-D, got 2-D"),
+        ([1.0], [0], [0, 1, 1], (-2, 3), "negative dimensions are not allowed"),
+    ],
+    ids=[
+        "indptr-length",
+        "indptr-start",
+        "indptr-decreasing",
+        "index-too-big",
+        "index-negative",
+        "length-mismatch",
+        "indptr-end",
+        "float-indices",
+        "2d-data",
+        "negative-shape",
+    ],
+)
+def test_malformed_csr_raises_value_error(data, indices, indptr, shape, message):
+    with pytest.raises(ValueError) as e:
+        sparse.csr_matrix((np.array(data), np.array(indices), np.array(indptr)), shape=shape)
+    assert "csr_matrix" in str(e.value)
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("data", "indices", "shape", "message"),
+    [
+        (np.ones((2, 2)), [3, 1], (4, 2), "must be sorted and unique; indices[1]=1 follows "),
+        (np.ones((2, 2)), [1, 1], (4, 2), "indices[1]=1 follows indices[0]=1"),
+        (np.ones((2, 2)), [0, 4], (4, 2), "indices[1]=4 is out of range for 4 rows"),
+        (np.ones((2, 3)), [0, 1], (4, 2), "data.shape[1]=3 must equal shape[1]=2"),
+        (np.ones((3, 2)), [0, 1], (4, 2), "one row per index; got 3 rows and 2 indices"),
+        (np.ones((2, 2)), [0.0, 1.0], (4, 2), "indices must be integers, got dtype float64"),
+    ],
+    ids=["unsorted", "duplicate", "out-of-range", "row-width", "row-count", "float-indices"],
+)
+def test_malformed_row_sparse_raises_value_error(data, indices, shape, message):
+    with pytest.raises(ValueError) as e:
+        sparse.row_sparse_array((data, np.array(indices)), shape=shape)
+    assert "row_sparse_array" in str(e.value)
+    assert message in str(e.value)
+
+
+def test_bad_stype_and_index_dtype():
+    x = mnp.array(np.eye(2))
+    with pytest.raises(
+        ValueError, match="stype must be 'default', 'csr' or 'row_sparse', got 'coo'"
+    ):
+        x.tostype("coo")
+    with pytest.raises(ValueError, match="idx_dtype must be int32 or int64, got int16"):
+        x.tostype("csr", idx_dtype="int16")
+    with pytest.raises(ValueError, match="a csr array is 2-D"):
+        mnp.array(np.ones(3)).tostype("csr")
+
+
+# ---------------------------------------------------------------------------------------------
+# The classes
+
+
+def test_properties_repr_copy_and_no_dlpack():
+    d = np.array([[0.0, 1.5], [0.0, 0.0], [2.5, 0.0]])
+    x = sparse.csr_matrix(d)
+    assert repr(x) == "<CSRNDArray 3x2 dtype=float64 nnz=2 @cpu:0>"
+    assert len(x) == 3
+    y = x.copy()
+    assert type(y) is sparse.CSRNDArray and not y.same_as(x)
+    np.testing.assert_array_equal(y.asnumpy(), d)
+    np.testing.assert_array_equal(np.asarray(x), d)
+    with pytest.raises(TypeError, match="DLPack has no sparse tensors"):
+        np.from_dlpack(x)
+    r = sparse.row_sparse_array(d)
+    assert repr(r) == "<RowSparseNDArray 3x2 dtype=float64 nnz=2 @cpu:0>"
+    assert (r.asscipy() != sp.csr_matrix(d)).nnz == 0
+    assert mnp.array(d).stype == "default"
+
+
+def test_data_shares_memory_with_the_array():
+    x = sparse.csr_matrix(np.array([[0.0, 1.0], [2.0, 0.0]]))
+    np.asarray(x.data)[:] = [10.0, 20.0]
+    np.testing.assert_array_equal(x.asnumpy(), [[0.0, 10.0], [20.0, 0.0]])
+
+
+@pytest.mark.parametrize("src", ["default", "csr", "row_sparse"])
+@pytest.mark.parametrize("dst", ["default", "csr", "row_sparse"])
+@pytest.mark.parametrize("density", DENSITIES)
+def test_cast_storage_every_pair(src, dst, density):
+    d = random_dense((9, 6), density, np.float64, seed=3)
+    x = sparse.cast_storage(mnp.array(d), src)
+    y = sparse.cast_storage(x, dst)
+    assert y.stype == dst
+    np.testing.assert_array_equal(np.asarray(y), d)
+    if dst == "csr":
+        assert y.nnz == np.count_nonzero(d)
+
+
+def test_sparse_arrays_come_back_from_functions_as_their_class():
+    x = sparse.csr_matrix(np.eye(3))
+    assert type(mxffi.testing.echo(x)) is sparse.CSRNDArray
+    assert type(mxffi.Array([x])[0]) is sparse.CSRNDArray
+
+
+# ---------------------------------------------------------------------------------------------
+# Dispatch and the dense fallback
+
+
+def test_dispatch_reports_the_fallback_before_the_call():
+    x = sparse.csr_matrix(np.eye(3))
+    assert mxffi.ops.dispatch("_copy", x) == ("fallback", ["default"])
+    assert mxffi.ops.dispatch("_copy", mnp.array(np.eye(3))) == ("fcompute", ["default"])
+    assert mxffi.ops.dispatch("cast_storage", x, stype="row_sparse") == (
+        "fcompute_ex",
+        ["row_sparse"],
+    )
+
+
+def test_fallback_warns_once_per_combination_and_matches_dense(capfd, monkeypatch):
+    monkeypatch.delenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE", raising=False)
+    d = np.array([[0.0, 1.0], [2.0, 0.0]])
+    r = sparse.row_sparse_array(d)
+    out = mxffi.ops.invoke("_copy", r)
+    out2 = mxffi.ops.invoke("_copy", r)
+    err = capfd.readouterr().err
+    assert err.count("storage fallback") == 1, err
+    assert (
+        "storage fallback: _copy has no kernel for input storage types (row_sparse,) and output "
+        "storage types (default,)" in err
+    )
+    assert "MXFFI_STORAGE_FALLBACK_LOG_VERBOSE=0 silences it" in err
+    assert out.stype == "default"
+    np.testing.assert_array_equal(np.asarray(out), d)
+    np.testing.assert_array_equal(np.asarray(out2), d)
+
+
+def test_fallback_warning_names_the_parameters(capfd, monkeypatch):
+    monkeypatch.delenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE", raising=False)
+    x = sparse.csr_matrix(np.array([[0.0, 1.0], [2.0, 0.0]]))
+    out = mxffi.ops.invoke("_cast", x, dtype="float32")
+    err = capfd.readouterr().err
+    assert "_cast has no kernel for input storage types (csr,)" in err
+    assert "dtype=float32" in err
+    np.testing.assert_array_equal(np.asarray(out), np.array([[0, 1], [2, 0]], np.float32))
+
+
+def test_fallback_warning_is_silenced_by_the_variable(capfd, monkeypatch):
+    monkeypatch.setenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE", "0")
+    x = sparse.csr_matrix(np.array([[0.0, 3.0]]))
+    out = mxffi.ops.invoke("_copy", x)
+    assert "storage fallback" not in capfd.readouterr().err
+    np.testing.assert_array_equal(np.asarray(out), [[0.0, 3.0]])
