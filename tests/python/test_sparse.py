@@ -286,3 +286,24 @@ def test_fallback_warning_is_silenced_by_the_variable(capfd, monkeypatch):
     out = mxffi.ops.invoke("_copy", x)
     assert "storage fallback" not in capfd.readouterr().err
     np.testing.assert_array_equal(np.asarray(out), [[0.0, 3.0]])
+
+
+def test_astype_keeps_the_storage_type_and_item_reads_the_value():
+    x = sparse.csr_matrix(np.array([[0.0, 1.5], [2.5, 0.0]]))
+    y = x.astype("float32")
+    assert type(y) is sparse.CSRNDArray and y.dtype == "float32"
+    np.testing.assert_array_equal(np.asarray(y), np.array([[0, 1.5], [2.5, 0]], np.float32))
+    r = sparse.row_sparse_array(np.array([[0.0], [4.0]])).astype("float32")
+    assert type(r) is sparse.RowSparseNDArray
+    np.testing.assert_array_equal(np.asarray(r.indices), [1])
+    assert sparse.csr_matrix(np.array([[7.0]])).item() == 7.0
+    with pytest.raises(ValueError, match="size 1"):
+        x.item()
+
+
+def test_dense_only_functions_refuse_sparse_arrays_with_a_clear_error():
+    x = sparse.csr_matrix(np.eye(2))
+    with pytest.raises(TypeError, match="views are of dense arrays"):
+        mnp.reshape(x, (4,))
+    with pytest.raises(TypeError, match="views are of dense arrays"):
+        mnp.transpose(x)

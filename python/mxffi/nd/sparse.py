@@ -83,6 +83,21 @@ class BaseSparseNDArray(NDArray):
         """A copy with parts of its own."""
         return _cast(self, self.stype, None)
 
+    def item(self):
+        """The only element as a Python scalar; ValueError unless the array has one element."""
+        return self.asnumpy().item()
+
+    def astype(self, dtype, copy=True):
+        """The array with its values converted to dtype, in the same storage type."""
+        import numpy
+
+        if not copy and str(self.dtype) == numpy.dtype(dtype).name:
+            return self
+        values = numpy.asarray(self.data).astype(dtype)
+        if self.stype == "csr":
+            return _csr(self.shape, values, self.indices, self.indptr)
+        return _rsp(self.shape, values, self.indices)
+
     def todense(self):
         """The dense mxffi array with the same values."""
         return self.tostype("default")
