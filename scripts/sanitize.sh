@@ -2,7 +2,10 @@
 # Build and run the C++ tests under sanitizers, each in its own build tree:
 #   scripts/sanitize.sh address    AddressSanitizer + UndefinedBehaviorSanitizer (and LeakSanitizer)
 #   scripts/sanitize.sh thread     ThreadSanitizer
-#   scripts/sanitize.sh            both
+#   scripts/sanitize.sh python     the Python sparse and np tests against an address;undefined
+#                                  build of the package (in build-san-python/venv), with the
+#                                  sanitizer runtimes preloaded into the interpreter
+#   scripts/sanitize.sh            address and thread
 # Any report fails the run (halt_on_error, -fno-sanitize-recover).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +13,21 @@ bash scripts/deps.sh
 modes=("$@")
 [ ${#modes[@]} -gt 0 ] || modes=(address thread)
 for mode in "${modes[@]}"; do
+  if [ "$mode" = python ]; then
+    venv=build-san-python/venv
+    echo "== python: install an address;undefined build into $venv"
+    [ -x "$venv/bin/python" ] || python3 -m venv --system-site-packages "$venv"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation \
+      -C build-dir=build-san-python/build -C cmake.build-type=Debug \
+      -C "cmake.define.MXFFI_SANITIZE=address;undefined" .
+    echo "== python: pytest (leak detection off: the interpreter keeps memory until exit)"
+    LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
+    ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=1 \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 MXFFI_NUM_THREADS=2 \
+      "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_sparse*.py \
+      tests/python/test_np_init.py
+    continue
+  fi
   case "$mode" in
     address) san="address;undefined" ;;
     thread) san="thread" ;;
