@@ -1,0 +1,282 @@
+/*!
+ * \file add_n.cc
+ * \brief add_n_<k> for k in [1, kMaxAddN]: the elementwise sum of k arrays of one shape and
+ *  dtype (float32 or float64).
+ *
+ * An op has a fixed number of inputs, so each count is its own op, all sharing these kernels.
+ * Storage:
+ *  - all dense: the dense kernel (FCompute);
+ *  - all row_sparse: row_sparse, the union of the stored rows, found by one merge of the k
+ *    sorted index lists (FComputeEx);
+ *  - any dense, or a mix of csr and row_sparse: dense, the dense inputs summed and the sparse
+ *    ones added into the result where they store values (FComputeEx);
+ *  - all csr: csr through the dense fallback (which warns once).
+ */
+#include <mxffi/op/op.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../parallel.h"
+#include "sparse_misc_op.h"
+#include "sparse_util.h"
+
+namespace mxffi {
+namespace op {
+namespace {
+
+void AddNShape(const OpAttrs&, Span<const TShape> in, Span<TShape> out) {
+  for (size_t i = 1; i < in.size(); ++i) {
+    MXFFI_CHECK(in[i] == in[0], ValueError)
+        << "add_n: all arrays must have the same shape; arrays[0].shape=" << in[0].ToString()
+        << " but arrays[" << i << "].shape=" << in[i].ToString();
+  }
+  out[0] = in[0];
+}
+
+bool IsReal(DLDataType t) {
+  return t.code == kDLFloat && t.lanes == 1 && (t.bits == 32 || t.bits == 64);
+}
+
+void AddNType(const OpAttrs&, Span<const DLDataType> in, Span<DLDataType> out) {
+  for (size_t i = 0; i < in.size(); ++i) {
+    MXFFI_CHECK(IsReal(in[i]), TypeError) << "add_n: arrays must be float32 or float64; arrays["
+                                          << i << "] is " << DataTypeToString(in[i]);
+    MXFFI_CHECK(in[i].bits == in[0].bits, TypeError)
+        << "add_n: all arrays must have the same dtype; arrays[0] is " << DataTypeToString(in[0])
+        << " but arrays[" << i << "] is " << DataTypeToString(in[i]);
+  }
+  out[0] = in[0];
+}
+
+DispatchMode AddNStype(const OpAttrs&, DLDevice, Span<const StorageType> in,
+                       Span<StorageType> out) {
+  size_t dense = 0, rsp = 0, csr = 0;
+  for (StorageType s : in) {
+    dense += s == StorageType::kDefault;
+    rsp += s == StorageType::kRowSparse;
+    csr += s == StorageType::kCSR;
+  }
+  if (dense == in.size()) {
+    out[0] = StorageType::kDefault;
+    return DispatchMode::kFCompute;
+  }
+  if (rsp == in.size()) {
+    out[0] = StorageType::kRowSparse;
+    return DispatchMode::kFComputeEx;
+  }
+  if (csr == in.size()) {
+    out[0] = StorageType::kCSR;
+    return DispatchMode::kFComputeFallback;
+  }
+  out[0] = StorageType::kDefault;
+  return DispatchMode::kFComputeEx;
+}
+
+/*! \brief Dense kernel: out = in[0] + in[1] + ..., left to right, split across the pool. */
+void AddNDense(const OpAttrs&, const OpContext&, Span<const DLTensor> in, Span<const OpReqType>,
+               Span<const DLTensor> out) {
+  int64_t n = 1;
+  for (int d = 0; d < out[0].ndim; ++d) n *= out[0].shape[d];
+  MXFFI_REAL_SWITCH(out[0].dtype, "add_n", DType, {
+    std::vector<const DType*> src(in.size());
+    for (size_t i = 0; i < in.size(); ++i) {
+      src[i] =
+          reinterpret_cast<const DType*>(static_cast<const char*>(in[i].data) + in[i].byte_offset);
+    }
+    DType* dst = reinterpret_cast<DType*>(static_cast<char*>(out[0].data) + out[0].byte_offset);
+    ParallelFor(n, static_cast<int64_t>(in.size()), [&](int64_t b, int64_t e) {
+      for (int64_t x = b; x < e; ++x) {
+        DType s = src[0][x];
+        for (size_t i = 1; i < src.size(); ++i) s += src[i][x];
+        dst[x] = s;
+      }
+    });
+  });
+}
+
+/*! \brief The index dtype of a sparse result: int64 when any sparse input has it, else int32. */
+DLDataType ResultIndexType(Span<const NDArray> in) {
+  for (const NDArray& a : in) {
+    if (a.is_sparse() && a.sparse_indices().tensor().dtype.bits == 64) return kIndex64;
+  }
+  return kIndex32;
+}
+
+/*! \brief Row ids of a row_sparse array as int64. */
+std::vector<int64_t> RowIds(const NDArray& rsp) {
+  const NDArray& idx = rsp.sparse_indices();
+  const int64_t k = idx.tensor().shape[0];
+  std::vector<int64_t> ids(k);
+  MXFFI_INDEX_SWITCH(idx.tensor().dtype, "add_n", IType, {
+    const IType* p = Ptr<IType>(idx);
+    for (int64_t j = 0; j < k; ++j) ids[j] = p[j];
+  });
+  return ids;
+}
+
+/*!
+ * \brief All row_sparse: a k-way merge of the sorted index lists gives the union and, for every
+ *  stored row of every input, its position in the union; the values are then added there.
+ */
+void AddNRowSparse(Span<const NDArray> in, const NDArray& out) {
+  const size_t k = in.size();
+  const int64_t width = RowWidth(out.tensor());
+  std::vector<std::vector<int64_t>> ids(k), pos(k);
+  size_t total = 0;
+  for (size_t i = 0; i < k; ++i) {
+    ids[i] = RowIds(in[i]);
+    pos[i].resize(ids[i].size());
+    total += ids[i].size();
+  }
+  std::vector<int64_t> rows;
+  rows.reserve(total);
+  std::vector<size_t> head(k, 0);
+  while (true) {
+    int64_t next = INT64_MAX;
+    for (size_t i = 0; i < k; ++i) {
+      if (head[i] < ids[i].size() && ids[i][head[i]] < next) next = ids[i][head[i]];
+    }
+    if (next == INT64_MAX) break;
+    const int64_t p = static_cast<int64_t>(rows.size());
+    rows.push_back(next);
+    for (size_t i = 0; i < k; ++i) {
+      if (head[i] < ids[i].size() && ids[i][head[i]] == next) pos[i][head[i]++] = p;
+    }
+  }
+  const int64_t m = static_cast<int64_t>(rows.size());
+  const DLDataType itype = ResultIndexType(in);
+  out.CheckAndAlloc(m, itype);
+  MXFFI_INDEX_SWITCH(itype, "add_n", IType, {
+    IType* idx_out = Ptr<IType>(out.sparse_indices());
+    for (int64_t j = 0; j < m; ++j) idx_out[j] = static_cast<IType>(rows[j]);
+  });
+  MXFFI_REAL_SWITCH(out.tensor().dtype, "add_n", DType, {
+    DType* dst = Ptr<DType>(out.sparse_data());
+    if (m * width > 0) std::memset(static_cast<void*>(dst), 0, sizeof(DType) * m * width);
+    for (size_t i = 0; i < k; ++i) {
+      const DType* src = Ptr<DType>(in[i].sparse_data());
+      const std::vector<int64_t>& where = pos[i];
+      // Within one input the target rows differ, so its rows can be added in parallel.
+      ParallelFor(static_cast<int64_t>(where.size()), width, [&](int64_t b, int64_t e) {
+        for (int64_t j = b; j < e; ++j) {
+          DType* d = dst + where[j] * width;
+          const DType* s = src + j * width;
+          for (int64_t c = 0; c < width; ++c) d[c] += s[c];
+        }
+      });
+    }
+  });
+}
+
+/*! \brief A dense result: the dense inputs summed (or zeros), then each sparse input added. */
+void AddNToDense(Span<const NDArray> in, const NDArray& out_in) {
+  const DLTensor& t = out_in.tensor();
+  const int64_t n = out_in.numel(), width = RowWidth(t);
+  NDArray out = out_in;
+  if (!out.IsContiguous()) out = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
+  MXFFI_REAL_SWITCH(t.dtype, "add_n", DType, {
+    std::vector<NDArray> dense;
+    for (const NDArray& a : in) {
+      if (a.is_sparse()) continue;
+      if (a.IsContiguous()) {
+        dense.push_back(a);
+      } else {
+        NDArray c =
+            NDArray::Empty(a.tensor().shape, a.tensor().ndim, a.tensor().dtype, a.tensor().device);
+        NDArray::CopyFromTo(a.tensor(), c.tensor());
+        dense.push_back(c);
+      }
+    }
+    DType* dst = Ptr<DType>(out);
+    ParallelFor(n, static_cast<int64_t>(dense.size()) + 1, [&](int64_t b, int64_t e) {
+      for (int64_t x = b; x < e; ++x) {
+        DType s = dense.empty() ? DType(0) : Ptr<DType>(dense[0])[x];
+        for (size_t i = 1; i < dense.size(); ++i) s += Ptr<DType>(dense[i])[x];
+        dst[x] = s;
+      }
+    });
+    for (const NDArray& a : in) {
+      if (!a.is_sparse()) continue;
+      MXFFI_INDEX_SWITCH(a.sparse_indices().tensor().dtype, "add_n", IType, {
+        const DType* data = Ptr<DType>(a.sparse_data());
+        const IType* idx = Ptr<IType>(a.sparse_indices());
+        if (a.stype() == StorageType::kRowSparse) {
+          const int64_t k = a.sparse_indices().tensor().shape[0];
+          ParallelFor(k, width, [&](int64_t b, int64_t e) {
+            for (int64_t j = b; j < e; ++j) {
+              DType* d = dst + static_cast<int64_t>(idx[j]) * width;
+              for (int64_t c = 0; c < width; ++c) d[c] += data[j * width + c];
+            }
+          });
+        } else {
+          const IType* indptr = Ptr<IType>(a.sparse_indptr());
+          ParallelFor(t.shape[0], width, [&](int64_t b, int64_t e) {
+            for (int64_t r = b; r < e; ++r) {
+              for (IType p = indptr[r]; p < indptr[r + 1]; ++p) {
+                dst[r * width + idx[p]] += data[p];
+              }
+            }
+          });
+        }
+      });
+    }
+  });
+  if (!out.same_as(out_in)) NDArray::CopyFromTo(out.tensor(), out_in.tensor());
+}
+
+void AddNEx(const OpAttrs&, const OpContext&, Span<const NDArray> in, Span<const OpReqType>,
+            Span<const NDArray> out) {
+  for (size_t i = 0; i < in.size(); ++i) {
+    MXFFI_CHECK(in[i].storage_initialized(), ValueError)
+        << "add_n: arrays[" << i << "] is a sparse array whose storage is not initialised";
+  }
+  if (out[0].stype() == StorageType::kRowSparse) {
+    AddNRowSparse(in, out[0]);
+  } else {
+    AddNToDense(in, out[0]);
+  }
+}
+
+/*! \brief The ops, registered once: add_n_1 ... add_n_<kMaxAddN>. */
+struct AddNRegistry {
+  const Op* ops[kMaxAddN + 1] = {};
+  AddNRegistry() {
+    for (int k = 1; k <= kMaxAddN; ++k) {
+      const std::string name = "add_n_" + std::to_string(k);
+      Op& op = Op::Register(name.c_str())
+                   .describe("The elementwise sum of " + std::to_string(k) +
+                             " arrays of one shape and dtype (float32 or float64); row_sparse "
+                             "when all are, dense when any is dense.")
+                   .set_num_inputs(k)
+                   .set_attr<FInferShape>("FInferShape", AddNShape)
+                   .set_attr<FInferType>("FInferType", AddNType)
+                   .set_attr<FInferStorageType>("FInferStorageType", AddNStype)
+                   .set_attr<FCompute>("FCompute<cpu>", AddNDense)
+                   .set_attr<FComputeEx>("FComputeEx<cpu>", AddNEx);
+      for (int i = 0; i < k; ++i) {
+        op.add_argument("arrays[" + std::to_string(i) + "]", "NDArray", "a summand");
+      }
+      ops[k] = &op;
+    }
+  }
+};
+
+const AddNRegistry& Registered() {
+  static const AddNRegistry registry;
+  return registry;
+}
+
+[[maybe_unused]] const AddNRegistry& kAddNRegistered = Registered();
+
+}  // namespace
+
+const Op* AddNOp(int k) {
+  MXFFI_CHECK(k >= 1 && k <= kMaxAddN, ValueError)
+      << "add_n: one op sums 1 to " << kMaxAddN << " arrays; asked for " << k;
+  return Registered().ops[k];
+}
+
+}  // namespace op
+}  // namespace mxffi
