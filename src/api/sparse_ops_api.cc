@@ -129,8 +129,10 @@ MXFFI_REGISTER_API("sparse.add_n")
     .describe(
         "The elementwise sum of one or more arrays of one shape and dtype (float32 or float64). "
         "All row_sparse: row_sparse, the union of the stored rows (one merge of the sorted index "
-        "lists). Any dense: dense (sparse summands are added where they store values). All csr: "
-        "csr, through the dense fallback. A mix of csr and row_sparse: dense.")
+        "lists). All csr: csr, each row the union of the rows' columns (a column whose values "
+        "cancel stays stored, as a zero). Any dense, or a mix of csr and row_sparse: dense "
+        "(sparse summands are added where they store values). A sparse result has int64 "
+        "indices when any summand has, else int32.")
     .set_body([](PackedArgs args, Any* ret) {
       constexpr const char* fname = "add_n";
       MXFFI_CHECK(args.size() >= 1, TypeError) << fname << ": expected at least one array, got 0";

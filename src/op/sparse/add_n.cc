@@ -10,10 +10,12 @@
  *    sorted index lists (FComputeEx);
  *  - any dense, or a mix of csr and row_sparse: dense, the dense inputs summed and the sparse
  *    ones added into the result where they store values (FComputeEx);
- *  - all csr: csr through the dense fallback (which warns once).
+ *  - all csr: csr, each row the union of the rows' column lists (one k-way merge per row, the
+ *    rows split across the pool); a column whose values cancel stays stored, as a zero.
  */
 #include <mxffi/op/op.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -68,7 +70,7 @@ DispatchMode AddNStype(const OpAttrs&, DLDevice, Span<const StorageType> in,
   }
   if (csr == in.size()) {
     out[0] = StorageType::kCSR;
-    return DispatchMode::kFComputeFallback;
+    return DispatchMode::kFComputeEx;
   }
   out[0] = StorageType::kDefault;
   return DispatchMode::kFComputeEx;
@@ -170,6 +172,95 @@ void AddNRowSparse(Span<const NDArray> in, const NDArray& out) {
   });
 }
 
+/*! \brief The parts of one csr summand, its index dtype read per element. */
+struct CSRPart {
+  const void* data;
+  const void* indices;
+  const void* indptr;
+  bool wide;  // int64 indices
+  int64_t col(int64_t j) const {
+    return wide ? static_cast<const int64_t*>(indices)[j] : static_cast<const int32_t*>(indices)[j];
+  }
+  int64_t start(int64_t r) const {
+    return wide ? static_cast<const int64_t*>(indptr)[r] : static_cast<const int32_t*>(indptr)[r];
+  }
+};
+
+/*!
+ * \brief All csr: for each row, a k-way merge of the inputs' sorted column lists; a first pass
+ *  counts the union's size per row, a second (after a prefix sum) writes columns and sums.
+ */
+void AddNCSR(Span<const NDArray> in, const NDArray& out) {
+  const size_t k = in.size();
+  const int64_t rows = out.tensor().shape[0];
+  std::vector<CSRPart> parts(k);
+  for (size_t i = 0; i < k; ++i) {
+    parts[i] = {in[i].sparse_data().data(), in[i].sparse_indices().data(),
+                in[i].sparse_indptr().data(), in[i].sparse_indices().tensor().dtype.bits == 64};
+  }
+  // Merge row r, calling emit(column, contributors...) once per column of the union.
+  auto merge_row = [&](int64_t r, std::vector<int64_t>& head, std::vector<int64_t>& end,
+                       auto&& emit) {
+    for (size_t i = 0; i < k; ++i) {
+      head[i] = parts[i].start(r);
+      end[i] = parts[i].start(r + 1);
+    }
+    while (true) {
+      int64_t next = INT64_MAX;
+      for (size_t i = 0; i < k; ++i) {
+        if (head[i] < end[i]) next = std::min(next, parts[i].col(head[i]));
+      }
+      if (next == INT64_MAX) return;
+      emit(next, head);
+      for (size_t i = 0; i < k; ++i) {
+        if (head[i] < end[i] && parts[i].col(head[i]) == next) ++head[i];
+      }
+    }
+  };
+  int64_t total = 0;
+  for (size_t i = 0; i < k; ++i) total += parts[i].start(rows);
+  const int64_t cost = total / std::max<int64_t>(rows, 1) * static_cast<int64_t>(k) + 1;
+  std::vector<int64_t> counts(rows + 1, 0);
+  ParallelFor(rows, cost, [&](int64_t b, int64_t e) {
+    std::vector<int64_t> head(k), end(k);
+    for (int64_t r = b; r < e; ++r) {
+      int64_t n = 0;
+      merge_row(r, head, end, [&](int64_t, const std::vector<int64_t>&) { ++n; });
+      counts[r + 1] = n;
+    }
+  });
+  for (int64_t r = 0; r < rows; ++r) counts[r + 1] += counts[r];
+  const DLDataType itype = ResultIndexType(in);
+  out.CheckAndAlloc(counts[rows], itype);
+  MXFFI_REAL_SWITCH(out.tensor().dtype, "add_n", DType, {
+    MXFFI_INDEX_SWITCH(itype, "add_n", IType, {
+      DType* data = Ptr<DType>(out.sparse_data());
+      IType* indices = Ptr<IType>(out.sparse_indices());
+      IType* indptr = Ptr<IType>(out.sparse_indptr());
+      for (int64_t r = 0; r <= rows; ++r) indptr[r] = static_cast<IType>(counts[r]);
+      ParallelFor(rows, cost, [&](int64_t b, int64_t e) {
+        std::vector<int64_t> head(k), end(k);
+        for (int64_t r = b; r < e; ++r) {
+          int64_t p = counts[r];
+          merge_row(r, head, end, [&](int64_t col, const std::vector<int64_t>& h) {
+            DType s = 0;
+            bool first = true;
+            for (size_t i = 0; i < k; ++i) {
+              if (h[i] < end[i] && parts[i].col(h[i]) == col) {
+                const DType v = static_cast<const DType*>(parts[i].data)[h[i]];
+                s = first ? v : s + v;
+                first = false;
+              }
+            }
+            data[p] = s;
+            indices[p++] = static_cast<IType>(col);
+          });
+        }
+      });
+    });
+  });
+}
+
 /*! \brief A dense result: the dense inputs summed (or zeros), then each sparse input added. */
 void AddNToDense(Span<const NDArray> in, const NDArray& out_in) {
   const DLTensor& t = out_in.tensor();
@@ -234,6 +325,8 @@ void AddNEx(const OpAttrs&, const OpContext&, Span<const NDArray> in, Span<const
   }
   if (out[0].stype() == StorageType::kRowSparse) {
     AddNRowSparse(in, out[0]);
+  } else if (out[0].stype() == StorageType::kCSR) {
+    AddNCSR(in, out[0]);
   } else {
     AddNToDense(in, out[0]);
   }
