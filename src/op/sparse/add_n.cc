@@ -76,7 +76,33 @@ DispatchMode AddNStype(const OpAttrs&, DLDevice, Span<const StorageType> in,
   return DispatchMode::kFComputeEx;
 }
 
-/*! \brief Dense kernel: out = in[0] + in[1] + ..., left to right, split across the pool. */
+/*!
+ * \brief dst = src[0] + src[1] + ... (left to right; zeros when src is empty) over n values, in
+ *  cache-sized blocks so that each pass over a block vectorises; split across the pool.
+ * \note dst is a fresh output, never one of the sources.
+ */
+template <typename DType>
+void SumDense(const std::vector<const DType*>& src, DType* dst, int64_t n) {
+  constexpr int64_t kBlock = 2048;
+  ParallelFor(n, static_cast<int64_t>(src.size()) + 1, [&](int64_t b, int64_t e) {
+    for (int64_t x0 = b; x0 < e; x0 += kBlock) {
+      const int64_t len = std::min(e, x0 + kBlock) - x0;
+      DType* __restrict d = dst + x0;
+      if (src.empty()) {
+        std::memset(static_cast<void*>(d), 0, sizeof(DType) * len);
+        continue;
+      }
+      const DType* __restrict s0 = src[0] + x0;
+      for (int64_t x = 0; x < len; ++x) d[x] = s0[x];
+      for (size_t i = 1; i < src.size(); ++i) {
+        const DType* __restrict si = src[i] + x0;
+        for (int64_t x = 0; x < len; ++x) d[x] += si[x];
+      }
+    }
+  });
+}
+
+/*! \brief Dense kernel: out = in[0] + in[1] + ... */
 void AddNDense(const OpAttrs&, const OpContext&, Span<const DLTensor> in, Span<const OpReqType>,
                Span<const DLTensor> out) {
   int64_t n = 1;
@@ -87,14 +113,8 @@ void AddNDense(const OpAttrs&, const OpContext&, Span<const DLTensor> in, Span<c
       src[i] =
           reinterpret_cast<const DType*>(static_cast<const char*>(in[i].data) + in[i].byte_offset);
     }
-    DType* dst = reinterpret_cast<DType*>(static_cast<char*>(out[0].data) + out[0].byte_offset);
-    ParallelFor(n, static_cast<int64_t>(in.size()), [&](int64_t b, int64_t e) {
-      for (int64_t x = b; x < e; ++x) {
-        DType s = src[0][x];
-        for (size_t i = 1; i < src.size(); ++i) s += src[i][x];
-        dst[x] = s;
-      }
-    });
+    SumDense(src, reinterpret_cast<DType*>(static_cast<char*>(out[0].data) + out[0].byte_offset),
+             n);
   });
 }
 
@@ -172,91 +192,111 @@ void AddNRowSparse(Span<const NDArray> in, const NDArray& out) {
   });
 }
 
-/*! \brief The parts of one csr summand, its index dtype read per element. */
+/*! \brief One csr summand's parts, with its own index type. */
 struct CSRPart {
   const void* data;
   const void* indices;
   const void* indptr;
   bool wide;  // int64 indices
-  int64_t col(int64_t j) const {
-    return wide ? static_cast<const int64_t*>(indices)[j] : static_cast<const int32_t*>(indices)[j];
-  }
-  int64_t start(int64_t r) const {
-    return wide ? static_cast<const int64_t*>(indptr)[r] : static_cast<const int32_t*>(indptr)[r];
+  int64_t at(const void* a, int64_t j) const {
+    return wide ? static_cast<const int64_t*>(a)[j] : static_cast<const int32_t*>(a)[j];
   }
 };
 
 /*!
- * \brief All csr: for each row, a k-way merge of the inputs' sorted column lists; a first pass
- *  counts the union's size per row, a second (after a prefix sum) writes columns and sums.
+ * \brief Merge row r of every summand: emit(column, value) once per column of the union, in
+ *  increasing order, with the sum of the summands' values there (left to right). Each input's
+ *  current column sits in cur, so finding the next one is a scan of k local values.
+ */
+template <typename DType, typename Emit>
+inline void MergeRow(const std::vector<CSRPart>& parts, int64_t r, int64_t* head, int64_t* end,
+                     int64_t* cur, Emit&& emit) {
+  const size_t k = parts.size();
+  for (size_t i = 0; i < k; ++i) {
+    head[i] = parts[i].at(parts[i].indptr, r);
+    end[i] = parts[i].at(parts[i].indptr, r + 1);
+    cur[i] = head[i] < end[i] ? parts[i].at(parts[i].indices, head[i]) : INT64_MAX;
+  }
+  while (true) {
+    int64_t next = INT64_MAX;
+    for (size_t i = 0; i < k; ++i) next = std::min(next, cur[i]);
+    if (next == INT64_MAX) return;
+    DType s = 0;
+    bool first = true;
+    for (size_t i = 0; i < k; ++i) {
+      if (cur[i] != next) continue;
+      const DType v = static_cast<const DType*>(parts[i].data)[head[i]];
+      s = first ? v : s + v;
+      first = false;
+      ++head[i];
+      cur[i] = head[i] < end[i] ? parts[i].at(parts[i].indices, head[i]) : INT64_MAX;
+    }
+    emit(next, s);
+  }
+}
+
+/*!
+ * \brief All csr, in one merge: row r of the union is written at the row's upper bound
+ *  (the sum of the summands' row starts) into temporaries as long as all summands together;
+ *  when the rows overlapped, a parallel copy then packs them. The result has int32 indices
+ *  when every summand has and the summed lengths fit, else int64.
  */
 void AddNCSR(Span<const NDArray> in, const NDArray& out) {
   const size_t k = in.size();
-  const int64_t rows = out.tensor().shape[0];
+  const DLTensor& t = out.tensor();
+  const int64_t rows = t.shape[0];
   std::vector<CSRPart> parts(k);
+  int64_t total = 0;
   for (size_t i = 0; i < k; ++i) {
     parts[i] = {in[i].sparse_data().data(), in[i].sparse_indices().data(),
                 in[i].sparse_indptr().data(), in[i].sparse_indices().tensor().dtype.bits == 64};
+    total += parts[i].at(parts[i].indptr, rows);
   }
-  // Merge row r, calling emit(column, contributors...) once per column of the union.
-  auto merge_row = [&](int64_t r, std::vector<int64_t>& head, std::vector<int64_t>& end,
-                       auto&& emit) {
-    for (size_t i = 0; i < k; ++i) {
-      head[i] = parts[i].start(r);
-      end[i] = parts[i].start(r + 1);
-    }
-    while (true) {
-      int64_t next = INT64_MAX;
-      for (size_t i = 0; i < k; ++i) {
-        if (head[i] < end[i]) next = std::min(next, parts[i].col(head[i]));
-      }
-      if (next == INT64_MAX) return;
-      emit(next, head);
-      for (size_t i = 0; i < k; ++i) {
-        if (head[i] < end[i] && parts[i].col(head[i]) == next) ++head[i];
-      }
-    }
-  };
-  int64_t total = 0;
-  for (size_t i = 0; i < k; ++i) total += parts[i].start(rows);
+  const DLDataType itype = total > INT32_MAX ? kIndex64 : ResultIndexType(in);
   const int64_t cost = total / std::max<int64_t>(rows, 1) * static_cast<int64_t>(k) + 1;
-  std::vector<int64_t> counts(rows + 1, 0);
-  ParallelFor(rows, cost, [&](int64_t b, int64_t e) {
-    std::vector<int64_t> head(k), end(k);
-    for (int64_t r = b; r < e; ++r) {
-      int64_t n = 0;
-      merge_row(r, head, end, [&](int64_t, const std::vector<int64_t>&) { ++n; });
-      counts[r + 1] = n;
-    }
-  });
-  for (int64_t r = 0; r < rows; ++r) counts[r + 1] += counts[r];
-  const DLDataType itype = ResultIndexType(in);
-  out.CheckAndAlloc(counts[rows], itype);
-  MXFFI_REAL_SWITCH(out.tensor().dtype, "add_n", DType, {
+  MXFFI_REAL_SWITCH(t.dtype, "add_n", DType, {
     MXFFI_INDEX_SWITCH(itype, "add_n", IType, {
-      DType* data = Ptr<DType>(out.sparse_data());
-      IType* indices = Ptr<IType>(out.sparse_indices());
-      IType* indptr = Ptr<IType>(out.sparse_indptr());
-      for (int64_t r = 0; r <= rows; ++r) indptr[r] = static_cast<IType>(counts[r]);
+      NDArray tmp_data = NewArray({total}, t.dtype), tmp_idx = NewArray({total}, itype);
+      NDArray indptr_arr = NewArray({rows + 1}, itype);
+      DType* data = Ptr<DType>(tmp_data);
+      IType* indices = Ptr<IType>(tmp_idx);
+      IType* indptr = Ptr<IType>(indptr_arr);
+      std::vector<int64_t> bound(rows + 1, 0);  // where row r starts in the temporaries
       ParallelFor(rows, cost, [&](int64_t b, int64_t e) {
-        std::vector<int64_t> head(k), end(k);
+        std::vector<int64_t> scratch(3 * k);
         for (int64_t r = b; r < e; ++r) {
-          int64_t p = counts[r];
-          merge_row(r, head, end, [&](int64_t col, const std::vector<int64_t>& h) {
-            DType s = 0;
-            bool first = true;
-            for (size_t i = 0; i < k; ++i) {
-              if (h[i] < end[i] && parts[i].col(h[i]) == col) {
-                const DType v = static_cast<const DType*>(parts[i].data)[h[i]];
-                s = first ? v : s + v;
-                first = false;
-              }
-            }
-            data[p] = s;
-            indices[p++] = static_cast<IType>(col);
-          });
+          int64_t p = 0;
+          for (const CSRPart& part : parts) p += part.at(part.indptr, r);
+          bound[r] = p;
+          const int64_t first = p;
+          MergeRow<DType>(parts, r, scratch.data(), scratch.data() + k, scratch.data() + 2 * k,
+                          [&](int64_t col, DType v) {
+                            data[p] = v;
+                            indices[p++] = static_cast<IType>(col);
+                          });
+          indptr[r + 1] = static_cast<IType>(p - first);  // the row's length, for now
         }
       });
+      bound[rows] = total;
+      indptr[0] = 0;
+      for (int64_t r = 0; r < rows; ++r) indptr[r + 1] += indptr[r];
+      const int64_t nnz = rows > 0 ? static_cast<int64_t>(indptr[rows]) : 0;
+      if (nnz == total) {
+        out.SetSparseStorage(tmp_data, tmp_idx, indptr_arr);
+      } else {
+        NDArray packed_data = NewArray({nnz}, t.dtype), packed_idx = NewArray({nnz}, itype);
+        DType* pd = Ptr<DType>(packed_data);
+        IType* pi = Ptr<IType>(packed_idx);
+        ParallelFor(rows, cost, [&](int64_t b, int64_t e) {
+          for (int64_t r = b; r < e; ++r) {
+            const int64_t len = indptr[r + 1] - indptr[r];
+            if (len == 0) continue;
+            std::memcpy(pd + indptr[r], data + bound[r], sizeof(DType) * len);
+            std::memcpy(pi + indptr[r], indices + bound[r], sizeof(IType) * len);
+          }
+        });
+        out.SetSparseStorage(packed_data, packed_idx, indptr_arr);
+      }
     });
   });
 }
@@ -281,13 +321,9 @@ void AddNToDense(Span<const NDArray> in, const NDArray& out_in) {
       }
     }
     DType* dst = Ptr<DType>(out);
-    ParallelFor(n, static_cast<int64_t>(dense.size()) + 1, [&](int64_t b, int64_t e) {
-      for (int64_t x = b; x < e; ++x) {
-        DType s = dense.empty() ? DType(0) : Ptr<DType>(dense[0])[x];
-        for (size_t i = 1; i < dense.size(); ++i) s += Ptr<DType>(dense[i])[x];
-        dst[x] = s;
-      }
-    });
+    std::vector<const DType*> src;
+    for (const NDArray& a : dense) src.push_back(Ptr<DType>(a));
+    SumDense(src, dst, n);
     for (const NDArray& a : in) {
       if (!a.is_sparse()) continue;
       MXFFI_INDEX_SWITCH(a.sparse_indices().tensor().dtype, "add_n", IType, {
