@@ -547,3 +547,43 @@ def test_update_bad_inputs():
     # nothing was written by the calls that failed
     np.testing.assert_array_equal(np.asarray(w), np.ones((4, 3)))
     np.testing.assert_array_equal(np.asarray(m), np.zeros((4, 3)))
+
+
+def test_large_inputs_split_across_the_pool():
+    """Inputs big enough that the kernels split their work across threads."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(7)
+    shape = (6000, 48)
+    ds = [random_dense(shape, 0.5, np.float64, seed=s) for s in range(3)]
+    xs = [rsp(d, np.int64) for d in ds]
+    np.testing.assert_allclose(sparse.add_n(*xs).asnumpy(), ds[0] + ds[1] + ds[2], rtol=1e-12)
+    np.testing.assert_allclose(
+        sparse.add_n(mnp.array(ds[0]), xs[1], mnp.array(ds[2])).asnumpy(),
+        ds[0] + ds[1] + ds[2],
+        rtol=1e-12,
+    )
+    cs = [sp.random(6000, 300, 0.2, format="csr", random_state=s) for s in range(3)]
+    out = sparse.add_n(*[sparse.csr_matrix(c) for c in cs])
+    np.testing.assert_allclose(out.asnumpy(), (cs[0] + cs[1] + cs[2]).toarray(), rtol=1e-12)
+    req = rng.integers(0, shape[0], 4000)
+    keep = np.zeros(shape[0], bool)
+    keep[req] = True
+    np.testing.assert_array_equal(
+        sparse.sparse_retain(xs[0], req).asnumpy(), np.where(keep[:, None], ds[0], 0)
+    )
+    present = np.asarray(xs[1].indices)
+    for lazy in (True, False):
+        w0 = rng.standard_normal(shape)
+        w, m, v = mnp.array(w0), mnp.zeros(shape), mnp.zeros(shape)
+        sparse.adam_update(w, xs[1], m, v, 0.01, wd=0.1, lazy_update=lazy)
+        ref = adam_ref(w0, ds[1], 0 * w0, 0 * w0, 0.01, 0.9, 0.999, 1e-8, 0.1, 1.0, -1.0)[0]
+        rows = present if lazy else slice(None)
+        np.testing.assert_allclose(np.asarray(w)[rows], ref[rows], rtol=1e-12)
+        w = mnp.array(w0)
+        sparse.sgd_update(w, xs[1], 0.01, wd=0.1, lazy_update=lazy)
+        ref = sgd_ref(w0, ds[1], 0.01, 0.1, 1.0, -1.0)
+        np.testing.assert_allclose(np.asarray(w)[rows], ref[rows], rtol=1e-12)
+        if lazy:
+            absent = np.setdiff1d(np.arange(shape[0]), present)
+            np.testing.assert_array_equal(bits(np.asarray(w)[absent]), bits(w0[absent]))
