@@ -141,6 +141,53 @@ class CSRNDArray(BaseSparseNDArray):
         """A copy of the row starts: rows + 1 entries from 0 to nnz."""
         return _indptr(self)
 
+    def __getitem__(self, key):
+        """Rows of the matrix, as a new CSRNDArray sharing nothing with this one.
+
+        - ``x[i]`` (an int; negative counts from the end) is row i as a 1 x n CSRNDArray, as
+          MXNet returns it; numpy and scipy would drop the row dimension, MXNet keeps the
+          result 2-D (csr arrays are always 2-D). An i outside [-rows, rows) is an IndexError.
+        - ``x[a:b]`` (step 1 or None) is rows a to b-1, the bounds read as Python reads them:
+          negative ones count from the end, out-of-range ones are clamped, so the result may
+          have no rows.
+
+        Any other key (a step other than 1, a tuple, an array, a bool) is a TypeError.
+        """
+        import builtins  # this module's globals get a "slice" function from _expose_ops
+        import numbers
+
+        rows = self.shape[0]
+        take = get_global_func("sparse.slice")
+
+        def is_int(x):
+            return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+        if isinstance(key, builtins.slice):
+            if key.step not in (None, 1):
+                raise TypeError(
+                    f"CSRNDArray.__getitem__: only slices with step 1 are supported; got {key!r}"
+                )
+            for bound in (key.start, key.stop):
+                if bound is not None and not is_int(bound):
+                    raise TypeError(
+                        f"CSRNDArray.__getitem__: slice bounds must be ints or None; got {key!r}"
+                    )
+            begin, end, _ = key.indices(rows)
+            return take(self, begin, max(end, begin))
+        if not is_int(key):
+            raise TypeError(
+                "CSRNDArray.__getitem__: the key must be an int or a slice with step 1; got "
+                f"{key!r} of type {type(key).__name__}"
+            )
+        i = int(key)
+        if not -rows <= i < rows:
+            raise IndexError(
+                f"CSRNDArray.__getitem__: index {i} is out of bounds for axis 0 with size {rows}"
+            )
+        if i < 0:
+            i += rows
+        return take(self, i, i + 1)
+
     def asscipy(self):
         """A scipy.sparse.csr_matrix with the same values (copies of the parts)."""
         import numpy
