@@ -199,7 +199,7 @@ MXFFI_REGISTER_API("sparse.sgd_update")
 MXFFI_REGISTER_API("sparse.adam_update")
     .describe(
         "One Adam step (MXNet's adam_update: no bias correction, fold it into lr) in place on "
-        "weight (returned), mean and var: g = clip(rescale_grad * grad) + wd * w; m = beta1 * m "
+        "weight (returned), mean and var: g = clip(rescale_grad * grad + wd * w); m = beta1 * m "
         "+ (1 - beta1) * g; v = beta2 * v + (1 - beta2) * g * g; w -= lr * m / (sqrt(v) + "
         "epsilon). weight, mean and var are dense float32/float64 mxffi arrays of one shape and "
         "dtype; grad dense or row_sparse. With a row_sparse grad and lazy_update, only the rows "

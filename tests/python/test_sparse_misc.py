@@ -371,7 +371,7 @@ def sgd_ref(w, g, lr, wd, rescale, c):
 
 def adam_ref(w, g, m, v, lr, b1, b2, eps, wd, rescale, c):
     t = w.dtype.type
-    g = clip(t(rescale) * g, t(c)) + t(wd) * w
+    g = clip(t(rescale) * g + t(wd) * w, t(c))  # MXNet clips after weight decay
     m = t(b1) * m + (t(1) - t(b1)) * g
     v = t(b2) * v + (t(1) - t(b2)) * g * g
     return w - t(lr) * m / (np.sqrt(v) + t(eps)), m, v

@@ -11,8 +11,9 @@
  * The formulas (MXNet's, all arithmetic in the arrays' dtype):
  *   clip(x) = min(max(x, -clip_gradient), clip_gradient) when clip_gradient >= 0, else x
  *   sgd:  w -= lr * (clip(rescale_grad * g) + wd * w)
- *   adam: g' = clip(rescale_grad * g) + wd * w; m = beta1 * m + (1 - beta1) * g';
- *         v = beta2 * v + (1 - beta2) * g' * g'; w -= lr * m / (sqrt(v) + epsilon)
+ *   adam: g' = clip(rescale_grad * g + wd * w) (clipped after the weight decay, as MXNet does);
+ *         m = beta1 * m + (1 - beta1) * g'; v = beta2 * v + (1 - beta2) * g' * g';
+ *         w -= lr * m / (sqrt(v) + epsilon)
  */
 #include <mxffi/op/op.h>
 #include <mxffi/op/param.h>
@@ -78,7 +79,7 @@ struct AdamKernel {
   void operator()(const DType* w, const DType* g, const DType* m, const DType* v, DType* w_out,
                   DType* m_out, DType* v_out, int64_t n) const {
     for (int64_t i = 0; i < n; ++i) {
-      const DType gr = (g == nullptr ? DType(0) : Clip(rescale * g[i], clip, clip_on)) + wd * w[i];
+      const DType gr = Clip((g == nullptr ? DType(0) : rescale * g[i]) + wd * w[i], clip, clip_on);
       const DType mi = beta1 * m[i] + (DType(1) - beta1) * gr;
       const DType vi = beta2 * v[i] + (DType(1) - beta2) * gr * gr;
       m_out[i] = mi;
