@@ -14,7 +14,10 @@
  * stored values, which is small beside the product's nnz * n multiply-adds, and it leaves every
  * output row to one thread instead of scattering into shared rows.
  *
- * dense @ csr walks the csr array once per block of dense rows and scatters into those rows.
+ * dense @ csr walks the csr array once per block of dense rows (64 bytes of them: 8 doubles or
+ * 16 floats), the blocks split across the pool. A scratch buffer keeps the block's outputs of one
+ * column side by side, so each stored value is a few vector multiply-adds rather than a scalar
+ * one per row; the buffer is then written out as rows.
  */
 #include <mxffi/op/op.h>
 
@@ -133,10 +136,24 @@ GatherFn<DType, IType, PType> SelectGather() {
   return GatherRowsBase<DType, IType, PType>;
 }
 
+/*! \brief Work below which a product stays on the calling thread (as ParallelFor decides). */
+constexpr int64_t kMinParallelWork = int64_t{1} << 17;
+
+/*!
+ * \brief Run f(t) for t in [0, parts) across the pool, each t a task the threads take in turn,
+ *  so a thread that is held up (another process on its core) leaves its share to the others.
+ */
+template <typename F>
+void ParallelTasks(int64_t parts, F&& f) {
+  ParallelRun(parts, static_cast<int>(parts), [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) f(t);
+  });
+}
+
 /*!
  * \brief f(begin, end) over row ranges of [0, rows) across the pool, cut so that each range
  *  holds about the same work, counted as cost_per_value per stored value (ptr) plus
- *  cost_per_row per row.
+ *  cost_per_row per row: a few ranges per thread.
  */
 template <typename PType, typename F>
 void ParallelRowsByWork(int64_t rows, const PType* ptr, int64_t cost_per_value,
@@ -147,15 +164,16 @@ void ParallelRowsByWork(int64_t rows, const PType* ptr, int64_t cost_per_value,
     return (static_cast<int64_t>(ptr[r]) - base) * cost_per_value + r * cost_per_row;
   };
   const int64_t total = work_before(rows);
-  const int parts = static_cast<int>(std::min<int64_t>(NumThreads(), rows));
-  if (parts <= 1) {
+  const int threads = NumThreads();
+  const int64_t parts = std::min<int64_t>({int64_t{4} * threads, rows, total / kMinParallelWork});
+  if (threads <= 1 || parts <= 1) {
     f(int64_t{0}, rows);
     return;
   }
   // bounds[t]: the first row whose work before it reaches t / parts of the total.
   std::vector<int64_t> bounds(parts + 1, rows);
   bounds[0] = 0;
-  for (int t = 1; t < parts; ++t) {
+  for (int64_t t = 1; t < parts; ++t) {
     const int64_t target = total / parts * t + total % parts * t / parts;
     int64_t lo = bounds[t - 1], hi = rows;
     while (lo < hi) {
@@ -168,10 +186,8 @@ void ParallelRowsByWork(int64_t rows, const PType* ptr, int64_t cost_per_value,
     }
     bounds[t] = lo;
   }
-  ParallelFor(parts, std::max<int64_t>(total / parts, 1), [&](int64_t b, int64_t e) {
-    for (int64_t t = b; t < e; ++t) {
-      if (bounds[t] < bounds[t + 1]) f(bounds[t], bounds[t + 1]);
-    }
+  ParallelTasks(parts, [&](int64_t t) {
+    if (bounds[t] < bounds[t + 1]) f(bounds[t], bounds[t + 1]);
   });
 }
 
@@ -271,14 +287,29 @@ CompressedTranspose<DType, RType> Transpose(const CsrView<DType, IType>& a) {
   }
   t.rows.reset(new RType[nnz]);
   t.vals.reset(new DType[nnz]);
+  // The writes land in about one cache line per column, far apart: prefetching the slots of
+  // the value kPrefetch places ahead keeps several of those misses in flight.
+  constexpr int64_t kPrefetch = 16;
+  const IType* __restrict indptr = a.indptr;
+  const IType* __restrict indices = a.indices;
+  const DType* __restrict data = a.data;
+  RType* __restrict rows = t.rows.get();
+  DType* __restrict vals = t.vals.get();
   auto scatter = [&](int64_t pb, int64_t pe) {
     for (int64_t p = pb; p < pe; ++p) {
-      int64_t* next = counts.get() + p * k;
+      int64_t* __restrict next = counts.get() + p * k;
+      const int64_t last = static_cast<int64_t>(indptr[bounds[p + 1]]) - kPrefetch;
       for (int64_t r = bounds[p]; r < bounds[p + 1]; ++r) {
-        for (int64_t j = a.indptr[r]; j < a.indptr[r + 1]; ++j) {
-          const int64_t slot = next[a.indices[j]]++;
-          t.rows[slot] = static_cast<RType>(r);
-          t.vals[slot] = a.data[j];
+        const int64_t je = indptr[r + 1];
+        for (int64_t j = indptr[r]; j < je; ++j) {
+          if (j < last) {
+            const int64_t ahead = next[indices[j + kPrefetch]];
+            __builtin_prefetch(vals + ahead, 1);
+            __builtin_prefetch(rows + ahead, 1);
+          }
+          const int64_t slot = next[indices[j]]++;
+          rows[slot] = static_cast<RType>(r);
+          vals[slot] = data[j];
         }
       }
     }
@@ -329,31 +360,89 @@ void CsrTDense(const NDArray& csr, const NDArray& dense, const NDArray& out) {
   }
 }
 
-/*! \brief Rows of the dense operand that share one pass over the csr array. */
-constexpr int64_t kDenseRowBlock = 4;
-
-/*! \brief out[i, :] for the R rows i in [i0, i0 + R): zeroed, then the scatter. */
-template <int R, typename DType, typename IType>
-inline void ScatterRows(int64_t i0, const DType* lhs, int64_t k, const CsrView<DType, IType>& c,
-                        int64_t n, DType* out) {
-  DType* o[R];
-  const DType* x[R];
-  for (int r = 0; r < R; ++r) {
-    o[r] = out + (i0 + r) * n;
-    x[r] = lhs + (i0 + r) * k;
-    std::memset(static_cast<void*>(o[r]), 0, sizeof(DType) * n);
-  }
+/*! \brief out[i, :] for one row i of the dense operand: zeroed, then the scatter. */
+template <typename DType, typename IType>
+void ScatterRow(int64_t i, const DType* lhs, int64_t k, const CsrView<DType, IType>& c, int64_t n,
+                DType* out) {
+  DType* o = out + i * n;
+  const DType* x = lhs + i * k;
+  std::memset(static_cast<void*>(o), 0, sizeof(DType) * n);
   for (int64_t kk = 0; kk < k; ++kk) {
-    const int64_t jb = c.indptr[kk], je = c.indptr[kk + 1];
+    const DType s = x[kk];
+    for (int64_t j = c.indptr[kk]; j < c.indptr[kk + 1]; ++j) o[c.indices[j]] += s * c.data[j];
+  }
+}
+
+/*! \brief Rows of the dense operand that share one pass over the csr array: 64 bytes of them. */
+template <typename DType>
+constexpr int64_t kDenseRowBlock = 64 / static_cast<int64_t>(sizeof(DType));
+
+/*!
+ * \brief out[i0:i0+R, :] for R = kDenseRowBlock rows of the dense operand, from row i0. tmp
+ *  (n x R) holds the R outputs of each column side by side, so each stored value (kk, col, v) of
+ *  csr is NV vector multiply-adds into tmp[col] of v times lhs[i0:i0+R, kk]; tmp is then written
+ *  out as R rows.
+ */
+template <typename V, typename DType, typename IType>
+MXFFI_DOT_INLINE void ScatterBlockImpl(int64_t i0, const DType* lhs, int64_t k, const IType* indptr,
+                                       const IType* indices, const DType* data, int64_t n,
+                                       DType* out, DType* tmp) {
+  constexpr int64_t L = sizeof(V) / sizeof(DType), R = kDenseRowBlock<DType>;
+  constexpr int NV = static_cast<int>(R / L);
+  static_assert(NV * L == R, "a row block is whole vectors");
+  std::memset(static_cast<void*>(tmp), 0, sizeof(DType) * n * R);
+  const DType* x = lhs + i0 * k;
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const int64_t jb = indptr[kk], je = indptr[kk + 1];
     if (jb == je) continue;
-    DType s[R];
-    for (int r = 0; r < R; ++r) s[r] = x[r][kk];
+    DType col_of_lhs[R];
+    for (int64_t r = 0; r < R; ++r) col_of_lhs[r] = x[r * k + kk];
+    V s[NV];
+    std::memcpy(s, col_of_lhs, sizeof(s));
     for (int64_t j = jb; j < je; ++j) {
-      const int64_t col = c.indices[j];
-      const DType v = c.data[j];
-      for (int r = 0; r < R; ++r) o[r][col] += s[r] * v;
+      DType* t = tmp + static_cast<int64_t>(indices[j]) * R;
+      const DType v = data[j];
+      for (int q = 0; q < NV; ++q) {
+        V y;
+        std::memcpy(&y, t + q * L, sizeof(V));
+        y += v * s[q];
+        std::memcpy(t + q * L, &y, sizeof(V));
+      }
     }
   }
+  for (int64_t r = 0; r < R; ++r) {
+    DType* o = out + (i0 + r) * n;
+    for (int64_t col = 0; col < n; ++col) o[col] = tmp[col * R + r];
+  }
+}
+
+template <typename DType, typename IType>
+using ScatterFn = void (*)(int64_t, const DType*, int64_t, const IType*, const IType*, const DType*,
+                           int64_t, DType*, DType*);
+
+template <typename DType, typename IType>
+void ScatterBlockBase(int64_t i0, const DType* lhs, int64_t k, const IType* indptr,
+                      const IType* indices, const DType* data, int64_t n, DType* out, DType* tmp) {
+  ScatterBlockImpl<typename Vectors<DType>::V16>(i0, lhs, k, indptr, indices, data, n, out, tmp);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <typename DType, typename IType>
+__attribute__((target("avx2,fma"))) void ScatterBlockAVX2(int64_t i0, const DType* lhs, int64_t k,
+                                                          const IType* indptr, const IType* indices,
+                                                          const DType* data, int64_t n, DType* out,
+                                                          DType* tmp) {
+  ScatterBlockImpl<typename Vectors<DType>::V32>(i0, lhs, k, indptr, indices, data, n, out, tmp);
+}
+#endif
+
+template <typename DType, typename IType>
+ScatterFn<DType, IType> SelectScatter() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (avx2) return ScatterBlockAVX2<DType, IType>;
+#endif
+  return ScatterBlockBase<DType, IType>;
 }
 
 template <typename DType, typename IType>
@@ -365,16 +454,26 @@ void DenseCsr(const NDArray& dense, const NDArray& csr, const NDArray& out) {
   DType* o = Ptr<DType>(out);
   std::optional<ScopedGILRelease> gil;
   if (m * (c.nnz + k + n) > kReleaseGILThreshold) gil.emplace();
-  const int64_t blocks = (m + kDenseRowBlock - 1) / kDenseRowBlock;
-  ParallelFor(blocks, kDenseRowBlock * (c.nnz + k + n), [&](int64_t bb, int64_t be) {
+  constexpr int64_t R = kDenseRowBlock<DType>;
+  const int64_t blocks = m / R;
+  const ScatterFn<DType, IType> scatter = SelectScatter<DType, IType>();
+  // Whole blocks, then the rows after the last one, each on its own.
+  auto run_blocks = [&](int64_t bb, int64_t be) {
+    std::unique_ptr<DType[]> tmp(new DType[n * R]);
     for (int64_t blk = bb; blk < be; ++blk) {
-      const int64_t i0 = blk * kDenseRowBlock;
-      if (i0 + kDenseRowBlock <= m) {
-        ScatterRows<kDenseRowBlock>(i0, lhs, k, c, n, o);
-      } else {
-        for (int64_t i = i0; i < m; ++i) ScatterRows<1>(i, lhs, k, c, n, o);
-      }
+      scatter(blk * R, lhs, k, c.indptr, c.indices, c.data, n, o, tmp.get());
     }
+  };
+  if (NumThreads() > 1 && blocks > 1 && blocks * R * (c.nnz + k + n) >= kMinParallelWork) {
+    // A few tasks per thread, each a run of blocks with one scratch buffer.
+    const int64_t tasks = std::min<int64_t>(blocks, int64_t{4} * NumThreads());
+    ParallelTasks(tasks,
+                  [&](int64_t t) { run_blocks(blocks * t / tasks, blocks * (t + 1) / tasks); });
+  } else {
+    run_blocks(0, blocks);
+  }
+  ParallelFor(m - blocks * R, c.nnz + k + n, [&](int64_t rb, int64_t re) {
+    for (int64_t i = blocks * R + rb; i < blocks * R + re; ++i) ScatterRow(i, lhs, k, c, n, o);
   });
 }
 
