@@ -126,11 +126,19 @@ __attribute__((target("avx2,fma"))) void GatherRowsAVX2(int64_t begin, int64_t e
 }
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/*! \return whether this CPU runs AVX2 and FMA instructions. */
+bool HasAVX2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#endif
+
 /*! \return the gather for this CPU. */
 template <typename DType, typename IType, typename PType>
 GatherFn<DType, IType, PType> SelectGather() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool avx2 = HasAVX2();
   if (avx2) return GatherRowsAVX2<DType, IType, PType>;
 #endif
   return GatherRowsBase<DType, IType, PType>;
@@ -439,7 +447,7 @@ __attribute__((target("avx2,fma"))) void ScatterBlockAVX2(int64_t i0, const DTyp
 template <typename DType, typename IType>
 ScatterFn<DType, IType> SelectScatter() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool avx2 = HasAVX2();
   if (avx2) return ScatterBlockAVX2<DType, IType>;
 #endif
   return ScatterBlockBase<DType, IType>;

@@ -15,6 +15,12 @@
  * does not produce) is the fallback: the inputs are made dense, the GEMM runs, and the result
  * is cast to forward_stype (default when none), with the fallback's warning.
  */
+// dmlc::optional<int>'s parser (dmlc/optional.h) swaps in a default-constructed optional whose
+// value is never read; GCC's -Wmaybe-uninitialized flags that swap when it inlines the parser.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 #include "dot_sparse.h"
 
 #include <mxffi/op/op.h>
