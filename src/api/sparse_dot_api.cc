@@ -33,12 +33,12 @@ dmlc::optional<int> ForwardStypeArg(const AnyView& v, const char* fname) {
 
 MXFFI_REGISTER_API("sparse.dot")
     .describe(
-        "dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None): the matrix "
-        "product of two 2-D arrays (float32 or float64, one dtype), as MXNet's sparse dot. "
-        "dot(csr, dense) and dot(dense, csr) are dense; dot(csr.T, dense) (transpose_a=True) "
-        "is row_sparse, holding the rows of the columns of csr that have a value, or dense "
-        "when forward_stype='default'. Other storage types, and forward_stype values the "
-        "kernel does not produce, fall back to the dense product (with a warning) and return "
+        "The matrix product op(lhs) @ op(rhs) of two 2-D arrays of one dtype (float32 or "
+        "float64), op transposing when transpose_a / transpose_b is set, as MXNet's sparse dot. "
+        "dot(csr, dense) and dot(dense, csr) are dense; dot(csr.T, dense) (transpose_a=True) is "
+        "row_sparse, holding the rows of the columns of csr that have a value, or dense when "
+        "forward_stype='default'. Other storage types, and forward_stype values the kernel does "
+        "not produce, fall back to the dense product (with a warning) and return "
         "forward_stype's storage type, default when None.")
     .arg("lhs")
     .arg("rhs")

@@ -2,6 +2,8 @@
 output storage type and dispatch mode of each, forward_stype, the dense fallback, and the errors
 for bad input."""
 
+import inspect
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -306,6 +308,10 @@ def test_fallback_warns_naming_dot_and_its_parameters():
 
 def test_python_function_and_generic_invocation():
     assert "dot" in sparse.__all__
+    assert str(inspect.signature(sparse.dot)) == (
+        "(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None)"
+    )
+    assert sparse.dot.__doc__.startswith("The matrix product op(lhs) @ op(rhs)")
     assert "dot" in mxffi.ops.list_ops()
     info = mxffi.ops.info("dot")
     assert info["arguments"] == ["lhs", "rhs"]
