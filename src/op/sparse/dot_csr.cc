@@ -3,16 +3,17 @@
  * \brief The CPU kernels of dot with a csr operand: csr @ dense, csr.T @ dense and dense @ csr.
  *
  * csr @ dense computes each output row as a sum of rows of the dense operand, one per stored
- * value of the csr row (a gather), in blocks of columns whose partial sums stay in registers;
- * the innermost loop runs over those columns with a constant trip count, so the compiler turns
- * it into vector instructions. Output rows are split across the pool by stored values, so a few
- * long rows do not leave a thread idle.
+ * value of the csr row (a gather), in blocks of columns whose partial sums stay in vector
+ * registers (GCC vectors: SSE2 on any x86-64, AVX2 and FMA where the CPU has them, chosen at run
+ * time). Output rows are split across the pool in ranges of about equal numbers of stored
+ * values, so a few long rows do not leave a thread idle.
  *
  * csr.T @ dense first transposes the csr array (a counting sort by column, split across the pool
- * in row ranges that each write their own slots, so no two threads write one place), keeping
- * only the columns that hold a value, then runs the same gather. That costs two passes over the
- * stored values, which is small beside the product's nnz * n multiply-adds, and it leaves every
- * output row to one thread instead of scattering into shared rows.
+ * in row ranges that each write their own slots, so no two threads write one place and the
+ * result is the same on every run), keeping only the columns that hold a value, then runs the
+ * same gather. The transpose is about a third of the time on the benchmark (10,000 x 10,000 at
+ * 1%, 64 dense columns); in exchange every output row is summed in registers by one thread,
+ * where a scatter would read and write shared output rows once per stored value.
  *
  * dense @ csr walks the csr array once per block of dense rows (64 bytes of them: 8 doubles or
  * 16 floats), the blocks split across the pool. A scratch buffer keeps the block's outputs of one
