@@ -63,7 +63,13 @@ def reference(a, b, dtype):
 
 
 def check(out, expected, stype, dtype):
-    assert out.stype == stype if stype != "default" else not hasattr(out, "indices")
+    classes = {
+        "default": mxffi.NDArray,
+        "csr": sparse.CSRNDArray,
+        "row_sparse": sparse.RowSparseNDArray,
+    }
+    assert type(out) is classes[stype]
+    assert out.stype == stype
     assert out.shape == expected.shape
     assert out.dtype == np.dtype(dtype).name
     np.testing.assert_allclose(
