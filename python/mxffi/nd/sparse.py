@@ -10,6 +10,7 @@ import sys
 
 from .._ffi import get_global_func, list_global_func_names, register_sparse_class
 from ..ndarray import NDArray
+from ..registry import _decorate
 
 __all__ = [
     "BaseSparseNDArray",
@@ -357,7 +358,7 @@ def _expose_ops():
             continue
         name = full[7:]
         if not hasattr(module, name):
-            setattr(module, name, get_global_func(full))
+            setattr(module, name, _decorate(get_global_func(full), full, __name__))
             __all__.append(name)
 
 

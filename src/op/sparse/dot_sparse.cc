@@ -1,0 +1,222 @@
+/*!
+ * \file dot_sparse.cc
+ * \brief dot: MXNet's matrix product of two 2-D arrays, either of which may be csr. Shape and
+ *  dtype inference, storage inference (which kernel runs, and the output's storage type), the
+ *  dense kernel (the GEMM under np.dot) and the storage-aware one, which calls dot_csr.cc.
+ *
+ * Kernels, by input storage types (csr.T: transpose_a):
+ *
+ *   dot(csr, default)   -> default
+ *   dot(csr.T, default) -> row_sparse, or default when forward_stype is "default"
+ *   dot(default, csr)   -> default
+ *   dot(default, default) -> default (the GEMM); csr or row_sparse when forward_stype asks
+ *
+ * Anything else (row_sparse inputs, transpose_b with a csr operand, a forward_stype the kernel
+ * does not produce) is the fallback: the inputs are made dense, the GEMM runs, and the result
+ * is cast to forward_stype (default when none), with the fallback's warning.
+ */
+// dmlc::optional<int>'s parser (dmlc/optional.h) swaps in a default-constructed optional whose
+// value is never read; GCC's -Wmaybe-uninitialized flags that swap when it inlines the parser.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include "dot_sparse.h"
+
+#include <mxffi/op/op.h>
+
+#include <optional>
+
+#include "../dot/dot_op.h"
+#include "../parallel.h"
+#include "cast_storage.h"
+#include "sparse_util.h"
+
+namespace mxffi {
+namespace op {
+
+DMLC_REGISTER_PARAMETER(DotParam);
+
+namespace {
+
+bool IsFloat32Or64(DLDataType t) {
+  return t.code == kDLFloat && t.lanes == 1 && (t.bits == 32 || t.bits == 64);
+}
+
+void DotShape(const OpAttrs& attrs, Span<const TShape> in, Span<TShape> out) {
+  const DotParam& p = attrs.get<DotParam>();
+  const char* names[2] = {"lhs", "rhs"};
+  for (int i = 0; i < 2; ++i) {
+    MXFFI_CHECK(in[i].ndim() == 2, ValueError)
+        << attrs.op->name << ": " << names[i] << " must be 2-D; got " << names[i]
+        << ".shape=" << in[i].ToString();
+  }
+  // The summed axis of each side, and the axis the result keeps.
+  const int ka = p.transpose_a ? 0 : 1, kb = p.transpose_b ? 1 : 0;
+  if (in[0][ka] != in[1][kb]) {
+    MXFFI_THROW(ValueError) << attrs.op->name << ": shapes " << in[0].ToString() << " and "
+                            << in[1].ToString()
+                            << " not aligned (transpose_a=" << (p.transpose_a ? "True" : "False")
+                            << ", transpose_b=" << (p.transpose_b ? "True" : "False")
+                            << "): lhs.shape[" << ka << "]=" << in[0][ka] << " != rhs.shape[" << kb
+                            << "]=" << in[1][kb];
+  }
+  out[0] = TShape{in[0][1 - ka], in[1][1 - kb]};
+}
+
+void DotType(const OpAttrs& attrs, Span<const DLDataType> in, Span<DLDataType> out) {
+  const char* names[2] = {"lhs", "rhs"};
+  for (int i = 0; i < 2; ++i) {
+    MXFFI_CHECK(IsFloat32Or64(in[i]), TypeError)
+        << attrs.op->name << ": " << names[i] << " has dtype " << DataTypeToString(in[i])
+        << "; expected float32 or float64";
+  }
+  MXFFI_CHECK(in[0].bits == in[1].bits, TypeError)
+      << attrs.op->name << ": lhs and rhs must have the same dtype; got lhs "
+      << DataTypeToString(in[0]) << " and rhs " << DataTypeToString(in[1]);
+  out[0] = in[0];
+}
+
+DispatchMode DotStorageType(const OpAttrs& attrs, DLDevice, Span<const StorageType> in,
+                            Span<StorageType> out) {
+  const DotParam& p = attrs.get<DotParam>();
+  const StorageType lhs = in[0], rhs = in[1];
+  const bool hint = p.forward_stype.has_value();
+  const StorageType want =
+      hint ? static_cast<StorageType>(p.forward_stype.value()) : StorageType::kUndefined;
+  // The kernel's own output storage type when one exists for these inputs, else kUndefined.
+  StorageType native = StorageType::kUndefined;
+  const bool no_transpose = !p.transpose_a && !p.transpose_b;
+  if (lhs == StorageType::kDefault && rhs == StorageType::kDefault) {
+    native = StorageType::kDefault;
+  } else if (lhs == StorageType::kCSR && rhs == StorageType::kDefault && !p.transpose_b) {
+    native = p.transpose_a ? StorageType::kRowSparse : StorageType::kDefault;
+  } else if (lhs == StorageType::kDefault && rhs == StorageType::kCSR && no_transpose) {
+    native = StorageType::kDefault;
+  }
+  const bool dense_in = lhs == StorageType::kDefault && rhs == StorageType::kDefault;
+  if (native != StorageType::kUndefined && (!hint || want == native)) {
+    out[0] = native;
+    return dense_in ? DispatchMode::kFCompute : DispatchMode::kFComputeEx;
+  }
+  // Kernels that also write another storage type: csr.T @ dense into a dense output, and the
+  // GEMM's result cast to a sparse one (the fallback needs a sparse input to make dense).
+  if ((lhs == StorageType::kCSR && native == StorageType::kRowSparse &&
+       want == StorageType::kDefault) ||
+      dense_in) {
+    out[0] = want;
+    return DispatchMode::kFComputeEx;
+  }
+  out[0] = hint ? want : StorageType::kDefault;
+  return DispatchMode::kFComputeFallback;
+}
+
+/*! \brief A C-contiguous dense array with a's elements (a itself when it already is). */
+NDArray Contiguous(const NDArray& a) {
+  if (a.IsContiguous()) return a;
+  const DLTensor& t = a.tensor();
+  NDArray out = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
+  NDArray::CopyFromTo(t, out.tensor());
+  return out;
+}
+
+/*! \brief A 2-D tensor as a GEMM operand, transposed when trans (any strides). */
+GemmOperand Operand(const DLTensor& t, bool trans) {
+  int64_t strides[2];
+  NDArray::CompactStrides(t, strides);
+  if (t.strides != nullptr) {
+    strides[0] = t.strides[0];
+    strides[1] = t.strides[1];
+  }
+  GemmOperand g;
+  g.data = DataPtr<const char>(t);
+  g.dtype = t.dtype;
+  g.nrow = g.ncol = 1;
+  const int r = trans ? 1 : 0;
+  g.row[0] = GemmDim{t.shape[r], strides[r]};
+  g.col[0] = GemmDim{t.shape[1 - r], strides[1 - r]};
+  return g;
+}
+
+/*! \brief out = op(lhs) @ op(rhs) for dense 2-D tensors; out C-contiguous. */
+void DenseDot(const DotParam& p, const DLTensor& lhs, const DLTensor& rhs, const DLTensor& out) {
+  GemmOperand a = Operand(lhs, p.transpose_a), b = Operand(rhs, p.transpose_b);
+  std::optional<ScopedGILRelease> gil;
+  if (a.rows() * a.cols() * b.cols() > kReleaseGILThreshold) gil.emplace();
+  Gemm(a, b, out.dtype, DataPtr<char>(out), true);
+}
+
+void DotCompute(const OpAttrs& attrs, const OpContext&, Span<const DLTensor> in,
+                Span<const OpReqType> req, Span<const DLTensor> out) {
+  if (req[0] == OpReqType::kNullOp) return;
+  MXFFI_CHECK(req[0] != OpReqType::kAddTo, NotImplementedError)
+      << attrs.op->name << ": adding to the output is not supported";
+  DenseDot(attrs.get<DotParam>(), in[0], in[1], out[0]);
+}
+
+void DotComputeEx(const OpAttrs& attrs, const OpContext&, Span<const NDArray> in,
+                  Span<const OpReqType> req, Span<const NDArray> out) {
+  if (req[0] == OpReqType::kNullOp) return;
+  const char* name = attrs.op->name.c_str();
+  MXFFI_CHECK(req[0] != OpReqType::kAddTo, NotImplementedError)
+      << name << ": adding to the output is not supported";
+  const DotParam& p = attrs.get<DotParam>();
+  for (int i = 0; i < 2; ++i) {
+    MXFFI_CHECK(in[i].storage_initialized(), ValueError)
+        << name << ": input #" << i << " is a sparse array whose storage is not initialised";
+  }
+  const StorageType lhs = in[0].stype(), rhs = in[1].stype();
+  const NDArray& result = out[0];
+  if (lhs == StorageType::kDefault && rhs == StorageType::kDefault) {
+    // The dense product, stored as forward_stype asks.
+    const DLTensor& t = result.tensor();
+    NDArray dense = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
+    DenseDot(p, in[0].tensor(), in[1].tensor(), dense.tensor());
+    NDArray cast = CastStorage(dense, result.stype(), name);
+    result.SetSparseStorage(cast.sparse_data(), cast.sparse_indices(),
+                            result.stype() == StorageType::kCSR ? cast.sparse_indptr() : NDArray());
+    return;
+  }
+  // A dense output the caller gave with strides is written through a contiguous temporary.
+  NDArray target = result;
+  if (!result.is_sparse() && !result.IsContiguous()) {
+    const DLTensor& t = result.tensor();
+    target = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
+  }
+  if (lhs == StorageType::kCSR && rhs == StorageType::kDefault && !p.transpose_b) {
+    if (p.transpose_a) {
+      DotCsrTDense(in[0], Contiguous(in[1]), target);
+    } else {
+      DotCsrDense(in[0], Contiguous(in[1]), target);
+    }
+  } else if (lhs == StorageType::kDefault && rhs == StorageType::kCSR && !p.transpose_a &&
+             !p.transpose_b) {
+    DotDenseCsr(Contiguous(in[0]), in[1], target);
+  } else {
+    MXFFI_THROW(ValueError) << name << ": no kernel for storage types (" << StorageTypeName(lhs)
+                            << ", " << StorageTypeName(rhs) << ")";
+  }
+  if (!target.same_as(result)) NDArray::CopyFromTo(target.tensor(), result.tensor());
+}
+
+}  // namespace
+
+MXFFI_REGISTER_OP(dot)
+    .describe(
+        "Matrix product of two 2-D arrays, lhs and rhs, each optionally transposed; either may "
+        "be csr. dot(csr, default) and dot(default, csr) are default; dot(csr.T, default) is "
+        "row_sparse (default with forward_stype='default'). Other storage types fall back to "
+        "the dense product.")
+    .set_num_inputs(2)
+    .add_argument("lhs", "NDArray", "the left operand (2-D)")
+    .add_argument("rhs", "NDArray", "the right operand (2-D)")
+    .set_param<DotParam>()
+    .set_attr<FInferShape>("FInferShape", DotShape)
+    .set_attr<FInferType>("FInferType", DotType)
+    .set_attr<FInferStorageType>("FInferStorageType", DotStorageType)
+    .set_attr<bool>("TStridedInputs", true)
+    .set_attr<FCompute>("FCompute<cpu>", DotCompute)
+    .set_attr<FComputeEx>("FComputeEx<cpu>", DotComputeEx);
+
+}  // namespace op
+}  // namespace mxffi
