@@ -493,3 +493,23 @@ def test_sparse_api_argument_errors():
         sparse.quadratic([1.0], 1.0)
     with pytest.raises(TypeError, match="sparse.relu: argument 'x' expected an ndarray"):
         sparse.relu("x")
+
+
+def test_inputs_large_enough_to_be_split_across_the_pool():
+    # Over 2**17 bounding entries: the csr merge cuts its rows into chunks (one per thread) and
+    # moves them together afterwards; the column sums use one accumulator row per chunk.
+    a = sp.random(300, 2000, density=0.3, format="csr", random_state=1, dtype=np.float64)
+    b = sp.random(300, 2000, density=0.3, format="csr", random_state=2, dtype=np.float64)
+    sparse_b = sp.random(300, 2000, density=0.001, format="csr", random_state=3)
+    x, y, z = sparse.csr_matrix(a), sparse.csr_matrix(b), sparse.csr_matrix(sparse_b)
+    for got, want in (
+        (x + y, a + b),
+        (x - y, a - b),
+        (x * y, a.multiply(b)),  # kept in the scratch buffers
+        (x * z, a.multiply(sparse_b)),  # a small result: copied out
+    ):
+        assert_canonical(got)
+        np.testing.assert_array_equal(got.asnumpy(), want.toarray())
+    np.testing.assert_allclose(mnp.sum(x, axis=0).asnumpy(), a.toarray().sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(mnp.mean(x, axis=1).asnumpy(), a.toarray().mean(axis=1))
+    np.testing.assert_allclose(mnp.sum(x).asnumpy(), a.toarray().sum(), rtol=1e-12)
