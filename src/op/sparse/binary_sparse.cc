@@ -21,7 +21,9 @@
  * Every kernel makes one pass over each row, with rows split across the kernel pool.
  */
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "../elemwise/elemwise.h"
@@ -68,6 +70,21 @@ struct Converted {
 template <typename OP, bool kSwap, typename A>
 inline A Ordered(A sparse_value, A dense_value) {
   return kSwap ? OP::Map(dense_value, sparse_value) : OP::Map(sparse_value, dense_value);
+}
+
+/*! \return v when keep, else A's zero (all bits clear), by masking the bits: no branch. */
+template <typename A>
+inline A KeepOrZero(A v, bool keep) {
+  using Bits =
+      std::conditional_t<sizeof(A) == 8, uint64_t,
+                         std::conditional_t<sizeof(A) == 4, uint32_t,
+                                            std::conditional_t<sizeof(A) == 2, uint16_t, uint8_t>>>;
+  static_assert(sizeof(Bits) == sizeof(A), "KeepOrZero: an arithmetic type of 1, 2, 4 or 8 bytes");
+  Bits bits;
+  std::memcpy(&bits, &v, sizeof(A));
+  bits &= static_cast<Bits>(Bits{0} - static_cast<Bits>(keep));
+  std::memcpy(&v, &bits, sizeof(A));
+  return v;
 }
 
 // ---- csr with csr --------------------------------------------------------------------------
@@ -142,7 +159,7 @@ void CSRWithCSR(const Parts<T, I>& a, const Parts<T, I>& b, int64_t rows, DLData
           const A va = A(ad[pa]), vb = A(bd[pb]);
           const bool take_a = ca <= cb_, take_b = cb_ <= ca;
           if (kUnion) {
-            od[k] = T(OP::Map(take_a ? va : zero, take_b ? vb : zero));
+            od[k] = T(OP::Map(KeepOrZero(va, take_a), KeepOrZero(vb, take_b)));
             oi[k++] = take_a ? ca : cb_;
           } else if (take_a && take_b) {
             od[k] = T(OP::Map(va, vb));
