@@ -1,13 +1,15 @@
 /*!
  * \file np_elemwise.cc
  * \brief np.* elementwise functions: add, subtract, multiply, divide, power, maximum, minimum,
- *  negative, absolute (abs), square, sqrt, exp, log, quadratic.
+ *  negative, absolute (abs), square, sqrt, exp, log, sign, quadratic.
  *
  * Operands are arrays (mxffi or numpy) or Python numbers. A number next to an array is weakly
  * typed (NEP 50) and goes to a `_npi_<op>_scalar` op as a parameter, never as an array, so
  * `x + 1` allocates nothing but the result. `dtype=` picks the dtype the op computes in, as
  * numpy's ufuncs do (inputs cast to it under same_kind rules); `out=` writes into an mxffi
  * array, casting the result to its dtype under same_kind rules and broadcasting to its shape.
+ * csr and row_sparse operands go to the ops as they are; the ops dispatch on storage type
+ * (src/op/sparse/: sparse kernels where the result stays sparse, else the dense fallback).
  */
 #include <mxffi/registry.h>
 
@@ -18,6 +20,7 @@
 #include "../op/elemwise/elemwise.h"
 #include "../op/elemwise/quadratic_op.h"
 #include "../op/init/init_op.h"
+#include "../op/sparse/cast_storage.h"
 #include "api_util.h"
 
 namespace mxffi {
@@ -143,7 +146,12 @@ NDArray InvokeInto(const OpAttrs& attrs, NDArray* inputs, size_t nin, const TSha
                                   << op::NumpyShapeString(oshape)
                                   << " doesn't match the broadcast shape "
                                   << op::NumpyShapeString(shape);
-    for (size_t i = 0; i < nin; ++i) inputs[i] = BroadcastView(inputs[i], oshape);
+    for (size_t i = 0; i < nin; ++i) {
+      // A sparse array has no dense elements to view: broadcasting takes a dense copy.
+      if (inputs[i].is_sparse())
+        inputs[i] = op::CastStorage(inputs[i], StorageType::kDefault, fname);
+      inputs[i] = BroadcastView(inputs[i], oshape);
+    }
   }
   if (op::SameDType(o.dtype, dtype)) {
     NDArray result = out;
@@ -298,6 +306,7 @@ MXFFI_NP_UNARY("square", UnaryKind::kSquare, "_npi_square", "x * x, elementwise.
 MXFFI_NP_UNARY("sqrt", UnaryKind::kSqrt, "_npi_sqrt", "The square root, elementwise.");
 MXFFI_NP_UNARY("exp", UnaryKind::kExp, "_npi_exp", "e ** x, elementwise.");
 MXFFI_NP_UNARY("log", UnaryKind::kLog, "_npi_log", "The natural logarithm, elementwise.");
+MXFFI_NP_UNARY("sign", UnaryKind::kSign, "_npi_sign", "-1, 0 or 1 by the sign of x, elementwise.");
 
 MXFFI_REGISTER_API("np.quadratic")
     .describe(

@@ -11,6 +11,7 @@
 
 #include "../op/dtype.h"
 #include "../op/init/init_op.h"
+#include "../op/sparse/elemwise_sparse.h"
 #include "api_util.h"
 
 namespace mxffi {
@@ -42,15 +43,34 @@ NDArray Fill(const char* fname, const Op* op, const AnyView& shape, const AnyVie
   return InvokeOp(op, p, {}, DeviceArg(device, fname));
 }
 
-NDArray FillLike(const char* fname, const Op* op, const AnyView& a, const AnyView& dtype,
+NDArray FillLike(const char* fname, const Op* op, const NDArray& src, const AnyView& dtype,
                  const AnyView& device, double value) {
-  NDArray src = ArrayArg(a, fname, "a");
   const DLTensor& t = src.tensor();
   InitParam p;
   p.shape.assign(t.shape, t.ndim);
   p.dtype = DTypeArg(dtype, fname, t.dtype);
   p.value = value;
   return InvokeOp(op, p, {}, device.is_none() ? t.device : DeviceArg(device, fname));
+}
+
+/*!
+ * \brief np.zeros_like of a csr or row_sparse array: the same storage type with no stored values
+ *  (the zeros_like op), as MXNet's zeros_like.
+ */
+NDArray SparseZerosLike(const NDArray& src, const AnyView& dtype, const AnyView& device) {
+  const char* fname = "np.zeros_like";
+  static const Op* op = Op::Get("zeros_like");
+  const DLTensor& t = src.tensor();
+  if (!device.is_none()) {
+    DLDevice d = DeviceArg(device, fname);
+    MXFFI_CHECK(d.device_type == t.device.device_type && d.device_id == t.device.device_id,
+                NotImplementedError)
+        << fname << ": a sparse array's zeros_like is made on its own device (the CPU); got "
+        << "device type " << d.device_type;
+  }
+  op::ZerosLikeParam p;
+  if (!dtype.is_none()) p.dtype = DTypeParam(DTypeArg(dtype, fname, t.dtype));
+  return InvokeOp(op, p, {src});
 }
 
 /*! \brief The dtype numpy gives a Python scalar: bool, int64 or float64. */
@@ -304,7 +324,9 @@ MXFFI_REGISTER_API("np.zeros_like")
     .arg("device", nullptr)
     .set_body_typed([](AnyView a, AnyView dtype, AnyView device) {
       static const Op* op = Op::Get("_zeros");
-      return FillLike("np.zeros_like", op, a, dtype, device, 0.0);
+      NDArray src = ArrayArg(a, "np.zeros_like", "a");
+      if (src.is_sparse()) return SparseZerosLike(src, dtype, device);
+      return FillLike("np.zeros_like", op, src, dtype, device, 0.0);
     });
 
 MXFFI_REGISTER_API("np.ones_like")
@@ -314,7 +336,7 @@ MXFFI_REGISTER_API("np.ones_like")
     .arg("device", nullptr)
     .set_body_typed([](AnyView a, AnyView dtype, AnyView device) {
       static const Op* op = Op::Get("_ones");
-      return FillLike("np.ones_like", op, a, dtype, device, 1.0);
+      return FillLike("np.ones_like", op, ArrayArg(a, "np.ones_like", "a"), dtype, device, 1.0);
     });
 
 MXFFI_REGISTER_API("np.arange")

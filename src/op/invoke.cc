@@ -34,6 +34,27 @@ DispatchMode DefaultDispatch(const Op::CallAttrs& call, bool gpu, Span<const Sto
                                                          : DispatchMode::kFComputeEx;
 }
 
+/*!
+ * \brief The fallback, with dense outputs, for a kFComputeEx choice on inputs of different
+ *  shapes when the op's storage-aware kernel takes one shape only (the bool attribute
+ *  "TSparseSameShape": elementwise ops, which broadcast only in their dense kernels). Storage
+ *  inference sees storage types, not shapes, so this rule is applied here.
+ */
+DispatchMode SameShapeOrFallback(const Op* op, DispatchMode mode, const TShape* shapes, size_t n,
+                                 Span<StorageType> out_stype) {
+  if (mode != DispatchMode::kFComputeEx || n < 2) return mode;
+  static const OpMap<bool> same_shape = Op::GetAttr<bool>("TSparseSameShape");
+  const bool* want = same_shape.get(op);
+  if (want == nullptr || !*want) return mode;
+  for (size_t i = 1; i < n; ++i) {
+    if (shapes[i] != shapes[0]) {
+      for (StorageType& s : out_stype) s = StorageType::kDefault;
+      return DispatchMode::kFComputeFallback;
+    }
+  }
+  return mode;
+}
+
 std::string StypeList(Span<const StorageType> s) {
   std::string out = "(";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::string(StorageTypeName(s[i]));
@@ -124,10 +145,14 @@ DispatchMode InferDispatch(const OpAttrs& attrs, Span<const NDArray> inputs,
   }
   const Op::CallAttrs& call = op->call_attrs();
   Span<const StorageType> in(in_stype, inputs.size());
-  if (call.infer_storage_type != nullptr) {
-    return (*call.infer_storage_type)(attrs, device, in, out_stype);
+  if (call.infer_storage_type == nullptr) {
+    return DefaultDispatch(call, device.device_type != kDLCPU, in, out_stype);
   }
-  return DefaultDispatch(call, device.device_type != kDLCPU, in, out_stype);
+  DispatchMode mode = (*call.infer_storage_type)(attrs, device, in, out_stype);
+  if (mode != DispatchMode::kFComputeEx) return mode;
+  std::vector<TShape> shapes;
+  for (const NDArray& x : inputs) shapes.emplace_back(x.tensor().shape, x.tensor().ndim);
+  return SameShapeOrFallback(op, mode, shapes.data(), shapes.size(), out_stype);
 }
 
 void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outputs) {
@@ -184,6 +209,7 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   if (const FInferStorageType* infer_stype = call.infer_storage_type) {
     mode = (*infer_stype)(attrs, device, Span<const StorageType>(in_stype, nin),
                           Span<StorageType>(out_stype, nout));
+    mode = SameShapeOrFallback(op, mode, in_shape, nin, Span<StorageType>(out_stype, nout));
   } else {
     mode = DefaultDispatch(call, gpu, Span<const StorageType>(in_stype, nin),
                            Span<StorageType>(out_stype, nout));

@@ -182,7 +182,11 @@ using FInferStorageType = std::function<DispatchMode(
 using FCompute =
     std::function<void(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
                        Span<const OpReqType> req, Span<const DLTensor> out)>;
-/*! \brief A storage-aware kernel working on the NDArrays as they are. */
+/*!
+ * \brief A storage-aware kernel working on the NDArrays as they are. An op whose kernel takes
+ *  inputs of one shape only (the elementwise ops, which broadcast only densely) sets the bool
+ *  attribute "TSparseSameShape": Invoke then sends inputs of different shapes to the fallback.
+ */
 using FComputeEx =
     std::function<void(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
                        Span<const OpReqType> req, Span<const NDArray> out)>;

@@ -15,75 +15,22 @@
 #include "../infer.h"
 #include "broadcast.h"
 #include "elemwise.h"
+#include "functors.h"
 
 namespace mxffi {
 namespace op {
 namespace {
 
+using elemwise::AddOp;
 using elemwise::BinaryRunAs;
 using elemwise::ConvertOne;
+using elemwise::kIsInt;
+using elemwise::MultiplyOp;
 using elemwise::Operand;
 using elemwise::RunParallel;
 using elemwise::StridedLoop;
-
-/*! \brief The unsigned type integer arithmetic on T wraps in (at least unsigned int). */
-template <typename T>
-using Wide = std::make_unsigned_t<decltype(T() + T())>;
-
-template <typename T>
-constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
-struct AddOp {
-  static constexpr int64_t kCost = 1;
-  template <typename T>
-  static constexpr bool Valid() {
-    return true;
-  }
-  template <typename A>
-  static A Map(A a, A b) {
-    if constexpr (std::is_same_v<A, bool>) {
-      return a || b;  // numpy: add of bools is logical or
-    } else if constexpr (kIsInt<A>) {
-      return static_cast<A>(static_cast<Wide<A>>(a) + static_cast<Wide<A>>(b));
-    } else {
-      return a + b;
-    }
-  }
-};
-
-struct SubtractOp {
-  static constexpr int64_t kCost = 1;
-  template <typename T>
-  static constexpr bool Valid() {
-    return !std::is_same_v<T, bool>;  // a TypeError at type inference
-  }
-  template <typename A>
-  static A Map(A a, A b) {
-    if constexpr (kIsInt<A>) {
-      return static_cast<A>(static_cast<Wide<A>>(a) - static_cast<Wide<A>>(b));
-    } else {
-      return a - b;
-    }
-  }
-};
-
-struct MultiplyOp {
-  static constexpr int64_t kCost = 1;
-  template <typename T>
-  static constexpr bool Valid() {
-    return true;
-  }
-  template <typename A>
-  static A Map(A a, A b) {
-    if constexpr (std::is_same_v<A, bool>) {
-      return a && b;
-    } else if constexpr (kIsInt<A>) {
-      return static_cast<A>(static_cast<Wide<A>>(a) * static_cast<Wide<A>>(b));
-    } else {
-      return a * b;
-    }
-  }
-};
+using elemwise::SubtractOp;
+using elemwise::Wide;
 
 struct DivideOp {
   static constexpr int64_t kCost = 2;

@@ -50,6 +50,10 @@ const char* UnaryName(UnaryKind kind) {
       return "np.exp";
     case UnaryKind::kLog:
       return "np.log";
+    case UnaryKind::kSign:
+      return "np.sign";
+    case UnaryKind::kRelu:
+      return "relu";
   }
   return "np.<unary>";
 }
@@ -156,6 +160,11 @@ DLDataType UnaryResultType(UnaryKind kind, DLDataType a) {
              "np.logical_not (or the `~` operator) instead";
       return a;
     case UnaryKind::kAbsolute:
+    case UnaryKind::kRelu:
+      return a;
+    case UnaryKind::kSign:
+      MXFFI_CHECK(a.code != kDLBool, TypeError)
+          << "np.sign: no loop for a bool input (numpy has none); cast it to an integer first";
       return a;
     case UnaryKind::kSquare:
       return a.code == kDLBool ? kInt8T : a;

@@ -26,11 +26,11 @@ namespace op {
 enum class BinaryKind : int { kAdd, kSubtract, kMultiply, kDivide, kPower, kMaximum, kMinimum };
 
 /*! \brief The unary elementwise ops. */
-enum class UnaryKind : int { kNegative, kAbsolute, kSquare, kSqrt, kExp, kLog };
+enum class UnaryKind : int { kNegative, kAbsolute, kSquare, kSqrt, kExp, kLog, kSign, kRelu };
 
 /*! \return "np.add", "np.subtract", ...: the name errors of the op start with. */
 const char* BinaryName(BinaryKind kind);
-/*! \return "np.negative", "np.absolute", ... */
+/*! \return "np.negative", "np.absolute", ..., "relu" (an MXNet op with no numpy function). */
 const char* UnaryName(UnaryKind kind);
 
 /*!
@@ -119,8 +119,8 @@ DLDataType ScalarResultType(BinaryKind kind, DLDataType a, const ScalarValue& s)
 /*!
  * \return the dtype numpy gives the unary op on dtype a: sqrt, exp and log of a bool or an
  *  integer give the smallest float holding it (bool, int8, uint8: float16; int16, uint16:
- *  float32; wider: float64), square of a bool gives int8.
- * \throws TypeError for negative of a bool.
+ *  float32; wider: float64), square of a bool gives int8; sign and relu keep the dtype.
+ * \throws TypeError for negative and sign of a bool (numpy has no such loop).
  */
 DLDataType UnaryResultType(UnaryKind kind, DLDataType a);
 

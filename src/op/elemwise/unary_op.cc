@@ -1,7 +1,8 @@
 /*!
  * \file unary_op.cc
- * \brief negative, absolute, square, sqrt, exp, log: `_npi_<op>`, with numpy's output dtypes
- *  (sqrt, exp and log of integers give the smallest float holding them, square of bools int8).
+ * \brief negative, absolute, square, sqrt, exp, log, sign: `_npi_<op>`, with numpy's output
+ *  dtypes (sqrt, exp and log of integers give the smallest float holding them, square of bools
+ *  int8); relu, MXNet's max(x, 0).
  */
 #include <cmath>
 #include <type_traits>
@@ -71,6 +72,44 @@ struct SquareOp {
       return static_cast<A>(static_cast<Wide<A>>(x) * static_cast<Wide<A>>(x));
     } else {
       return x * x;
+    }
+  }
+};
+
+/*! \brief numpy's sign: -1, 0 or 1 in x's dtype; NaN stays NaN, -0.0 gives 0.0. */
+struct SignOp {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_same_v<T, bool>;
+  }
+  template <typename A>
+  static A Map(A x) {
+    if constexpr (std::is_floating_point_v<A>) {
+      return x > 0 ? A(1) : x < 0 ? A(-1) : x == 0 ? A(0) : x;  // the last: NaN
+    } else if constexpr (std::is_signed_v<A>) {
+      return static_cast<A>((x > 0) - (x < 0));
+    } else {
+      return static_cast<A>(x > 0);
+    }
+  }
+};
+
+/*! \brief MXNet's relu, max(x, 0) in x's dtype; NaN stays NaN (as np.maximum(x, 0)). */
+struct ReluOp {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  static constexpr bool Valid() {
+    return true;
+  }
+  template <typename A>
+  static A Map(A x) {
+    if constexpr (std::is_same_v<A, bool> || std::is_unsigned_v<A>) {
+      return x;
+    } else if constexpr (std::is_floating_point_v<A>) {
+      return x > 0 || x != x ? x : A(0);
+    } else {
+      return x > 0 ? x : A(0);
     }
   }
 };
@@ -153,8 +192,10 @@ struct Unary {
 
 }  // namespace
 
-#define MXFFI_ELEMWISE_UNARY(Name, Kind, Functor, Doc)                \
-  MXFFI_REGISTER_OP(_npi_##Name)                                      \
+#define MXFFI_ELEMWISE_UNARY(Name, Kind, Functor, Doc) \
+  MXFFI_ELEMWISE_UNARY_OP(_npi_##Name, Kind, Functor, Doc)
+#define MXFFI_ELEMWISE_UNARY_OP(OpName, Kind, Functor, Doc)           \
+  MXFFI_REGISTER_OP(OpName)                                           \
       .describe(Doc)                                                  \
       .add_argument("x", "NDArray", "the input")                      \
       .set_attr<FInferShape>("FInferShape", UnaryShape)               \
@@ -174,6 +215,11 @@ MXFFI_ELEMWISE_UNARY(exp, UnaryKind::kExp, FloatOp<ExpFn>,
                      "e ** x, elementwise; integers give a float dtype (numpy's).");
 MXFFI_ELEMWISE_UNARY(log, UnaryKind::kLog, FloatOp<LogFn>,
                      "The natural logarithm, elementwise; integers give a float dtype.");
+MXFFI_ELEMWISE_UNARY(sign, UnaryKind::kSign, SignOp,
+                     "-1, 0 or 1 by the sign of x, elementwise, in x's dtype; NaN stays NaN; not "
+                     "for bools.");
+MXFFI_ELEMWISE_UNARY_OP(relu, UnaryKind::kRelu, ReluOp,
+                        "max(x, 0), elementwise, in x's dtype (MXNet's relu); NaN stays NaN.");
 
 }  // namespace op
 }  // namespace mxffi

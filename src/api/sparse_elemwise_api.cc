@@ -1,0 +1,44 @@
+/*!
+ * \file sparse_elemwise_api.cc
+ * \brief "sparse.relu" and "sparse.quadratic", which mxffi.nd.sparse exposes as relu and
+ *  quadratic (MXNet's mx.nd.sparse.relu and the quadratic example op): both keep a csr input
+ *  csr; relu keeps row_sparse too; dense inputs give dense results.
+ */
+#include <mxffi/registry.h>
+
+#include "../op/elemwise/quadratic_op.h"
+#include "api_util.h"
+
+namespace mxffi {
+namespace api {
+
+MXFFI_REGISTER_API("sparse.relu")
+    .describe("max(x, 0), elementwise, in x's dtype; csr and row_sparse inputs keep their storage.")
+    .arg("x")
+    .set_body_typed([](AnyView x) {
+      static const Op* op = Op::Get("relu");
+      OpAttrs attrs;
+      attrs.op = op;
+      NDArray input = ArrayArg(x, "sparse.relu", "x");
+      return Invoke(attrs, Span<const NDArray>(&input, 1));
+    });
+
+MXFFI_REGISTER_API("sparse.quadratic")
+    .describe(
+        "a*x**2 + b*x + c, elementwise. A csr x gives a csr result when c == 0 (the zeros stay "
+        "zeros); otherwise the result is dense.")
+    .arg("x")
+    .arg("a", 0.0)
+    .arg("b", 0.0)
+    .arg("c", 0.0)
+    .set_body_typed([](AnyView x, AnyView a, AnyView b, AnyView c) {
+      static const Op* op = Op::Get("quadratic");
+      op::QuadraticParam p;
+      p.a = NumberArg(a, "sparse.quadratic", "a");
+      p.b = NumberArg(b, "sparse.quadratic", "b");
+      p.c = NumberArg(c, "sparse.quadratic", "c");
+      return InvokeOp(op, p, {ArrayArg(x, "sparse.quadratic", "x")});
+    });
+
+}  // namespace api
+}  // namespace mxffi
