@@ -305,7 +305,7 @@ def fmt_ms(s):
     if s is None:
         return DASH
     ms = s * 1e3
-    return f"{ms:,.3g}" if ms < 100 else f"{ms:,.0f}"
+    return f"{ms:#.3g}" if ms < 100 else f"{ms:,.0f}"
 
 
 def results(cells, raw):
@@ -404,6 +404,7 @@ def plot(res, path):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     keys = [k for op in OP_KEYS for k in res if k[0] == op]
     if not keys:
@@ -426,6 +427,11 @@ def plot(res, path):
             ax.plot([x - 0.4, x + 0.4], [GATES[k]] * 2, color="black", lw=1.5)
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.set_yscale("log")
+    measured = [r for r in ratios if r]
+    ax.set_ylim(min([0.5, *measured]) / 1.3, max([4.0, *measured]) * 1.3)
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_ylabel("scipy time / mxffi time (higher: mxffi faster), log scale")
     ax.set_xticks(list(xs))
     ax.set_xticklabels(labels, fontsize=7)
@@ -479,7 +485,10 @@ def write_docs(run, table_md, png):
     section += [
         "Gates (`--check` exits 1 when one fails or is missing): csr x dense at density 0.01",
         "at least 1.5x scipy's throughput, dense -> csr at density 0.01 at least 1.0x.",
-        "Wall-clock times on a shared machine are noisy.",
+        "Wall-clock times on a shared machine are noisy. Large fresh outputs (csr -> dense) are",
+        "backed by transparent huge pages on both sides; when the kernel must compact memory to",
+        "find them, a call takes up to ten times as long on either side, so those medians can",
+        "swing between runs (results.json keeps every sample).",
         "",
         END,
     ]
