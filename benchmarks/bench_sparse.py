@@ -23,7 +23,8 @@ any timing (csr parts must match exactly for the conversions).
 
 A cell whose mxffi function does not exist yet is "missing" (looked up with getattr; for add
 and mul, an mxffi "a + c" whose result is not csr, i.e. the dense fallback, counts as missing)
-and its gate as MISSING; nothing is timed for it.
+and its gate as MISSING; only scipy's side is timed. An mxffi call that raises or whose result
+differs from scipy's is "error" (its gate ERROR), is not timed, and makes the script exit 1.
 
 How. mxffi runs its kernels on MXFFI_NUM_THREADS threads (default 2 here), scipy on one
 (OPENBLAS_NUM_THREADS defaults to 1; scipy.sparse's kernels are single-threaded anyway); both
@@ -320,6 +321,7 @@ def results(cells, raw):
             "scipy": ref,
             "ratio": ref / mx if mx and ref else None,
             "missing": cell["missing"],
+            "error": cell.get("error"),
             "nnz": cell["nnz"],
         }
     return out
@@ -331,7 +333,12 @@ def gate_results(res):
         if key not in res:
             continue
         r = res[key]["ratio"]
-        verdict = MISSING.upper() if r is None else ("PASS" if r >= limit else "FAIL")
+        if res[key]["error"]:
+            verdict = "ERROR"
+        elif r is None:
+            verdict = MISSING.upper()
+        else:
+            verdict = "PASS" if r >= limit else "FAIL"
         out[key] = (limit, r, verdict)
     return out
 
@@ -345,7 +352,7 @@ def table(res, gates):
         for (o, d), r in res.items():
             if o != op:
                 continue
-            mx = MISSING if r["missing"] else fmt_ms(r["mxffi"])
+            mx = MISSING if r["missing"] else "error" if r["error"] else fmt_ms(r["mxffi"])
             ratio = DASH if r["ratio"] is None else f"{r['ratio']:.2f}x"
             limit, _, verdict = gates.get((o, d), (None, None, DASH))
             gate = DASH if limit is None else f">= {limit:.1f}x"
@@ -422,7 +429,8 @@ def plot(res, path):
     )
     for x, (k, r) in enumerate(zip(keys, ratios, strict=True)):
         if not r:
-            ax.text(x, 1, MISSING, rotation=90, ha="center", va="bottom", fontsize=8)
+            why = "error" if res[k]["error"] else MISSING
+            ax.text(x, 1, why, rotation=90, ha="center", va="bottom", fontsize=8)
         if k in GATES:
             ax.plot([x - 0.4, x + 0.4], [GATES[k]] * 2, color="black", lw=1.5)
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
@@ -552,7 +560,11 @@ def main(argv=None):
             log(f"{OP_LABEL[op]} at {d:g}: {MISSING} ({cell['missing']})")
             continue
         what = f"{OP_LABEL[op]} at density {d:g}"
-        cell["check"](cell["mxffi"](), cell["scipy"](), what)
+        try:
+            cell["check"](cell["mxffi"](), cell["scipy"](), what)
+        except Exception as e:  # noqa: BLE001 - a wrong or failing call is reported, not timed
+            cell["error"], cell["mxffi"] = f"{type(e).__name__}: {e}", None
+            log(f"{what}: ERROR, not timed ({cell['error']})")
     log(f"checked every result; timing {rounds} rounds of samples of >= {target_s * 1e3:g} ms")
     raw, calls = measure(cells, rounds, target_s, args.seed)
     res = results(cells, raw)
@@ -587,8 +599,11 @@ def main(argv=None):
             )
         if not gates:
             log("--check: no gated cell was measured")
-        return 1 if any(g[2] != "PASS" for g in gates.values()) else 0
-    return 0
+    errors = [f"{op}@{d:g}" for (op, d), r in res.items() if r["error"]]
+    if errors:
+        log(f"mxffi results wrong or failing: {', '.join(errors)}")
+    failed = args.check and any(g[2] != "PASS" for g in gates.values())
+    return 1 if errors or failed else 0
 
 
 if __name__ == "__main__":
