@@ -2,17 +2,26 @@
  * \file cast_storage.cc
  * \brief cast_storage: every pair of default, row_sparse and csr, and the op around it.
  *
- * Dense to sparse takes two passes over the rows, both split across the pool: count the
- * non-zeros of each row, then (after a prefix sum gives every row its offset) write them. A value
- * is a zero when it compares equal to 0, so -0.0 is dropped and NaN kept, as scipy does.
+ * Dense to csr takes two passes over the rows, both split across the pool: count the non-zeros
+ * of each row, then (after a prefix sum gives every row its offset) write them. Both passes test
+ * a block of values at a time by their bits, so the all-zero blocks that make up most of a sparse
+ * matrix cost a few vector instructions and no branch per value. A value is a zero when it
+ * compares equal to 0, so -0.0 is dropped and NaN kept, as scipy does.
  */
 #include "cast_storage.h"
 
 #include <mxffi/op/op.h>
 #include <mxffi/op/param.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <type_traits>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "../parallel.h"
 #include "sparse_util.h"
@@ -21,9 +30,125 @@ namespace mxffi {
 namespace op {
 namespace {
 
+/*!
+ * \brief How a value's bits tell a zero: U is the unsigned integer as wide as T, kMask the bits
+ *  that must all be clear. All of them for integers and bool; all but the sign for floats, so
+ *  -0.0 is a zero and a NaN (which has mantissa bits) is not, exactly as v != 0.
+ */
 template <typename T>
-inline bool NonZero(T v) {
-  return static_cast<typename AccType<T>::type>(v) != 0;
+struct ZeroBits {
+  static constexpr bool kFloat = std::is_floating_point<T>::value ||
+                                 std::is_same<T, half_t>::value || std::is_same<T, bf16_t>::value;
+  using U = typename std::conditional<
+      sizeof(T) == 1, uint8_t,
+      typename std::conditional<
+          sizeof(T) == 2, uint16_t,
+          typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type>::type>::type;
+  static_assert(sizeof(T) == sizeof(U), "a value type without a same-size unsigned integer");
+  static constexpr U kMask = kFloat ? static_cast<U>(~U(0) >> 1) : static_cast<U>(~U(0));
+  static U Get(const T* p) {
+    U b;
+    std::memcpy(&b, p, sizeof(U));
+    return static_cast<U>(b & kMask);
+  }
+};
+
+template <typename T>
+inline bool NonZero(const T& v) {
+  return ZeroBits<T>::Get(&v) != 0;
+}
+
+/*! \brief Values per block of the dense-to-csr scans: one bit each in a mask. */
+constexpr int kBlock = 16;
+
+/*! \brief Whether any of p[0, kBlock) is not zero: an OR of their bits, with no branch. */
+template <typename T>
+inline bool AnyNonZero(const T* p) {
+  typename ZeroBits<T>::U any = 0;
+  for (int i = 0; i < kBlock; ++i) any |= ZeroBits<T>::Get(p + i);
+  return any != 0;
+}
+
+/*! \brief Bit i set for each p[i] of p[0, n) that is not zero (n <= 64). */
+template <typename T>
+inline uint64_t NonZeroMask(const T* p, int64_t n) {
+  uint64_t m = 0;
+  for (int64_t i = 0; i < n; ++i) m |= static_cast<uint64_t>(NonZero(p[i])) << i;
+  return m;
+}
+
+/*!
+ * \brief f(c, mask) for each block of row[0, cols) that holds a non-zero, in column order: the
+ *  block starts at column c and bit i of mask marks column c + i.
+ */
+template <typename T, typename F>
+inline void ForEachNonZeroBlock(const T* row, int64_t cols, F&& f) {
+  int64_t c = 0;
+  for (; c + kBlock <= cols; c += kBlock) {
+    if (AnyNonZero(row + c)) f(c, NonZeroMask(row + c, kBlock));
+  }
+  if (c < cols) {
+    uint64_t m = NonZeroMask(row + c, cols - c);
+    if (m != 0) f(c, m);
+  }
+}
+
+/*!
+ * \brief Asks Linux to back a large new output with transparent huge pages, as numpy does for
+ *  its arrays: the first write then maps and zeroes 2 MiB at a time instead of 4 KiB, and those
+ *  page faults are most of the cost of filling a fresh array of hundreds of MB. Only a hint:
+ *  nothing changes where huge pages are off or unsupported.
+ */
+void AdviseHugePages(void* p, int64_t nbytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr int64_t kMinBytes = int64_t{4} << 20;
+  constexpr uintptr_t kPage = 4096;
+  if (nbytes < kMinBytes) return;
+  uintptr_t b = (reinterpret_cast<uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
+  uintptr_t e = (reinterpret_cast<uintptr_t>(p) + static_cast<uintptr_t>(nbytes)) & ~(kPage - 1);
+  if (e > b) madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);  // a failure is harmless
+#else
+  (void)p;
+  (void)nbytes;
+#endif
+}
+
+/*!
+ * \brief A C-contiguous dense array of t's shape and dtype with every element zero, from
+ *  calloc. For a large array the C library maps fresh pages, which the kernel zeroes on first
+ *  touch, so nothing writes the zeros a second time and pages never written cost nothing (what
+ *  numpy.zeros does); a small one comes zeroed from the heap. Held as a DLPack tensor whose
+ *  deleter frees the block.
+ */
+NDArray ZeroedArray(const DLTensor& t, const char* fname) {
+  struct Holder {
+    DLManagedTensor managed{};
+    std::vector<int64_t> shape;
+    void* block = nullptr;
+    ~Holder() { std::free(block); }
+  };
+  int64_t nbytes = DataTypeBytes(t.dtype);
+  for (int32_t i = 0; i < t.ndim; ++i) {
+    MXFFI_CHECK(!__builtin_mul_overflow(nbytes, t.shape[i], &nbytes), ValueError)
+        << fname << ": the dense result needs more bytes than int64 holds";
+  }
+  auto h = std::make_unique<Holder>();
+  h->shape.assign(t.shape, t.shape + t.ndim);
+  h->block = std::calloc(static_cast<size_t>(nbytes) + kNDArrayAlignment, 1);
+  MXFFI_CHECK(h->block != nullptr, MemoryError)
+      << fname << ": cannot allocate " << nbytes << " bytes for the dense result";
+  uintptr_t data = (reinterpret_cast<uintptr_t>(h->block) + kNDArrayAlignment - 1) &
+                   ~static_cast<uintptr_t>(kNDArrayAlignment - 1);
+  AdviseHugePages(reinterpret_cast<void*>(data), nbytes);
+  h->managed.dl_tensor = DLTensor{
+      reinterpret_cast<void*>(data), t.device, t.ndim, t.dtype, h->shape.data(), nullptr, 0};
+  h->managed.manager_ctx = h.get();
+  h->managed.deleter = [](DLManagedTensor* self) {
+    delete static_cast<Holder*>(self->manager_ctx);
+  };
+  NDArray out = NDArray::FromDLPack(&h->managed);  // owns the holder from here on
+  h.release();
+  return out;
 }
 
 /*! \brief A C-contiguous dense array with src's elements (src itself when it already is). */
@@ -55,9 +180,9 @@ NDArray DenseToCSR(const NDArray& dense_in, DLDataType itype, const char* fname)
       std::vector<int64_t> counts(rows), offsets;
       ParallelFor(rows, cols, [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) {
-          const DType* row = src + r * cols;
           int64_t n = 0;
-          for (int64_t c = 0; c < cols; ++c) n += NonZero(row[c]);
+          ForEachNonZeroBlock(src + r * cols, cols,
+                              [&](int64_t, uint64_t m) { n += __builtin_popcountll(m); });
           counts[r] = n;
         }
       });
@@ -68,17 +193,20 @@ NDArray DenseToCSR(const NDArray& dense_in, DLDataType itype, const char* fname)
       DType* data = Ptr<DType>(out.sparse_data());
       IType* indices = Ptr<IType>(out.sparse_indices());
       IType* indptr = Ptr<IType>(out.sparse_indptr());
+      AdviseHugePages(data, nnz * static_cast<int64_t>(sizeof(DType)));
+      AdviseHugePages(indices, nnz * static_cast<int64_t>(sizeof(IType)));
       for (int64_t r = 0; r <= rows; ++r) indptr[r] = static_cast<IType>(offsets[r]);
       ParallelFor(rows, cols, [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) {
           const DType* row = src + r * cols;
           int64_t k = offsets[r];
-          for (int64_t c = 0; c < cols; ++c) {
-            if (NonZero(row[c])) {
-              data[k] = row[c];
-              indices[k++] = static_cast<IType>(c);
+          ForEachNonZeroBlock(row, cols, [&](int64_t c, uint64_t m) {
+            for (; m != 0; m &= m - 1) {
+              const int64_t j = c + __builtin_ctzll(m);
+              data[k] = row[j];
+              indices[k++] = static_cast<IType>(j);
             }
-          }
+          });
         }
       });
     });
@@ -124,7 +252,7 @@ NDArray DenseToRowSparse(const NDArray& dense_in, DLDataType itype, const char* 
 NDArray CSRToDense(const NDArray& csr, const char* fname) {
   const DLTensor& t = csr.tensor();
   const int64_t rows = t.shape[0], cols = t.shape[1];
-  NDArray out = NDArray::Empty(t.shape, 2, t.dtype, t.device);
+  NDArray out = ZeroedArray(t, fname);
   MXFFI_TYPE_SWITCH(t.dtype, fname, DType, {
     MXFFI_INDEX_SWITCH(csr.sparse_indices().tensor().dtype, fname, IType, {
       const DType* data = Ptr<DType>(csr.sparse_data());
@@ -132,7 +260,6 @@ NDArray CSRToDense(const NDArray& csr, const char* fname) {
       const IType* indptr = Ptr<IType>(csr.sparse_indptr());
       DType* dst = Ptr<DType>(out);
       ParallelFor(rows, cols, [&](int64_t b, int64_t e) {
-        std::memset(static_cast<void*>(dst + b * cols), 0, sizeof(DType) * (e - b) * cols);
         for (int64_t r = b; r < e; ++r) {
           for (IType j = indptr[r]; j < indptr[r + 1]; ++j) dst[r * cols + indices[j]] = data[j];
         }

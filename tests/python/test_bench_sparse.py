@@ -1,0 +1,65 @@
+"""benchmarks/bench_sparse.py runs end to end on tiny matrices and prints its table."""
+
+import os
+import re
+import subprocess
+import sys
+
+import mxffi.nd.sparse
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OPS = ["dense -> csr", "csr -> dense", "csr x dense", "csr.T x dense", "csr + csr", "csr * csr"]
+
+
+def _csr_result(op):
+    a = mxffi.nd.sparse.csr_matrix([[1.0, 0.0], [0.0, 2.0]])
+    return isinstance(a + a if op == "+" else a * a, mxffi.nd.sparse.CSRNDArray)
+
+
+def test_quick_run_prints_the_table(tmp_path):
+    out = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(ROOT, "benchmarks", "bench_sparse.py"),
+            "--quick",
+            "--check",
+            "--size=48",
+            "--densities=0.05,0.01",
+            "--rounds=2",
+            f"--out-dir={tmp_path}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode in (0, 1), out.stderr
+    rows = {}
+    for line in out.stdout.splitlines():
+        cols = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cols) == 8 and re.fullmatch(r"[0-9.]+", cols[1]):
+            rows[cols[0], float(cols[1])] = cols
+    ops = OPS + ["2x^2 + 3x"]
+    assert set(rows) == {(op, d) for op in ops for d in (0.05, 0.01)}, out.stdout
+    number = re.compile(r"[0-9][0-9,.]*")
+    exists = {
+        "dense -> csr": True,
+        "csr -> dense": True,
+        "csr x dense": hasattr(mxffi.nd.sparse, "dot"),
+        "csr.T x dense": hasattr(mxffi.nd.sparse, "dot"),
+        "csr + csr": _csr_result("+"),
+        "csr * csr": _csr_result("*"),
+        "2x^2 + 3x": hasattr(mxffi.nd.sparse, "quadratic"),
+    }
+    for (op, _), cols in rows.items():
+        mx, ref, ratio = cols[3], cols[4], cols[5]
+        assert number.fullmatch(ref), cols  # scipy is timed in every cell
+        if exists[op]:
+            assert number.fullmatch(mx) and re.fullmatch(r"[0-9.]+x", ratio), cols
+        else:
+            assert (mx, ratio) == ("missing", "–"), cols
+    gates = {k: v[7] for k, v in rows.items() if v[6] != "–"}
+    assert set(gates) == {("csr x dense", 0.01), ("dense -> csr", 0.01)}
+    for (op, d), verdict in gates.items():
+        assert verdict in (("PASS", "FAIL") if exists[op] else ("MISSING",)), (op, d, verdict)
+    assert out.returncode == (0 if all(g == "PASS" for g in gates.values()) else 1)
+    assert (tmp_path / "results.json").exists()
