@@ -100,6 +100,20 @@ def tour():
         except ValueError as e:
             print(f"ValueError: {e}")
 
+        _section("sparse arrays: csr and row_sparse kernels, a dense fallback that says so")
+        sparse = mxffi.nd.sparse
+        c = sparse.csr_matrix(np.array([[0.0, 2.0, 0.0], [0.0, 0.0, 0.0], [1.0, 0.0, 3.0]]))
+        print(">>> c = mxffi.nd.sparse.csr_matrix(numpy_matrix_with_3_nonzeros); c")
+        print(repr(c))
+        print(">>> mxffi.nd.sparse.dot(c, mxffi.np.ones((3, 2))).tolist()  # csr x dense kernel")
+        print(sparse.dot(c, mnp.ones((3, 2))).tolist())
+        print(">>> (c * 2.0).stype, mxffi.ops.dispatch('quadratic', c, a=1.0, c=1.0)")
+        print((c * 2.0).stype, mxffi.ops.dispatch("quadratic", c, a=1.0, c=1.0))
+        try:
+            sparse.csr_matrix(([1.0], [5], [0, 1, 1, 1]), shape=(3, 3))
+        except ValueError as e:
+            print(f"bad parts: ValueError: {e}")
+
 
 def _time_per_call(fn, args, loops):
     perf = time.perf_counter_ns

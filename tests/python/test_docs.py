@@ -115,3 +115,14 @@ def test_np_tour_example_runs():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "np_tour: ok"
+
+
+def test_sparse_tour_example_runs():
+    out = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "docs", "examples", "sparse_tour.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("sparse_tour: ok")

@@ -18,6 +18,7 @@ namespace mxffi {
 namespace op {
 namespace {
 
+// [stype.begin]
 DispatchMode QuadraticStorageType(const OpAttrs& attrs, DLDevice device, Span<const StorageType> in,
                                   Span<StorageType> out) {
   if (in[0] == StorageType::kDefault) {
@@ -32,7 +33,9 @@ DispatchMode QuadraticStorageType(const OpAttrs& attrs, DLDevice device, Span<co
   out[0] = StorageType::kDefault;  // c != 0 fills every element: the result is dense
   return DispatchMode::kFComputeFallback;
 }
+// [stype.end]
 
+// [kernel.begin]
 void QuadraticCSRCompute(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
                          Span<const OpReqType> req, Span<const NDArray> out) {
   if (req[0] == OpReqType::kNullOp) return;
@@ -46,12 +49,15 @@ void QuadraticCSRCompute(const OpAttrs& attrs, const OpContext& ctx, Span<const 
   // The structure: x's indices and indptr, shared (index parts are never written once set).
   out[0].SetSparseStorage(data, x.sparse_indices(), x.sparse_indptr());
 }
+// [kernel.end]
 
 }  // namespace
 
+// [register.begin]
 MXFFI_EXTEND_OP(quadratic)
     .set_attr<FInferStorageType>("FInferStorageType", QuadraticStorageType)
     .set_attr<FComputeEx>("FComputeEx<cpu>", QuadraticCSRCompute);
+// [register.end]
 
 }  // namespace op
 }  // namespace mxffi
