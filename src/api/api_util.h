@@ -115,6 +115,13 @@ inline NDArray InvokeOp(const Op* op, const P& param, std::initializer_list<NDAr
   return Invoke(attrs, Span<const NDArray>(inputs.begin(), inputs.size()));
 }
 
+/*!
+ * \brief a*x**2 + b*x + c through the quadratic op, errors naming fname (np.quadratic and
+ *  sparse.quadratic; defined in np_elemwise.cc).
+ */
+NDArray Quadratic(const char* fname, const AnyView& x, const AnyView& a, const AnyView& b,
+                  const AnyView& c);
+
 }  // namespace api
 }  // namespace mxffi
 

@@ -308,6 +308,16 @@ MXFFI_NP_UNARY("exp", UnaryKind::kExp, "_npi_exp", "e ** x, elementwise.");
 MXFFI_NP_UNARY("log", UnaryKind::kLog, "_npi_log", "The natural logarithm, elementwise.");
 MXFFI_NP_UNARY("sign", UnaryKind::kSign, "_npi_sign", "-1, 0 or 1 by the sign of x, elementwise.");
 
+NDArray Quadratic(const char* fname, const AnyView& x, const AnyView& a, const AnyView& b,
+                  const AnyView& c) {
+  static const Op* op = Op::Get("quadratic");
+  op::QuadraticParam p;
+  p.a = NumberArg(a, fname, "a");
+  p.b = NumberArg(b, fname, "b");
+  p.c = NumberArg(c, fname, "c");
+  return InvokeOp(op, p, {ArrayArg(x, fname, "x")});
+}
+
 MXFFI_REGISTER_API("np.quadratic")
     .describe(
         "a*x**2 + b*x + c, elementwise (the `quadratic` op). A float x keeps its dtype; an "
@@ -317,12 +327,7 @@ MXFFI_REGISTER_API("np.quadratic")
     .arg("b", 0.0)
     .arg("c", 0.0)
     .set_body_typed([](AnyView x, AnyView a, AnyView b, AnyView c) {
-      static const Op* op = Op::Get("quadratic");
-      op::QuadraticParam p;
-      p.a = NumberArg(a, "np.quadratic", "a");
-      p.b = NumberArg(b, "np.quadratic", "b");
-      p.c = NumberArg(c, "np.quadratic", "c");
-      return InvokeOp(op, p, {ArrayArg(x, "np.quadratic", "x")});
+      return Quadratic("np.quadratic", x, a, b, c);
     });
 
 }  // namespace api

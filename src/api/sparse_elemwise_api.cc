@@ -6,7 +6,6 @@
  */
 #include <mxffi/registry.h>
 
-#include "../op/elemwise/quadratic_op.h"
 #include "api_util.h"
 
 namespace mxffi {
@@ -32,12 +31,7 @@ MXFFI_REGISTER_API("sparse.quadratic")
     .arg("b", 0.0)
     .arg("c", 0.0)
     .set_body_typed([](AnyView x, AnyView a, AnyView b, AnyView c) {
-      static const Op* op = Op::Get("quadratic");
-      op::QuadraticParam p;
-      p.a = NumberArg(a, "sparse.quadratic", "a");
-      p.b = NumberArg(b, "sparse.quadratic", "b");
-      p.c = NumberArg(c, "sparse.quadratic", "c");
-      return InvokeOp(op, p, {ArrayArg(x, "sparse.quadratic", "x")});
+      return Quadratic("sparse.quadratic", x, a, b, c);
     });
 
 }  // namespace api
