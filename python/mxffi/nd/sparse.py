@@ -349,6 +349,23 @@ def cast_storage(data, stype, idx_dtype=None):
     return _cast(data, stype, idx_dtype)
 
 
+def sgd_update(weight, grad, *args, **kwargs):
+    """One SGD step in place on weight, which is returned (the same object); see
+    ``help(mxffi.get_global_func("sparse.sgd_update"))`` for the parameters."""
+    get_global_func("sparse.sgd_update")(weight, grad, *args, **kwargs)
+    return weight
+
+
+def adam_update(weight, grad, mean, var, *args, **kwargs):
+    """One Adam step in place on weight (returned, the same object), mean and var; see
+    ``help(mxffi.get_global_func("sparse.adam_update"))`` for the parameters."""
+    get_global_func("sparse.adam_update")(weight, grad, mean, var, *args, **kwargs)
+    return weight
+
+
+__all__ += ["adam_update", "sgd_update"]
+
+
 def _expose_ops():
     """Every public "sparse.<name>" global (dot, sparse_retain, ...) as a function here; the
     "sparse._<name>" ones are the parts the Python functions above are built on."""
