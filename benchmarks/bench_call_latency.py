@@ -57,10 +57,10 @@ Usage:
 
 It configures and builds benchmarks/latency into build-bench/latency (CMake + Ninja) when
 needed, prints the tables, writes build-bench/latency/call_latency.png and results.json (the
-figures with and without the loop), and with --write-docs
-rewrites docs/benchmarks.md and docs/benchmarks/call_latency.png. --check exits 1 when a gate
-fails. --annotate prints, from callgrind_annotate, the inclusive instructions per call of the
-functions under mxffi's nop, add_int and keyword add_int calls.
+figures with and without the loop), and with --write-docs rewrites its section of
+docs/benchmarks.md (the other scripts' sections stay) and docs/benchmarks/call_latency.png.
+--check exits 1 when a gate fails. --annotate prints, from callgrind_annotate, the inclusive
+instructions per call of the functions under mxffi's nop, add_int and keyword add_int calls.
 scripts/bench.sh installs what this needs and runs it.
 """
 
@@ -512,24 +512,50 @@ def plot(times, instr, names, path):
     return True
 
 
-def _version(dist):
+def package_versions(dists):
+    """ "name version, ..." for the distributions named ("not installed" for an absent one)."""
     from importlib.metadata import PackageNotFoundError, version
 
-    try:
-        return version(dist)
-    except PackageNotFoundError:
-        return "not installed"
+    def one(dist):
+        try:
+            return version(dist)
+        except PackageNotFoundError:
+            return "not installed"
+
+    return ", ".join(f"{d} {one(d)}" for d in dists)
 
 
-def machine():
-    cpu = platform.processor() or "unknown CPU"
+def cpu_name():
+    """The CPU's model name from /proc/cpuinfo (platform.processor() where there is none)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+                return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    return platform.processor() or "unknown CPU"
+
+
+def write_section(script, lines):
+    """Replace the section of docs/benchmarks.md that script writes (between its begin and end
+    markers) with lines, appending it when the page has no such section; other sections stay."""
+    begin = f"<!-- begin: {script} --write-docs; do not edit by hand -->"
+    end = f"<!-- end: {script} -->"
+    lines = list(lines)
+    while lines and lines[-1] == "":
+        lines.pop()
+    new = "\n".join([begin, "", *lines, "", end])
+    text = DOCS_MD.read_text() if DOCS_MD.exists() else "# Benchmarks\n"
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        text = head + new + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + new + "\n"
+    DOCS_MD.write_text(text)
+
+
+def machine():
+    cpu = cpu_name()
     try:
         cc = subprocess.run(["cc", "--version"], capture_output=True, text=True).stdout
         cc = cc.splitlines()[0]
@@ -539,9 +565,8 @@ def machine():
         vg = subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout
     except OSError:
         vg = "no valgrind"
-    pkgs = ", ".join(
-        f"{d} {_version(d)}"
-        for d in ("mxffi", "numpy", "Cython", "pybind11", "nanobind", "cffi", "apache-tvm-ffi")
+    pkgs = package_versions(
+        ("mxffi", "numpy", "Cython", "pybind11", "nanobind", "cffi", "apache-tvm-ffi")
     )
     try:
         distro = platform.freedesktop_os_release().get("PRETTY_NAME", "")
@@ -663,17 +688,13 @@ def main(argv=None):
 
 
 def write_docs(run, png):
-    """Rewrite docs/benchmarks.md (and its plot) from this run."""
+    """Rewrite this script's section of docs/benchmarks.md (and its plot) from this run."""
     DOCS_PNG.parent.mkdir(parents=True, exist_ok=True)
     if png is not None:
         shutil.copyfile(png, DOCS_PNG)
     times, instr, gates, names = run["times"], run["instr"], run["gates"], run["names"]
     command = " ".join(["python benchmarks/bench_call_latency.py", *run["argv"]])
     doc = [
-        "# Benchmarks",
-        "",
-        "<!-- Written by benchmarks/bench_call_latency.py --write-docs; do not edit by hand. -->",
-        "",
         "## Call latency from Python",
         "",
         "The same C functions (`benchmarks/latency/kernels.c`) called from Python through every",
@@ -687,8 +708,8 @@ def write_docs(run, png):
         "| --- | --- |",
         *[f"| {label} | {HOW_WRITTEN[key]} |" for key, label in BINDINGS],
         "",
-        "This page was written by the run below; `scripts/bench.sh --write-docs` installs what",
-        "it needs first and does the same.",
+        "This section was written by the run below; `scripts/bench.sh --write-docs` installs",
+        "what it needs first and does the same.",
         "",
         "```",
         command,
@@ -733,8 +754,8 @@ def write_docs(run, png):
             gate_table(gates),
             "",
         ]
-    DOCS_MD.write_text("\n".join(doc))
-    log(f"wrote {DOCS_MD.relative_to(ROOT)} and {DOCS_PNG.relative_to(ROOT)}")
+    write_section("benchmarks/bench_call_latency.py", doc)
+    log(f"wrote the call latency section of {DOCS_MD.relative_to(ROOT)} and {DOCS_PNG.name}")
 
 
 if __name__ == "__main__":

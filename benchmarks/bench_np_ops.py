@@ -91,22 +91,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_call_latency import (  # noqa: E402 - benchmarks/ is not a package
     BUILD_DIR,
     DASH,
+    DOCS_MD,
     LOOP,
     ROOT,
     build,
+    cpu_name,
     log,
     make_empty_loop,
     make_loop,
     net,
+    package_versions,
     parse_dump,
     time_loop,
+    write_section,
 )
 
-DOCS_MD = ROOT / "docs" / "benchmarks.md"
 CG_DIR = BUILD_DIR / "np_ops_callgrind"
 RESULTS = BUILD_DIR / "np_ops_results.json"
-BEGIN = "<!-- begin: benchmarks/bench_np_ops.py --write-docs; do not edit by hand -->"
-END = "<!-- end: benchmarks/bench_np_ops.py -->"
+SCRIPT = "benchmarks/bench_np_ops.py"  # names this script's section of docs/benchmarks.md
 MISSING = "missing"
 
 FRAMEWORKS = [("mxffi", "mxffi.np"), ("numpy", "numpy"), ("tvm_ffi", "apache-tvm-ffi")]
@@ -482,34 +484,17 @@ def what_table():
     return "\n".join(rows)
 
 
-def _version(dist):
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(dist)
-    except PackageNotFoundError:
-        return "not installed"
-
-
 def machine():
     import numpy as np
 
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     try:
         blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
         blas = f"{blas.get('name')} {blas.get('version')}"
     except Exception:  # numpy's config layout is not an API
         blas = "unknown BLAS"
-    pkgs = ", ".join(f"{d} {_version(d)}" for d in ("mxffi", "numpy", "apache-tvm-ffi", "torch"))
+    pkgs = package_versions(("mxffi", "numpy", "apache-tvm-ffi", "torch"))
     return (
-        f"{cpu}, {os.cpu_count()} logical CPUs; CPython {platform.python_version()} "
+        f"{cpu_name()}, {os.cpu_count()} logical CPUs; CPython {platform.python_version()} "
         f"({interpreter()}); {pkgs}; numpy's BLAS: {blas}"
     )
 
@@ -529,11 +514,9 @@ def report(run):
 
 
 def write_docs(run):
-    """Replace (or append) the marked section of docs/benchmarks.md."""
+    """Replace (or append) this script's section of docs/benchmarks.md."""
     command = " ".join(["python benchmarks/bench_np_ops.py", *run["argv"]])
     section = [
-        BEGIN,
-        "",
         "## mxffi.np ops",
         "",
         "Small `mxffi.np` calls next to numpy and apache-tvm-ffi, in one process; the docstring",
@@ -560,17 +543,8 @@ def write_docs(run):
         "Gates: on the instruction counts of the same run (`--check` exits 1 on a failure).",
         "Wall-clock times on a shared machine are noisy; the instruction counts are not.",
         "",
-        END,
     ]
-    text = DOCS_MD.read_text() if DOCS_MD.exists() else "# Benchmarks\n"
-    new = "\n".join(section)
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
-        text = head + new + tail
-    else:
-        text = text.rstrip("\n") + "\n\n" + new + "\n"
-    DOCS_MD.write_text(text)
+    write_section(SCRIPT, section)
     log(f"wrote the mxffi.np ops section of {DOCS_MD.relative_to(ROOT)}")
 
 

@@ -79,12 +79,18 @@ import scipy.sparse as sp  # noqa: E402
 import mxffi  # noqa: E402
 import mxffi.nd.sparse as mxsp  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_call_latency import (  # noqa: E402 - benchmarks/ is not a package
+    DOCS_MD,
+    cpu_name,
+    package_versions,
+    write_section,
+)
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT_DIR = ROOT / "build-bench" / "sparse"
-DOCS_MD = ROOT / "docs" / "benchmarks.md"
 DOCS_PNG = ROOT / "docs" / "benchmarks" / "sparse.png"
-BEGIN = "<!-- begin: benchmarks/bench_sparse.py --write-docs; do not edit by hand -->"
-END = "<!-- end: benchmarks/bench_sparse.py -->"
+SCRIPT = "benchmarks/bench_sparse.py"  # names this script's section of docs/benchmarks.md
 MISSING = "missing"
 DASH = "–"
 WIDTH = 64  # columns of the dense operand of dot
@@ -369,28 +375,11 @@ def what_table():
     return "\n".join(rows)
 
 
-def _version(dist):
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(dist)
-    except PackageNotFoundError:
-        return "not installed"
-
-
 def machine():
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    pkgs = ", ".join(f"{d} {_version(d)}" for d in ("mxffi", "numpy", "scipy"))
+    pkgs = package_versions(("mxffi", "numpy", "scipy"))
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     return (
-        f"{cpu}, {os.cpu_count()} logical CPUs (load average {load} at the start); "
+        f"{cpu_name()}, {os.cpu_count()} logical CPUs (load average {load} at the start); "
         f"CPython {platform.python_version()}; {pkgs}"
     )
 
@@ -454,14 +443,12 @@ def plot(res, path):
 
 
 def write_docs(run, table_md, png):
-    """Replace (or append) the marked section of docs/benchmarks.md."""
+    """Replace (or append) this script's section of docs/benchmarks.md."""
     if png is not None:
         DOCS_PNG.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(png, DOCS_PNG)
     command = " ".join(["python benchmarks/bench_sparse.py", *run["argv"]])
     section = [
-        BEGIN,
-        "",
         "## mxffi.nd.sparse next to scipy.sparse",
         "",
         "Sparse conversions, csr x dense and elementwise csr ops on large random matrices; the",
@@ -498,16 +485,8 @@ def write_docs(run, table_md, png):
         "find them, a call takes up to ten times as long on either side, so those medians can",
         "swing between runs (results.json keeps every sample).",
         "",
-        END,
     ]
-    text = DOCS_MD.read_text() if DOCS_MD.exists() else "# Benchmarks\n"
-    new = "\n".join(section)
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + new + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + new + "\n"
-    DOCS_MD.write_text(text)
+    write_section(SCRIPT, section)
     log(f"wrote the sparse section of {DOCS_MD.relative_to(ROOT)}")
 
 
