@@ -5,7 +5,7 @@
 # usage: scripts/bench.sh [--no-install] [bench_call_latency.py options...]
 #   scripts/bench.sh                     full run: tables, plot, callgrind gates
 #   scripts/bench.sh --quick             smoke run (about a minute once built)
-#   scripts/bench.sh --write-docs --check   rewrite docs/benchmarks.md; exit 1 on a failed gate
+#   scripts/bench.sh --write-docs --check   rewrite its section of docs/benchmarks.md; exit 1 on a failed gate
 #   --no-install   skip the system and pip installs; run with python3 as it is
 #
 # Everything Python goes into a virtual environment of its own, build-bench/venv: nothing is
