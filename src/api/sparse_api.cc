@@ -22,10 +22,7 @@ NDArray PartArg(const AnyView& v, const char* fname, const char* part) {
   MXFFI_CHECK(!a.is_sparse(), TypeError)
       << fname << ": " << part << " must be a dense array, got a " << StorageTypeName(a.stype())
       << " one";
-  const DLTensor& t = a.tensor();
-  NDArray out = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
-  NDArray::CopyFromTo(t, out.tensor());
-  return out;
+  return NDArray::Copy(a.tensor());
 }
 
 /*! \return the storage type named by text. */
@@ -128,12 +125,7 @@ MXFFI_REGISTER_API("sparse._cast_storage")
       StorageType st = StypeArg(stype, fname);
       DLDataType itype = IndexDTypeArg(idx_dtype, fname);
       // A borrowed input (a numpy array) must not be returned as it is: copy it.
-      if (st == StorageType::kDefault && !x.is_sparse()) {
-        const DLTensor& t = x.tensor();
-        NDArray out = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
-        NDArray::CopyFromTo(t, out.tensor());
-        return out;
-      }
+      if (st == StorageType::kDefault && !x.is_sparse()) return NDArray::Copy(x.tensor());
       return op::CastStorage(x, st, fname, itype);
     });
 

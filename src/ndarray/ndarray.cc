@@ -343,6 +343,12 @@ void NDArray::CopyFromTo(const DLTensor& src, const DLTensor& dst) {
   StridedCopy(s, strides.data(), d, strides.data() + src.ndim, src.shape, src.ndim, elem);
 }
 
+NDArray NDArray::Copy(const DLTensor& src) {
+  NDArray out = Empty(src.shape, src.ndim, src.dtype, src.device);
+  CopyFromTo(src, out.tensor());
+  return out;
+}
+
 NDArray NDArray::FromDLPack(DLManagedTensor* managed) {
   MXFFI_CHECK(managed != nullptr, ValueError) << "ndarray.from_dlpack: the tensor is NULL";
   CheckImported(managed->dl_tensor, "ndarray.from_dlpack");

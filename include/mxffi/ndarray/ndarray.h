@@ -99,6 +99,10 @@ class NDArray : public ObjectRef {
    * \throws ValueError when shapes or dtypes differ.
    */
   MXFFI_DLL static void CopyFromTo(const DLTensor& src, const DLTensor& dst);
+  /*! \brief A new C-contiguous array with src's shape, dtype and elements (CPU). */
+  MXFFI_DLL static NDArray Copy(const DLTensor& src);
+  /*! \return this array when it is C-contiguous, else a C-contiguous copy of it (dense only). */
+  NDArray Contiguous() const { return IsContiguous() ? *this : Copy(tensor()); }
   /*!
    * \brief Take a legacy DLPack tensor; its deleter runs when the array is freed.
    * \note On an exception the caller still owns managed (nothing was taken).

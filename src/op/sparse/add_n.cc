@@ -311,14 +311,7 @@ void AddNToDense(Span<const NDArray> in, const NDArray& out_in) {
     std::vector<NDArray> dense;
     for (const NDArray& a : in) {
       if (a.is_sparse()) continue;
-      if (a.IsContiguous()) {
-        dense.push_back(a);
-      } else {
-        NDArray c =
-            NDArray::Empty(a.tensor().shape, a.tensor().ndim, a.tensor().dtype, a.tensor().device);
-        NDArray::CopyFromTo(a.tensor(), c.tensor());
-        dense.push_back(c);
-      }
+      dense.push_back(a.Contiguous());
     }
     DType* dst = Ptr<DType>(out);
     std::vector<const DType*> src;

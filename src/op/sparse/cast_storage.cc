@@ -151,15 +151,6 @@ NDArray ZeroedArray(const DLTensor& t, const char* fname) {
   return out;
 }
 
-/*! \brief A C-contiguous dense array with src's elements (src itself when it already is). */
-NDArray Contiguous(const NDArray& src) {
-  if (src.IsContiguous()) return src;
-  const DLTensor& t = src.tensor();
-  NDArray out = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
-  NDArray::CopyFromTo(t, out.tensor());
-  return out;
-}
-
 /*! \brief Prefix sums of counts[0, n) into offsets[0, n]; the total. */
 int64_t PrefixSum(const std::vector<int64_t>& counts, std::vector<int64_t>* offsets) {
   offsets->assign(counts.size() + 1, 0);
@@ -171,7 +162,7 @@ NDArray DenseToCSR(const NDArray& dense_in, DLDataType itype, const char* fname)
   const DLTensor& t = dense_in.tensor();
   MXFFI_CHECK(t.ndim == 2, ValueError)
       << fname << ": a csr array is 2-D; the input has " << t.ndim << " dimensions";
-  NDArray dense = Contiguous(dense_in);
+  NDArray dense = dense_in.Contiguous();
   const int64_t rows = t.shape[0], cols = t.shape[1];
   NDArray out = NDArray::EmptySparse(StorageType::kCSR, t.shape, 2, t.dtype, t.device);
   MXFFI_TYPE_SWITCH(t.dtype, fname, DType, {
@@ -218,7 +209,7 @@ NDArray DenseToRowSparse(const NDArray& dense_in, DLDataType itype, const char* 
   const DLTensor& t = dense_in.tensor();
   MXFFI_CHECK(t.ndim >= 1, ValueError) << fname << ": a row_sparse array has at least one "
                                        << "dimension; the input is 0-d";
-  NDArray dense = Contiguous(dense_in);
+  NDArray dense = dense_in.Contiguous();
   const int64_t rows = t.shape[0], width = RowWidth(t);
   NDArray out = NDArray::EmptySparse(StorageType::kRowSparse, t.shape, t.ndim, t.dtype, t.device);
   MXFFI_TYPE_SWITCH(t.dtype, fname, DType, {
@@ -357,13 +348,7 @@ NDArray RowSparseToCSR(const NDArray& rsp, const char* fname) {
 
 /*! \brief A copy of a sparse array: new parts with the same contents. */
 NDArray CopySparse(const NDArray& src) {
-  auto copy = [](const NDArray& part) {
-    if (!part.defined()) return NDArray();
-    const DLTensor& t = part.tensor();
-    NDArray out = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
-    NDArray::CopyFromTo(t, out.tensor());
-    return out;
-  };
+  auto copy = [](const NDArray& part) { return NDArray::Copy(part.tensor()); };
   const DLTensor& t = src.tensor();
   NDArray out = NDArray::EmptySparse(src.stype(), t.shape, t.ndim, t.dtype, t.device);
   out.SetSparseStorage(copy(src.sparse_data()), copy(src.sparse_indices()),
@@ -382,7 +367,7 @@ NDArray CastStorage(const NDArray& src, StorageType stype, const char* fname,
   MXFFI_CHECK(src.storage_initialized(), ValueError)
       << fname << ": the sparse array's storage is not initialised";
   const StorageType from = src.stype();
-  if (from == stype) return stype == StorageType::kDefault ? Contiguous(src) : CopySparse(src);
+  if (from == stype) return stype == StorageType::kDefault ? src.Contiguous() : CopySparse(src);
   switch (stype) {
     case StorageType::kDefault:
       return from == StorageType::kCSR ? CSRToDense(src, fname) : RowSparseToDense(src, fname);

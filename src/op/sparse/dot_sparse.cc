@@ -111,15 +111,6 @@ DispatchMode DotStorageType(const OpAttrs& attrs, DLDevice, Span<const StorageTy
   return DispatchMode::kFComputeFallback;
 }
 
-/*! \brief A C-contiguous dense array with a's elements (a itself when it already is). */
-NDArray Contiguous(const NDArray& a) {
-  if (a.IsContiguous()) return a;
-  const DLTensor& t = a.tensor();
-  NDArray out = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
-  NDArray::CopyFromTo(t, out.tensor());
-  return out;
-}
-
 /*! \brief A 2-D tensor as a GEMM operand, transposed when trans (any strides). */
 GemmOperand Operand(const DLTensor& t, bool trans) {
   int64_t strides[2];
@@ -185,13 +176,13 @@ void DotComputeEx(const OpAttrs& attrs, const OpContext&, Span<const NDArray> in
   }
   if (lhs == StorageType::kCSR && rhs == StorageType::kDefault && !p.transpose_b) {
     if (p.transpose_a) {
-      DotCsrTDense(in[0], Contiguous(in[1]), target);
+      DotCsrTDense(in[0], in[1].Contiguous(), target);
     } else {
-      DotCsrDense(in[0], Contiguous(in[1]), target);
+      DotCsrDense(in[0], in[1].Contiguous(), target);
     }
   } else if (lhs == StorageType::kDefault && rhs == StorageType::kCSR && !p.transpose_a &&
              !p.transpose_b) {
-    DotDenseCsr(Contiguous(in[0]), in[1], target);
+    DotDenseCsr(in[0].Contiguous(), in[1], target);
   } else {
     MXFFI_THROW(ValueError) << name << ": no kernel for storage types (" << StorageTypeName(lhs)
                             << ", " << StorageTypeName(rhs) << ")";

@@ -37,12 +37,7 @@ DispatchMode SameStorageType(const OpAttrs&, DLDevice device, Span<const Storage
 
 NDArray ContiguousAs(const NDArray& a, DLDataType dtype) {
   const DLTensor& t = a.tensor();
-  if (SameDType(t.dtype, dtype)) {
-    if (a.IsContiguous()) return a;
-    NDArray out = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
-    NDArray::CopyFromTo(t, out.tensor());
-    return out;
-  }
+  if (SameDType(t.dtype, dtype)) return a.Contiguous();
   static const Op* cast = Op::Get("_cast");
   CastParam p;
   p.dtype = dtype;

@@ -173,10 +173,7 @@ NDArray Work(const NDArray& in, const NDArray& out) {
     if (!out.same_as(in)) NDArray::CopyFromTo(in.tensor(), out.tensor());
     return out;
   }
-  const DLTensor& t = in.tensor();
-  NDArray tmp = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
-  NDArray::CopyFromTo(t, tmp.tensor());
-  return tmp;
+  return NDArray::Copy(in.tensor());
 }
 
 void Finish(const NDArray& work, const NDArray& out) {

@@ -24,15 +24,6 @@ DMLC_REGISTER_PARAMETER(SliceRowsParam);
 
 namespace {
 
-/*! \brief A C-contiguous array with src's elements (src itself when it already is). */
-NDArray ContiguousCopy(const NDArray& src) {
-  if (src.IsContiguous()) return src;
-  const DLTensor& t = src.tensor();
-  NDArray out = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
-  NDArray::CopyFromTo(t, out.tensor());
-  return out;
-}
-
 // ---- sparse_retain ---------------------------------------------------------------------------
 
 DispatchMode RetainStype(const OpAttrs&, DLDevice, Span<const StorageType> in,
@@ -46,7 +37,7 @@ DispatchMode RetainStype(const OpAttrs&, DLDevice, Span<const StorageType> in,
 
 /*! \brief The requested row ids, checked against rows, sorted and without duplicates. */
 std::vector<int64_t> RequestedRows(const NDArray& indices_in, int64_t rows) {
-  NDArray indices = ContiguousCopy(indices_in);
+  NDArray indices = indices_in.Contiguous();
   const int64_t n = indices.numel();
   std::vector<int64_t> ids(n);
   MXFFI_INDEX_SWITCH(indices.tensor().dtype, "sparse_retain", IType, {
