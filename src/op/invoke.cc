@@ -35,20 +35,23 @@ DispatchMode DefaultDispatch(const Op::CallAttrs& call, bool gpu, Span<const Sto
 }
 
 /*!
- * \brief The fallback, with dense outputs, for a kFComputeEx choice on inputs of different
- *  shapes when the op's storage-aware kernel takes one shape only (the bool attribute
- *  "TSparseSameShape": elementwise ops, which broadcast only in their dense kernels). Storage
- *  inference sees storage types, not shapes, so this rule is applied here.
+ * \brief The dispatch mode and output storage types for inputs of these storage types and
+ *  shapes: the op's FInferStorageType, or DefaultDispatch without one. A kFComputeEx choice
+ *  becomes the fallback, with dense outputs, for inputs of different shapes when the op's
+ *  storage-aware kernel takes one shape only ("TSparseSameShape": elementwise ops, which
+ *  broadcast only in their dense kernels); storage inference sees storage types, not shapes.
  */
-DispatchMode SameShapeOrFallback(const Op* op, DispatchMode mode, const TShape* shapes, size_t n,
-                                 Span<StorageType> out_stype) {
-  if (mode != DispatchMode::kFComputeEx || n < 2) return mode;
-  static const OpMap<bool> same_shape = Op::GetAttr<bool>("TSparseSameShape");
-  const bool* want = same_shape.get(op);
-  if (want == nullptr || !*want) return mode;
-  for (size_t i = 1; i < n; ++i) {
+DispatchMode ChooseDispatch(const OpAttrs& attrs, DLDevice device, Span<const StorageType> in,
+                            const TShape* shapes, Span<StorageType> out) {
+  const Op::CallAttrs& call = attrs.op->call_attrs();
+  if (call.infer_storage_type == nullptr) {
+    return DefaultDispatch(call, device.device_type != kDLCPU, in, out);
+  }
+  DispatchMode mode = (*call.infer_storage_type)(attrs, device, in, out);
+  if (mode != DispatchMode::kFComputeEx || !call.sparse_same_shape) return mode;
+  for (size_t i = 1; i < in.size(); ++i) {
     if (shapes[i] != shapes[0]) {
-      for (StorageType& s : out_stype) s = StorageType::kDefault;
+      for (StorageType& s : out) s = StorageType::kDefault;
       return DispatchMode::kFComputeFallback;
     }
   }
@@ -136,23 +139,20 @@ DispatchMode InferDispatch(const OpAttrs& attrs, Span<const NDArray> inputs,
   MXFFI_CHECK(inputs.size() == op->num_inputs && out_stype.size() == op->num_outputs, TypeError)
       << op->name << ": expected " << op->num_inputs << " input(s) and " << op->num_outputs
       << " output(s), got " << inputs.size() << " and " << out_stype.size();
+  MXFFI_CHECK(inputs.size() <= kMaxOpArgs, ValueError)
+      << op->name << ": at most " << kMaxOpArgs << " inputs";
   StorageType in_stype[kMaxOpArgs];
-  DLDevice device = attrs.device;
-  for (size_t i = 0; i < inputs.size() && i < static_cast<size_t>(kMaxOpArgs); ++i) {
-    MXFFI_CHECK(inputs[i].defined(), TypeError) << op->name << ": input #" << i << " is None";
-    in_stype[i] = inputs[i].stype();
-    if (i == 0) device = inputs[i].tensor().device;
-  }
-  const Op::CallAttrs& call = op->call_attrs();
-  Span<const StorageType> in(in_stype, inputs.size());
-  if (call.infer_storage_type == nullptr) {
-    return DefaultDispatch(call, device.device_type != kDLCPU, in, out_stype);
-  }
-  DispatchMode mode = (*call.infer_storage_type)(attrs, device, in, out_stype);
-  if (mode != DispatchMode::kFComputeEx) return mode;
   std::vector<TShape> shapes;
-  for (const NDArray& x : inputs) shapes.emplace_back(x.tensor().shape, x.tensor().ndim);
-  return SameShapeOrFallback(op, mode, shapes.data(), shapes.size(), out_stype);
+  DLDevice device = attrs.device;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    MXFFI_CHECK(inputs[i].defined(), TypeError) << op->name << ": input #" << i << " is None";
+    const DLTensor& t = inputs[i].tensor();
+    in_stype[i] = inputs[i].stype();
+    shapes.emplace_back(t.shape, t.ndim);
+    if (i == 0) device = t.device;
+  }
+  return ChooseDispatch(attrs, device, Span<const StorageType>(in_stype, inputs.size()),
+                        shapes.data(), out_stype);
 }
 
 void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outputs) {
@@ -205,15 +205,8 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   bool gpu = device.device_type != kDLCPU;
   const FCompute* compute = call.compute[gpu];
   const FComputeEx* compute_ex = call.compute_ex[gpu];
-  DispatchMode mode;
-  if (const FInferStorageType* infer_stype = call.infer_storage_type) {
-    mode = (*infer_stype)(attrs, device, Span<const StorageType>(in_stype, nin),
-                          Span<StorageType>(out_stype, nout));
-    mode = SameShapeOrFallback(op, mode, in_shape, nin, Span<StorageType>(out_stype, nout));
-  } else {
-    mode = DefaultDispatch(call, gpu, Span<const StorageType>(in_stype, nin),
-                           Span<StorageType>(out_stype, nout));
-  }
+  const DispatchMode mode = ChooseDispatch(attrs, device, Span<const StorageType>(in_stype, nin),
+                                           in_shape, Span<StorageType>(out_stype, nout));
   if (mode == DispatchMode::kFComputeFallback) {
     InvokeFallback(attrs, inputs, outputs, Span<const StorageType>(in_stype, nin),
                    Span<const StorageType>(out_stype, nout));
@@ -287,8 +280,7 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   std::vector<NDArray> in_temps(nin), out_temps(nout);
   for (size_t i = 0; i < nin; ++i) {
     if (!strided_ok && !NDArray::IsContiguous(in_blob[i])) {
-      in_temps[i] = NDArray::Empty(in_blob[i].shape, in_blob[i].ndim, in_blob[i].dtype, device);
-      NDArray::CopyFromTo(in_blob[i], in_temps[i].tensor());
+      in_temps[i] = NDArray::Copy(in_blob[i]);
       in_blob[i] = in_temps[i].tensor();
     }
   }

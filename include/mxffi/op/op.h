@@ -270,6 +270,8 @@ class Op {
     const FComputeEx* compute_ex[2] = {nullptr, nullptr};
     /*! \brief TStridedInputs. */
     bool strided_inputs = false;
+    /*! \brief TSparseSameShape. */
+    bool sparse_same_shape = false;
   };
   const CallAttrs& call_attrs() const { return call_attrs_; }
 
