@@ -169,6 +169,20 @@ Op& Op::Register(const char* name) {
   return *op;
 }
 
+Op& Op::Replace(const char* name) {
+  OpRegistryState& st = State();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  auto it = st.by_name.find(name);
+  if (it != st.by_name.end()) {
+    st.pending.erase(it->second);
+    st.by_name.erase(it);
+  }
+  Op* op = NewOp(st, name);
+  if (op == nullptr) return OverflowOp();
+  details::CountRegistration();
+  return *op;
+}
+
 void Op::SetAttr(const std::string& attr_name, const std::type_info& type, std::any value) {
   if (index < 0) return;  // a refused registration
   details::OpAttrTable* table = details::GetOpAttrTable(attr_name, type);

@@ -177,6 +177,25 @@ TEST(Op, ExtendBeforeRegisterStaysHiddenUntilRegistered) {
   EXPECT_EQ(*Op::Get("test_scale")->attr<int>("TTestExtra"), 11);
 }
 
+TEST(Op, ReplaceRebindsTheNameAndKeepsTheOldOpValid) {
+  Op& first = Op::Register("test_replaced").describe("first").set_attr<int>("TTestLevel", 1);
+  mxffi::details::TakeRegistrationErrors();
+  Op& second = Op::Replace("test_replaced").describe("second");
+  EXPECT_TRUE(mxffi::details::TakeRegistrationErrors().empty());
+  EXPECT_NE(&first, &second);
+  EXPECT_NE(first.index, second.index);
+  EXPECT_EQ(Op::Find("test_replaced"), &second);
+  // The new op starts with no attributes; the old one keeps its own for whoever holds it.
+  EXPECT_EQ(second.attr<int>("TTestLevel"), nullptr);
+  EXPECT_EQ(*first.attr<int>("TTestLevel"), 1);
+  EXPECT_EQ(first.description, "first");
+  std::vector<std::string> names = Op::ListNames();
+  EXPECT_EQ(std::count(names.begin(), names.end(), "test_replaced"), 1);
+  // A name nobody registered is simply registered.
+  Op& fresh = Op::Replace("test_replaced_fresh");
+  EXPECT_EQ(Op::Find("test_replaced_fresh"), &fresh);
+}
+
 TEST(Op, InvokeRunsTheKernelSetLast) {
   // Invoke reads the attributes resolved on the op by set_attr; a kernel set after the first
   // call, or replaced, is the one the next call runs.

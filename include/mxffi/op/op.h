@@ -289,6 +289,13 @@ class Op {
    *  until its MXFFI_REGISTER_OP runs, whichever static initialiser runs first.
    */
   MXFFI_DLL static Op& Extend(const char* name);
+  /*!
+   * \brief Register name afresh, replacing the op registered under it, if any: Find returns
+   *  the new op from then on, and the old one stays valid for whoever holds it (a call in
+   *  flight, an API function that looked it up once). Loading a custom op library with
+   *  override=True does this.
+   */
+  MXFFI_DLL static Op& Replace(const char* name);
 
   /*! \return the attribute table name, read with OpMap<T>::get(op). Fetch it once. */
   template <typename T>
