@@ -92,6 +92,8 @@ MXFFI_DLL void RecordRegistrationError(const std::string& message);
 MXFFI_DLL void CountRegistration();
 /*! \return the info of a registered global, or nullptr. */
 MXFFI_DLL std::shared_ptr<const FuncInfo> GetFuncInfo(std::string_view name);
+/*! \return the names of every registered global, sorted. */
+MXFFI_DLL std::vector<std::string> ListGlobalNames();
 
 }  // namespace details
 }  // namespace mxffi

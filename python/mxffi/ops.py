@@ -1,6 +1,7 @@
 """mxffi.ops: registered operators, invoked by name.
 
-``invoke("quadratic", x, a=2, b=1)`` is generic invocation: each parameter travels as a string
+``invoke("quadratic", x, a=2, b=1)``, or ``mxffi.ops.quadratic(x, a=2, b=1)``, is generic
+invocation: each parameter travels as a string
 ("2", "(3, 4)", "float32") and the op's dmlc::Parameter parses it, checking ranges and filling
 defaults, so a bad value is a ValueError naming the op, the parameter and the value. The np
 functions (``mxffi.np.quadratic``) fill the same parameters from typed arguments instead.
@@ -53,6 +54,23 @@ def dispatch(op, *inputs, **params):
     """
     mode, stypes = _dispatch(op, len(inputs), *inputs, *_flat(params))
     return str(mode), [str(s) for s in stypes]
+
+
+def __getattr__(name):
+    """``mxffi.ops.<name>``: the registered op of that name (ops from libraries loaded later
+    included), as a function of its inputs and parameters."""
+    if name.startswith("__") or name not in list_ops():
+        raise AttributeError(f"module 'mxffi.ops' has no attribute or op named {name!r}")
+    desc = info(name)
+
+    def op(*inputs, **params):
+        return invoke(name, *inputs, **params)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = desc["description"] + (
+        f"\n\nParameters:{desc['params']}" if desc["params"] else ""
+    )
+    return op
 
 
 def list_ops():

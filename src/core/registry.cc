@@ -3,7 +3,6 @@
  * \brief The global function table, the MXFFI_REGISTER_API builder, signature queries,
  *  the C ABI for globals, and loading of REGISTER_API libraries.
  */
-#include <dlfcn.h>
 #include <mxffi/container/map.h>
 #include <mxffi/registry.h>
 
@@ -82,6 +81,8 @@ void RecordRegistrationError(const std::string& message) {
 }
 
 void CountRegistration() { ++Log().published; }
+
+std::vector<std::string> ListGlobalNames() { return GlobalTable::Global()->Names(); }
 
 std::shared_ptr<const FuncInfo> GetFuncInfo(std::string_view name) {
   Entry e;
@@ -203,16 +204,6 @@ Registry& Registry::Publish(Function f, int32_t num_args, std::vector<std::strin
 
 namespace {
 
-/*! \brief A loaded REGISTER_API library; the handle stays open for the process. */
-class LibraryObj : public Object {
- public:
-  std::string path;
-  void* handle = nullptr;
-  static constexpr const char* _type_key = "mxffi.Library";
-  static constexpr bool _type_final = true;
-  MXFFI_DECLARE_STATIC_OBJECT_INFO(LibraryObj, Object, kMXFFILibrary);
-};
-
 /*! \brief The signature of a global as a Map, for bindings and help(). */
 Map<String, Any> FunctionInfoMap(const FuncInfo& info) {
   Array<String> names, types;
@@ -246,33 +237,6 @@ MXFFI_REGISTER_API("registry.function_info")
                               << "'";
       }
       return FunctionInfoMap(*info);
-    });
-
-MXFFI_REGISTER_API("library.load")
-    .describe(
-        "Load a shared library whose static initialisers register functions with "
-        "MXFFI_REGISTER_API; refused (and closed) when none of its registrations succeeded.")
-    .arg("path")
-    .set_body_typed([](std::string path) {
-      details::TakeRegistrationErrors();  // start from a clean log on this thread
-      int64_t before = details::RegistrationCount();
-      void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (handle == nullptr) {
-        const char* why = dlerror();
-        MXFFI_THROW(ValueError) << "library.load: cannot load " << path << ": "
-                                << (why ? why : "unknown error");
-      }
-      std::vector<std::string> errors = details::TakeRegistrationErrors();
-      if (!errors.empty()) {
-        std::string all;
-        for (const auto& e : errors) all += "\n  " + e;
-        if (details::RegistrationCount() == before) dlclose(handle);
-        MXFFI_THROW(RuntimeError) << "library.load: " << path << " failed to register:" << all;
-      }
-      ObjectPtr<LibraryObj> lib = make_object<LibraryObj>();
-      lib->path = path;
-      lib->handle = handle;
-      return ObjectRef(ObjectPtr<Object>(std::move(lib)));
     });
 
 }  // namespace mxffi
