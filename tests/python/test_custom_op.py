@@ -100,7 +100,7 @@ def _nd(x):
 def test_load_describes_the_library(my_ops, example_lib):
     assert my_ops.kind == "op_library"
     assert my_ops.path == os.path.realpath(example_lib)
-    assert list(my_ops.names) == ["my_gemm", "my_relu", "my_poly", "my_row_sum"]
+    assert list(my_ops.names) == ["my_gemm", "my_relu", "my_poly", "my_row_sum", "my_threshold"]
     assert my_ops in mxffi.library.loaded()
     assert mxffi.library.load(example_lib) is my_ops
     for name in my_ops.names:
@@ -248,6 +248,44 @@ def test_my_row_sum_of_row_sparse_takes_the_fallback(my_ops, capfd, monkeypatch)
     assert err == "" or "storage fallback: my_row_sum" in err
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+@pytest.mark.parametrize(
+    "shape,density", [((40, 30), 0.2), ((6, 5), 0.0), ((7, 4), 1.0), ((0, 3), 0.5)]
+)
+def test_my_threshold_csr_to_csr_matches_scipy(my_ops, dtype, index_dtype, shape, density):
+    m = _random_csr(*shape, density, dtype, index_dtype, seed=11)
+    m.data -= 0.5
+    x = sparse.csr_matrix((m.data, m.indices, m.indptr), shape=shape)
+    assert ops.dispatch("my_threshold", x, t=0.25) == ("fcompute_ex", ["csr"])
+    got = ops.my_threshold(x, t=0.25)
+    assert isinstance(got, sparse.CSRNDArray) and got.shape == shape and got.dtype == dtype
+    dense = m.toarray()
+    expected = np.where(np.abs(dense) > 0.25, dense, 0)
+    np.testing.assert_array_equal(got.asnumpy(), expected)
+    assert got.nnz == np.count_nonzero(expected)  # only the kept values are stored
+    # Dense in, dense out, through the same forward.
+    d = ops.my_threshold(_nd(dense), t=0.25)
+    assert ops.dispatch("my_threshold", _nd(dense)) == ("fcompute", ["default"])
+    np.testing.assert_array_equal(np.asarray(d), expected)
+
+
+def test_my_threshold_rejects_a_negative_t(my_ops):
+    with pytest.raises(ValueError, match="my_threshold: parse_attrs failed .*t=-1 is negative"):
+        ops.my_threshold(_nd(np.ones(3)), t=-1)
+
+
+def test_a_library_sparse_output_is_checked_before_it_is_handed_on(c_lib):
+    mxffi.library.load(c_lib)
+    x = sparse.csr_matrix(np.eye(3))
+    assert ops.dispatch("c_bad_csr", x) == ("fcompute_ex", ["csr"])
+    with pytest.raises(ValueError) as info:
+        ops.c_bad_csr(x)
+    msg = str(info.value)
+    assert msg.startswith(f"c_bad_csr (output #0 of {c_lib}): ")
+    assert "indices" in msg and "3" in msg
+
+
 def test_dense_library_op_takes_the_fallback_for_csr(my_ops):
     m = _random_csr(6, 5, 0.4, "float64", "int64", seed=7)
     m.data -= 0.5
@@ -301,7 +339,7 @@ def test_load_of_a_newer_minor_abi_version_is_accepted(tmp_path_factory):
         tmp_path_factory, "c_oplib.c", "c_oplib_v1_3", "-DABI_MINOR=3", '-DOP_PREFIX="v13_"'
     )
     lib = mxffi.library.load(path)
-    assert list(lib.names) == ["v13_negate", "v13_fail"]
+    assert list(lib.names) == ["v13_negate", "v13_fail", "v13_bad_csr"]
     x = np.array([1.5, -2.0, 0.0], dtype="float32")
     np.testing.assert_array_equal(ops.v13_negate(x), -x)
 
@@ -385,7 +423,7 @@ def test_name_clash_with_a_built_in_op_needs_override(tmp_path_factory):
     out = proc.stdout
     assert f"refused: library.load: {path}: op '_npi_negative' is already registered" in out
     assert "pass override=True to replace it" in out
-    assert "names: ['_npi_negative', 'clash_fail']" in out
+    assert "names: ['_npi_negative', 'clash_fail', 'clash_bad_csr']" in out
     assert "doc: -x, from a library written in C." in out
     assert "result: [-1.0, 2.0] [-1.0, 2.0]" in out
 

@@ -1,6 +1,7 @@
 // An op library built against mxffi/lib_api.h alone: my_gemm (cpu, and gpu with CUDA), my_relu,
-// my_poly (stateful) and my_row_sum (csr input). docs/custom_ops.md walks through it, and
-// tests/python/test_custom_op.py builds it with the installed CMake package and loads it.
+// my_poly (stateful), my_row_sum (csr input) and my_threshold (csr input and output).
+// docs/custom_ops.md walks through it, and tests/python/test_custom_op.py builds it with the
+// installed CMake package and loads it.
 #include "my_ops.h"
 
 #include <mxffi/lib_api.h>
@@ -240,6 +241,70 @@ Status RowSumForward(const Attrs&, const std::vector<Tensor>& in, const std::vec
   return RowSum<double>(in[0], out[0]);
 }
 
+// ---------------------------------------------------------------------------------------------
+// my_threshold(x, t=0): x where |x| > t, else 0; csr in, csr out, dense in, dense out.
+
+Status ThresholdParse(const Attrs& attrs) {
+  double t = 0;
+  Status s = attrs.get_double("t", &t);
+  if (s.ok() && !(t >= 0)) return Error("ValueError") << "my_threshold: t=" << t << " is negative";
+  return s;
+}
+
+Status ThresholdSType(const Attrs&, const std::vector<StorageType>& in,
+                      std::vector<StorageType>* out) {
+  (*out)[0] = in[0] == StorageType::kCSR ? StorageType::kCSR : StorageType::kDefault;
+  return in[0] == StorageType::kRowSparse ? Status::Fallback() : Status::Ok();
+}
+
+// [sparse_out.begin]
+template <typename T, typename I>
+Status ThresholdCSR(const Tensor& x, const Tensor& y, T t, const Resource& res) {
+  const T* data = x.data<T>();
+  const I* indices = x.indices<I>();
+  const I* indptr = x.indptr<I>();
+  int64_t kept = 0;  // only now is the output's size known
+  for (int64_t j = 0; j < x.nnz(); ++j) kept += std::abs(data[j]) > t;
+  if (!res.alloc_sparse(0, kept)) return Error("RuntimeError") << "my_threshold: no output";
+  T* out_data = y.data<T>();
+  int64_t* out_indices = y.indices<int64_t>();  // alloc_sparse gives int64 indices
+  int64_t* out_indptr = y.indptr<int64_t>();
+  int64_t k = 0;
+  out_indptr[0] = 0;
+  for (int64_t r = 0; r < x.dim(0); ++r) {
+    for (I j = indptr[r]; j < indptr[r + 1]; ++j) {
+      if (std::abs(data[j]) > t) {
+        out_data[k] = data[j];
+        out_indices[k++] = indices[j];
+      }
+    }
+    out_indptr[r + 1] = k;
+  }
+  return Status::Ok();
+}
+// [sparse_out.end]
+
+template <typename T>
+Status Threshold(const Tensor& x, const Tensor& y, double t, const Resource& res) {
+  if (x.stype() == StorageType::kCSR) {
+    if (x.indices_dtype() == DType::Int32()) return ThresholdCSR<T, int32_t>(x, y, T(t), res);
+    return ThresholdCSR<T, int64_t>(x, y, T(t), res);
+  }
+  for (int64_t i = 0; i < x.size(); ++i) {
+    const T v = x.data<T>()[i];
+    y.data<T>()[i] = std::abs(v) > T(t) ? v : T(0);
+  }
+  return Status::Ok();
+}
+
+Status ThresholdForward(const Attrs& attrs, const std::vector<Tensor>& in,
+                        const std::vector<Tensor>& out, const Resource& res) {
+  double t = 0;
+  attrs.get_double("t", &t);
+  if (in[0].dtype() == DType::Float32()) return Threshold<float>(in[0], out[0], t, res);
+  return Threshold<double>(in[0], out[0], t, res);
+}
+
 }  // namespace
 
 // [register.begin]
@@ -278,6 +343,14 @@ REGISTER_OP(my_row_sum)
     .setInferSType(RowSumSType)
     .setForward(RowSumForward, "cpu");
 // [register_csr.end]
+
+REGISTER_OP(my_threshold)
+    .setDoc("x where |x| > t, else 0, elementwise; csr in, csr out.")
+    .setParseAttrs(ThresholdParse)
+    .setInferShape(SameShape)
+    .setInferType(FloatType)
+    .setInferSType(ThresholdSType)
+    .setForward(ThresholdForward, "cpu");
 
 // How many my_poly states the library has made, and how many are alive: for tests and for
 // anyone who wants to see the states come and go (ctypes.CDLL(path).my_ops_states()).
