@@ -3,7 +3,7 @@
 from importlib.metadata import PackageNotFoundError as _NotFound
 from importlib.metadata import version as _version
 
-from . import library, ndarray, registry
+from . import cuda, library, ndarray, registry  # noqa: F401  (mxffi.cuda)
 from ._ffi import (
     DataType,
     Device,

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "../cuda/device.h"
+
 namespace mxffi {
 
 static_assert(offsetof(MXFFINDArrayObj, tensor) == sizeof(MXFFIObject),
@@ -199,9 +201,10 @@ void DeleteInlineNDArray(void* self) {
 }  // namespace
 
 NDArray NDArray::Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLDevice device) {
-  if (device.device_type != kDLCPU) {
+  const bool gpu = device.device_type == kDLCUDA;
+  if (device.device_type != kDLCPU && !gpu) {
     MXFFI_THROW(NotImplementedError) << "ndarray.empty: device type " << device.device_type
-                                     << " is not supported yet; only the CPU (1) is";
+                                     << " is not supported; only the CPU (1) and CUDA (2) are";
   }
   MXFFI_CHECK(dtype.lanes >= 1 && dtype.bits >= 1, ValueError)
       << "ndarray.empty: invalid dtype " << DataTypeToString(dtype);
@@ -219,6 +222,7 @@ NDArray NDArray::Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLD
   MXFFI_CHECK(!__builtin_mul_overflow(numel, DataTypeBytes(dtype), &nbytes), ValueError)
       << "ndarray.empty: array is too big; shape " << ShapeString(shape, ndim) << " of "
       << DataTypeToString(dtype) << " needs more bytes than int64 holds";
+  if (gpu) return cuda::Empty(shape, ndim, dtype, device, nbytes);
   // One block: the object, then the data at the next 64-byte boundary. Plain malloc plus
   // alignment slack costs far less than an aligned allocation next to the object's own.
   constexpr size_t kHead =

@@ -71,11 +71,42 @@ TEST(NDArray, BadShapesAndDevicesAreErrors) {
   EXPECT_EQ(KindOf([] { NDArray::Empty({1LL << 62}, kF64, kCPU); }, &msg), "ValueError");
   EXPECT_EQ(KindOf(
                 [] {
-                  NDArray::Empty({2}, kF32, DLDevice{kDLCUDA, 0});
+                  NDArray::Empty({2}, kF32, DLDevice{kDLROCM, 0});
                 },
                 &msg),
             "NotImplementedError");
-  EXPECT_NE(msg.find("device type 2"), std::string::npos) << msg;
+  EXPECT_EQ(msg,
+            "ndarray.empty: device type 10 is not supported; only the CPU (1) and CUDA (2) are");
+}
+
+TEST(NDArray, CUDAArraysNeedADevice) {
+  const int64_t count = mxffi::Function::GetGlobalRequired("cuda.device_count")().cast<int64_t>();
+  std::string msg;
+  if (count == 0) {
+    // Without a GPU, a driver or CUDA in the build: a RuntimeError with the driver's reason.
+    const std::string why =
+        mxffi::Function::GetGlobalRequired("cuda.unavailable_reason")().cast<std::string>();
+    EXPECT_FALSE(why.empty());
+    EXPECT_EQ(KindOf(
+                  [] {
+                    NDArray::Empty({2}, kF32, DLDevice{kDLCUDA, 0});
+                  },
+                  &msg),
+              "RuntimeError");
+    EXPECT_EQ(msg, "ndarray.empty: cuda:0 was asked for, but no CUDA device is available: " + why);
+    return;
+  }
+  NDArray a = NDArray::Empty({2, 3}, kF32, DLDevice{kDLCUDA, 0});
+  EXPECT_EQ(a.tensor().device.device_type, kDLCUDA);
+  EXPECT_EQ(a.tensor().shape[1], 3);
+  EXPECT_NE(a.tensor().data, nullptr);
+  EXPECT_EQ(KindOf(
+                [count] {
+                  NDArray::Empty({2}, kF32, DLDevice{kDLCUDA, static_cast<int32_t>(count)});
+                },
+                &msg),
+            "ValueError");
+  EXPECT_NE(msg.find("does not exist"), std::string::npos) << msg;
 }
 
 // A producer's tensor: records whether its deleter ran, and how often.

@@ -26,6 +26,12 @@ def asnumpy(self):
     """A numpy array sharing this array's memory (CPU only)."""
     import numpy
 
+    if self.device.device_type != 1:
+        raise TypeError(
+            f"asnumpy: the array is on {self.device}; numpy arrays live on the CPU, so copy it "
+            "there first"
+        )
+
     if str(self.dtype) != "bfloat16":
         return numpy.from_dlpack(self)
     # numpy has no bfloat16 DLPack code: view the bits as uint16, then as ml_dtypes' bfloat16.

@@ -1,0 +1,41 @@
+/*!
+ * \file device.h
+ * \brief CUDA devices as the rest of mxffi sees them: how many there are, why there are none,
+ *  and device memory. Built without CUDA, every question has the answer "none", with the
+ *  reason.
+ */
+#ifndef MXFFI_CUDA_DEVICE_H_
+#define MXFFI_CUDA_DEVICE_H_
+
+#include <dlpack/dlpack.h>
+#include <mxffi/ndarray/ndarray.h>
+
+#include <string>
+
+namespace mxffi {
+namespace cuda {
+
+/*! \return whether this build of mxffi has CUDA support compiled in. */
+bool Compiled();
+
+/*!
+ * \return the number of CUDA devices the driver reports, 0 when there is none, no driver, or
+ *  no CUDA support compiled in; asked once per process. *why (when given) receives the reason
+ *  for 0: the driver's message, or that mxffi was built without CUDA.
+ */
+int DeviceCount(std::string* why = nullptr);
+
+/*!
+ * \brief Throw a RuntimeError naming fname unless device is a CUDA device that exists: "no CUDA
+ *  device is available" with the driver's message, or the number of devices there are.
+ */
+void CheckDevice(DLDevice device, const char* fname);
+
+/*! \brief An uninitialised dense array on a CUDA device (NDArray::Empty's CUDA branch). */
+NDArray Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLDevice device,
+              int64_t nbytes);
+
+}  // namespace cuda
+}  // namespace mxffi
+
+#endif  // MXFFI_CUDA_DEVICE_H_
