@@ -77,23 +77,30 @@ typedef struct {
   uint16_t lanes;
 } MXFFIOpLibDType;
 
-/*! \brief An op's attributes for one call: string keys and values, as the caller gave them. */
+/*!
+ * \brief An op's attributes for one call: string keys and values, as the caller gave them.
+ *  Like every struct mxffi hands a library, it starts with its size, so that fields can be
+ *  added at its end in a later minor version: read a field only when struct_size covers it.
+ */
 typedef struct {
+  uint32_t struct_size;
+  int32_t num;
   const char* const* keys;
   const char* const* values;
-  int32_t num;
 } MXFFIOpLibAttrs;
 
 /*!
  * \brief One input or output of a forward call. A dense tensor is C-contiguous in data. A
  *  sparse one holds its logical shape, and its parts: data (nnz values for csr, nnz rows of
  *  shape[1:] for row_sparse), indices (csr column ids, or row_sparse row ids) and, for csr,
- *  indptr (shape[0] + 1 offsets).
+ *  indptr (shape[0] + 1 offsets); indices and indptr share one dtype, int32 or int64.
+ *  Tensors travel as arrays of pointers, so that each can grow at its end (struct_size).
  */
 typedef struct {
+  uint32_t struct_size;
+  int32_t ndim;
   void* data;
   const int64_t* shape;
-  int32_t ndim;
   int32_t stype;
   MXFFIOpLibDType dtype;
   int32_t device_type;
@@ -107,6 +114,10 @@ typedef struct {
 
 /*! \brief What mxffi lends a forward call. */
 typedef struct {
+  uint32_t struct_size;
+  /*! \brief The device the call runs on (MXFFI_OPLIB_CPU or MXFFI_OPLIB_CUDA, and its id). */
+  int32_t device_type;
+  int32_t device_id;
   /*! \brief mxffi's own state for the call; pass it back to the functions below. */
   void* host;
   /*! \brief The cudaStream_t a gpu forward runs on (NULL: the default stream); NULL on cpu. */
@@ -117,7 +128,10 @@ typedef struct {
    * \return MXFFI_OPLIB_OK, or MXFFI_OPLIB_FAIL (mxffi reports why when the forward returns).
    */
   int32_t (*alloc_sparse)(void* host, int32_t index, int64_t nnz, MXFFIOpLibTensor* out);
-  /*! \brief Scratch memory on the call's device, freed after the call; NULL on failure. */
+  /*!
+   * \brief Scratch host memory, freed after the call, for cpu calls; NULL on failure, and
+   *  always NULL for gpu calls until mxffi lends device memory (mxffi reports why).
+   */
   void* (*alloc_workspace)(void* host, size_t bytes);
 } MXFFIOpLibResource;
 
@@ -135,18 +149,21 @@ typedef int32_t (*MXFFIOpLibInferSTypeFn)(void* self, const MXFFIOpLibAttrs* att
                                           const int32_t* in, int32_t num_in, int32_t* out,
                                           int32_t num_out);
 typedef int32_t (*MXFFIOpLibForwardFn)(void* self, const MXFFIOpLibAttrs* attrs,
-                                       const MXFFIOpLibTensor* in, int32_t num_in,
-                                       MXFFIOpLibTensor* out, int32_t num_out,
+                                       MXFFIOpLibTensor* const* in, int32_t num_in,
+                                       MXFFIOpLibTensor* const* out, int32_t num_out,
                                        const MXFFIOpLibResource* res);
-typedef int32_t (*MXFFIOpLibCreateStateFn)(void* self, const MXFFIOpLibAttrs* attrs, void** state);
-typedef int32_t (*MXFFIOpLibStateForwardFn)(void* self, void* state, const MXFFIOpLibTensor* in,
-                                            int32_t num_in, MXFFIOpLibTensor* out, int32_t num_out,
-                                            const MXFFIOpLibResource* res);
+/*! \brief Make the state for these attributes on this device (device_type, device_id). */
+typedef int32_t (*MXFFIOpLibCreateStateFn)(void* self, const MXFFIOpLibAttrs* attrs,
+                                           int32_t device_type, int32_t device_id, void** state);
+typedef int32_t (*MXFFIOpLibStateForwardFn)(void* self, void* state, MXFFIOpLibTensor* const* in,
+                                            int32_t num_in, MXFFIOpLibTensor* const* out,
+                                            int32_t num_out, const MXFFIOpLibResource* res);
 typedef void (*MXFFIOpLibDestroyStateFn)(void* self, void* state);
 
 /*!
  * \brief One op, as MXFFIOpLibGetOp describes it. Fields are only ever added at the end, with
- *  a minor version; struct_size says how many this library has.
+ *  a minor version; struct_size says how many this library has. The strings are read once,
+ *  when the library is loaded.
  */
 typedef struct {
   uint32_t struct_size;
@@ -164,7 +181,7 @@ typedef struct {
   MXFFIOpLibInferSTypeFn infer_stype;
   /*! \brief Indexed 0 cpu, 1 gpu; NULL where the op has no kernel. */
   MXFFIOpLibForwardFn forward[2];
-  /*! \brief A stateful op sets these three instead of forward. */
+  /*! \brief A stateful op sets these instead of forward: one state per attributes and device. */
   MXFFIOpLibCreateStateFn create_state;
   MXFFIOpLibStateForwardFn state_forward[2];
   MXFFIOpLibDestroyStateFn destroy_state;
@@ -180,6 +197,7 @@ typedef struct {
 /* ------------------------------------------------------------------------------------------- */
 #if defined(__cplusplus) && !defined(MXFFI_OPLIB_HOST)
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <deque>
@@ -190,6 +208,11 @@ typedef struct {
 #include <string>
 #include <utility>
 #include <vector>
+
+// Everything of the C++ API stays inside the library: two op libraries loaded into one process
+// never bind to each other's registry, last error or trampolines, whatever their own visibility
+// flags. Only the entry points at the end of this header are exported.
+#pragma GCC visibility push(hidden)
 
 namespace mxffi {
 namespace oplib {
@@ -302,10 +325,11 @@ class Attrs {
     auto it = items_.find(key);
     if (it == items_.end()) return Status::Ok();
     char* end = nullptr;
+    errno = 0;
     double v = std::strtod(it->second.c_str(), &end);
-    if (it->second.empty() || *end != '\0') {
+    if (it->second.empty() || *end != '\0' || errno == ERANGE) {
       return Error("ValueError") << "attribute " << key << "='" << it->second
-                                 << "' is not a number";
+                                 << "' is not a number a double holds";
     }
     *out = v;
     return Status::Ok();
@@ -315,10 +339,11 @@ class Attrs {
     auto it = items_.find(key);
     if (it == items_.end()) return Status::Ok();
     char* end = nullptr;
+    errno = 0;
     long long v = std::strtoll(it->second.c_str(), &end, 10);  // NOLINT(runtime/int)
-    if (it->second.empty() || *end != '\0') {
+    if (it->second.empty() || *end != '\0' || errno == ERANGE) {
       return Error("ValueError") << "attribute " << key << "='" << it->second
-                                 << "' is not an integer";
+                                 << "' is not an integer an int64 holds";
     }
     *out = static_cast<int64_t>(v);
     return Status::Ok();
@@ -376,10 +401,17 @@ class Tensor {
 /*! \brief What mxffi lends a forward call: the stream, scratch memory, sparse outputs. */
 class Resource {
  public:
-  Resource(const MXFFIOpLibResource* r, MXFFIOpLibTensor* outputs) : r_(r), outputs_(outputs) {}
+  Resource(const MXFFIOpLibResource* r, MXFFIOpLibTensor* const* outputs)
+      : r_(r), outputs_(outputs) {}
+  /*! \return whether the call runs on a CUDA device, and which. */
+  bool is_gpu() const { return r_->device_type == MXFFI_OPLIB_CUDA; }
+  int device_id() const { return r_->device_id; }
   /*! \return the cudaStream_t of a gpu call (nullptr: the default stream). */
   void* stream() const { return r_->stream; }
-  /*! \return bytes of scratch memory on the call's device, freed after the call; or nullptr. */
+  /*!
+   * \return bytes of scratch host memory for a cpu call, freed after the call; nullptr on
+   *  failure, and for gpu calls until mxffi lends device memory.
+   */
   void* workspace(size_t bytes) const { return r_->alloc_workspace(r_->host, bytes); }
   /*!
    * \brief Allocate sparse output #index for nnz values (csr) or rows (row_sparse), with int64
@@ -387,15 +419,16 @@ class Resource {
    * \return false when mxffi refused (it reports why once forward returns).
    */
   bool alloc_sparse(int index, int64_t nnz) const {
-    return r_->alloc_sparse(r_->host, index, nnz, &outputs_[index]) == MXFFI_OPLIB_OK;
+    return r_->alloc_sparse(r_->host, index, nnz, outputs_[index]) == MXFFI_OPLIB_OK;
   }
 
  private:
   const MXFFIOpLibResource* r_;
-  MXFFIOpLibTensor* outputs_;
+  MXFFIOpLibTensor* const* outputs_;
 };
 
-/*! \brief A stateful op's state: made once per set of attributes, deleted by the library. */
+/*! \brief A stateful op's state: made once per set of attributes and device, deleted by the
+ * library. */
 class OpState {
  public:
   virtual ~OpState() = default;
@@ -412,7 +445,8 @@ using InferSTypeFn = Status (*)(const Attrs& attrs, const std::vector<StorageTyp
                                 std::vector<StorageType>* out);
 using ForwardFn = Status (*)(const Attrs& attrs, const std::vector<Tensor>& in,
                              const std::vector<Tensor>& out, const Resource& res);
-using CreateStateFn = Status (*)(const Attrs& attrs, OpState** state);
+/*! \brief Make the state for attrs; is_gpu and device_id say which device it serves. */
+using CreateStateFn = Status (*)(const Attrs& attrs, bool is_gpu, int device_id, OpState** state);
 
 namespace details {
 
@@ -422,6 +456,14 @@ struct LastError {
 inline LastError& GetLastError() {
   static thread_local LastError e;
   return e;
+}
+/*! \brief The op-library ABI version of the mxffi that loaded the library (MXFFIOpLibInit). */
+struct HostVersion {
+  int32_t major = 0, minor = 0;
+};
+inline HostVersion& Host() {
+  static HostVersion v;
+  return v;
 }
 inline int32_t Record(const Status& s) {
   if (s.code() == MXFFI_OPLIB_FAIL) {
@@ -448,11 +490,17 @@ int32_t Guard(F&& body) {
   }
 }
 
-inline std::vector<Tensor> Wrap(const MXFFIOpLibTensor* t, int32_t n) {
+inline std::vector<Tensor> Wrap(MXFFIOpLibTensor* const* t, int32_t n) {
   std::vector<Tensor> out;
   out.reserve(n);
-  for (int32_t i = 0; i < n; ++i) out.emplace_back(const_cast<MXFFIOpLibTensor*>(t + i));
+  for (int32_t i = 0; i < n; ++i) out.emplace_back(t[i]);
   return out;
+}
+
+/*! \brief What an infer-shape callback leaves in an output it did not set. */
+inline const Shape& UnsetShape() {
+  static const Shape unset{-1, -1, -1};
+  return unset;
 }
 
 }  // namespace details
@@ -515,10 +563,10 @@ class CustomOp {
     d.infer_shape = shape_ ? &ShapeTrampoline : nullptr;
     d.infer_type = type_ ? &TypeTrampoline : nullptr;
     d.infer_stype = stype_ ? &STypeTrampoline : nullptr;
-    for (int i = 0; i < 2; ++i) {
-      d.forward[i] = forward_[i] ? &ForwardTrampoline : nullptr;
-      d.state_forward[i] = create_[i] ? &StateForwardTrampoline : nullptr;
-    }
+    d.forward[0] = forward_[0] ? &ForwardTrampoline<0> : nullptr;
+    d.forward[1] = forward_[1] ? &ForwardTrampoline<1> : nullptr;
+    d.state_forward[0] = create_[0] ? &StateForwardTrampoline : nullptr;
+    d.state_forward[1] = create_[1] ? &StateForwardTrampoline : nullptr;
     if (create_[0] || create_[1]) {
       d.create_state = &CreateStateTrampoline;
       d.destroy_state = &DestroyStateTrampoline;
@@ -558,11 +606,18 @@ class CustomOp {
                                  int32_t num_out) {
     auto* op = static_cast<CustomOp*>(self);
     return details::Guard([&] {
-      std::vector<Shape> in(num_in), out(num_out);
+      std::vector<Shape> in(num_in), out(num_out, details::UnsetShape());
       for (int32_t i = 0; i < num_in; ++i) in[i].assign(in_shapes[i], in_shapes[i] + in_ndims[i]);
       Status s = op->shape_(Attrs(attrs), in, &out);
       if (!s.ok()) return s;
+      if (out.size() != static_cast<size_t>(num_out)) {
+        return Error("RuntimeError") << "infer_shape resized the outputs from " << num_out << " to "
+                                     << out.size() << "; set (*out)[i] instead";
+      }
       for (int32_t i = 0; i < num_out; ++i) {
+        if (out[i] == details::UnsetShape()) {
+          return Error("RuntimeError") << "infer_shape left output #" << i << "'s shape unset";
+        }
         if (out[i].size() > MXFFI_OPLIB_MAX_NDIM) {
           return Error("ValueError") << "output #" << i << " has " << out[i].size()
                                      << " dimensions; at most " << MXFFI_OPLIB_MAX_NDIM;
@@ -597,34 +652,40 @@ class CustomOp {
       return s;
     });
   }
+  template <int kDev>
   static int32_t ForwardTrampoline(void* self, const MXFFIOpLibAttrs* attrs,
-                                   const MXFFIOpLibTensor* in, int32_t num_in,
-                                   MXFFIOpLibTensor* out, int32_t num_out,
+                                   MXFFIOpLibTensor* const* in, int32_t num_in,
+                                   MXFFIOpLibTensor* const* out, int32_t num_out,
                                    const MXFFIOpLibResource* res) {
     auto* op = static_cast<CustomOp*>(self);
-    const int dev = num_in > 0 ? in[0].device_type == MXFFI_OPLIB_CUDA
-                               : num_out > 0 && out[0].device_type == MXFFI_OPLIB_CUDA;
     return details::Guard([&] {
-      return op->forward_[dev](Attrs(attrs), details::Wrap(in, num_in), details::Wrap(out, num_out),
-                               Resource(res, out));
+      return op->forward_[kDev](Attrs(attrs), details::Wrap(in, num_in),
+                                details::Wrap(out, num_out), Resource(res, out));
     });
   }
-  static int32_t CreateStateTrampoline(void* self, const MXFFIOpLibAttrs* attrs, void** state) {
+  static int32_t CreateStateTrampoline(void* self, const MXFFIOpLibAttrs* attrs,
+                                       int32_t device_type, int32_t device_id, void** state) {
     auto* op = static_cast<CustomOp*>(self);
     return details::Guard([&] {
+      const bool gpu = device_type == MXFFI_OPLIB_CUDA;
+      CreateStateFn fn = op->create_[gpu ? 1 : 0];
+      if (fn == nullptr) {
+        return Error("NotImplementedError")
+               << "no setCreateOpState for device " << (gpu ? "gpu" : "cpu");
+      }
       OpState* s = nullptr;
-      CreateStateFn fn = op->create_[0] ? op->create_[0] : op->create_[1];
-      Status st = fn(Attrs(attrs), &s);
+      Status st = fn(Attrs(attrs), gpu, device_id, &s);
       if (st.ok() && s == nullptr) {
         return Error("RuntimeError") << "setCreateOpState's function made no state";
       }
-      *state = s;
+      if (!st.ok()) delete s;
+      *state = st.ok() ? s : nullptr;
       return st;
     });
   }
-  static int32_t StateForwardTrampoline(void* /*self*/, void* state, const MXFFIOpLibTensor* in,
-                                        int32_t num_in, MXFFIOpLibTensor* out, int32_t num_out,
-                                        const MXFFIOpLibResource* res) {
+  static int32_t StateForwardTrampoline(void* /*self*/, void* state, MXFFIOpLibTensor* const* in,
+                                        int32_t num_in, MXFFIOpLibTensor* const* out,
+                                        int32_t num_out, const MXFFIOpLibResource* res) {
     return details::Guard([&] {
       return static_cast<OpState*>(state)->Forward(details::Wrap(in, num_in),
                                                    details::Wrap(out, num_out), Resource(res, out));
@@ -646,7 +707,7 @@ class CustomOp {
   MXFFIOpLibOp desc_{};
 };
 
-/*! \brief The library's ops, in registration order (one list per library). */
+/*! \brief The library's ops, in registration order (one list per library: hidden). */
 inline std::deque<CustomOp>& Registry() {
   static std::deque<CustomOp> ops;  // a deque never moves what it holds
   return ops;
@@ -659,12 +720,19 @@ inline CustomOp& Register(const char* name) {
 }  // namespace oplib
 }  // namespace mxffi
 
+#pragma GCC visibility pop
+
 #define MXFFI_OPLIB_CONCAT2_(a, b) a##b
 #define MXFFI_OPLIB_CONCAT_(a, b) MXFFI_OPLIB_CONCAT2_(a, b)
-/*! \brief Register an op of this library: REGISTER_OP(my_relu).setInferShape(...)... */
+#define MXFFI_OPLIB_STR2_(a) #a
+#define MXFFI_OPLIB_STR_(a) MXFFI_OPLIB_STR2_(a)
+/*!
+ * \brief Register an op of this library: REGISTER_OP(my_relu).setInferShape(...)... The name
+ *  is macro-expanded first, so a build can choose it (-DNAME=my_relu, REGISTER_OP(NAME)).
+ */
 #define REGISTER_OP(Name)                                                \
   [[maybe_unused]] static ::mxffi::oplib::CustomOp& MXFFI_OPLIB_CONCAT_( \
-      __mxffi_oplib_op_, __COUNTER__) = ::mxffi::oplib::Register(#Name)
+      __mxffi_oplib_op_, __COUNTER__) = ::mxffi::oplib::Register(MXFFI_OPLIB_STR_(Name))
 
 /*
  * The exported C surface. Every file of a library that includes this header defines it; the
@@ -678,8 +746,10 @@ MXFFI_OPLIB_EXPORT void MXFFIOpLibVersion(int32_t* major, int32_t* minor) {
 }
 
 /*! \brief Check the registrations; MXFFI_OPLIB_FAIL names each incomplete op. */
-MXFFI_OPLIB_EXPORT int32_t MXFFIOpLibInit(int32_t host_major, int32_t /*host_minor*/) {
+MXFFI_OPLIB_EXPORT int32_t MXFFIOpLibInit(int32_t host_major, int32_t host_minor) {
   using mxffi::oplib::Error;
+  // Kept for code that reads a field a later minor added: only when the host is that new.
+  mxffi::oplib::details::Host() = {host_major, host_minor};
   if (host_major != MXFFI_OPLIB_ABI_MAJOR) {
     return mxffi::oplib::details::Record(Error("RuntimeError")
                                          << "the library speaks op-library ABI "

@@ -38,6 +38,9 @@
 #include "sparse/sparse_util.h"
 
 namespace mxffi {
+namespace details {
+int64_t OpSlotsLeft();  // op.cc
+}  // namespace details
 namespace {
 
 /*! \brief A loaded library; the handle stays open for the process. */
@@ -79,21 +82,35 @@ using LastErrorFn = const char* (*)(const char**);
 /*! \brief The size of MXFFIOpLibOp in ABI 1.0: every field the loader needs. */
 constexpr size_t kOpDescMinSize = offsetof(MXFFIOpLibOp, destroy_state) + sizeof(void*);
 
-/*! \brief A stateful op's state for one set of attributes. */
+static_assert(MXFFI_OPLIB_MAX_NDIM == kMaxNDim, "lib_api.h and op.h disagree on kMaxNDim");
+static_assert(MXFFI_OPLIB_MAX_ARGS == kMaxOpArgs, "lib_api.h and op.h disagree on kMaxOpArgs");
+static_assert(MXFFI_OPLIB_STYPE_CSR == static_cast<int>(StorageType::kCSR) &&
+                  MXFFI_OPLIB_STYPE_ROW_SPARSE == static_cast<int>(StorageType::kRowSparse),
+              "lib_api.h and storage.h disagree on the storage types");
+
+/*! \brief A stateful op's state for one set of attributes on one device. */
 struct LibState {
   void* handle = nullptr;
-  std::mutex mutex;  // one forward at a time on a state
+  std::mutex mutex;        // one forward at a time on a state
+  bool destroyed = false;  // set, under mutex, by ReleaseStates
 };
 
 /*! \brief One op of a custom op library, as mxffi calls it. */
 struct LibOp {
   std::string name;
+  std::string doc;
   std::string path;
   MXFFIOpLibOp desc;
   LastErrorFn last_error = nullptr;
   std::mutex state_mutex;
-  std::map<std::string, std::unique_ptr<LibState>> states;
+  std::map<std::string, std::shared_ptr<LibState>> states;
 };
+
+/*! \brief Held by library.load: two loads never interleave their checks and registrations. */
+std::mutex& LoadMutex() {
+  static auto* mu = new std::mutex();
+  return *mu;
+}
 
 std::vector<LibOp*>& AllLibOps() {
   static auto* ops = new std::vector<LibOp*>();  // leaked: see the file comment
@@ -104,8 +121,11 @@ std::vector<LibOp*>& AllLibOps() {
 struct LibParam {
   std::vector<std::pair<std::string, std::string>> kv;
   std::vector<const char*> keys, values;
-  MXFFIOpLibAttrs c{nullptr, nullptr, 0};
-  /*! \brief The attributes sorted, one "key=value\n" each: which state a call uses. */
+  MXFFIOpLibAttrs c{sizeof(MXFFIOpLibAttrs), 0, nullptr, nullptr};
+  /*!
+   * \brief The attributes sorted, each key and value preceded by its length, so that no two
+   *  sets spell the same: with the device, which state a call uses.
+   */
   std::string state_key;
 };
 
@@ -117,9 +137,14 @@ const LibParam& ParamOf(const OpAttrs& attrs) {
 /*! \brief Throw the error a library callback reported (or a code it should not return). */
 [[noreturn]] void ThrowCallbackError(const LibOp& op, const char* stage, int32_t code) {
   std::string where = op.name + ": " + stage + " failed in " + op.path + ": ";
+  if (code == MXFFI_OPLIB_FALLBACK) {
+    throw Error("RuntimeError", where +
+                                    "the callback returned Fallback, which only an "
+                                    "infer-storage-type callback may return");
+  }
   if (code != MXFFI_OPLIB_FAIL) {
     throw Error("RuntimeError", where + "the callback returned " + std::to_string(code) +
-                                    ", which is neither " + "MXFFI_OPLIB_OK nor MXFFI_OPLIB_FAIL");
+                                    ", which is neither MXFFI_OPLIB_OK nor MXFFI_OPLIB_FAIL");
   }
   const char* kind = nullptr;
   const char* message = op.last_error(&kind);
@@ -133,6 +158,7 @@ void Check(const LibOp& op, const char* stage, int32_t code) {
 
 MXFFIOpLibTensor DenseTensor(const DLTensor& t) {
   MXFFIOpLibTensor out{};
+  out.struct_size = sizeof(MXFFIOpLibTensor);
   out.data = t.data == nullptr ? nullptr : static_cast<char*>(t.data) + t.byte_offset;
   out.shape = t.shape;
   out.ndim = t.ndim;
@@ -154,6 +180,7 @@ MXFFIOpLibDType Lib(DLDataType t) { return {t.code, t.bits, t.lanes}; }
 MXFFIOpLibTensor SparseTensor(const NDArray& a) {
   const DLTensor& t = a.tensor();
   MXFFIOpLibTensor out{};
+  out.struct_size = sizeof(MXFFIOpLibTensor);
   out.shape = t.shape;
   out.ndim = t.ndim;
   out.stype = static_cast<int32_t>(a.stype());
@@ -181,9 +208,10 @@ struct HostCall {
   /*! \brief The outputs as NDArrays (the storage-aware path), for alloc_sparse. */
   const NDArray* outputs = nullptr;
   int32_t num_outputs = 0;
+  bool gpu = false;
   std::vector<std::unique_ptr<char[]>> workspaces;
-  /*! \brief Why mxffi refused a request, reported once the forward returns. */
-  std::string error;
+  /*! \brief Why mxffi refused a request, and its class, reported once the forward returns. */
+  std::string error, error_kind = "ValueError";
 };
 
 int32_t AllocSparse(void* host, int32_t index, int64_t nnz, MXFFIOpLibTensor* out) {
@@ -203,33 +231,48 @@ int32_t AllocSparse(void* host, int32_t index, int64_t nnz, MXFFIOpLibTensor* ou
     o.CheckAndAlloc(nnz, DLDataType{kDLInt, 64, 1});
     *out = SparseTensor(o);
     return MXFFI_OPLIB_OK;
+  } catch (const Error& e) {
+    call->error = e.message();
+    call->error_kind = e.kind();
+  } catch (const std::bad_alloc&) {
+    call->error = "alloc_sparse: out of memory for nnz=" + std::to_string(nnz);
+    call->error_kind = "MemoryError";
   } catch (const std::exception& e) {
     call->error = e.what();
-    return MXFFI_OPLIB_FAIL;
   }
+  return MXFFI_OPLIB_FAIL;
 }
 
 void* AllocWorkspace(void* host, size_t bytes) {
   auto* call = static_cast<HostCall*>(host);
+  if (call->gpu) {
+    call->error = "alloc_workspace: device memory is not lent to op libraries yet";
+    call->error_kind = "NotImplementedError";
+    return nullptr;
+  }
   try {
     call->workspaces.emplace_back(new char[bytes == 0 ? 1 : bytes]);
     return call->workspaces.back().get();
-  } catch (const std::exception& e) {
-    call->error = "alloc_workspace: " + std::to_string(bytes) + " bytes: " + e.what();
+  } catch (const std::bad_alloc&) {
+    call->error = "alloc_workspace: out of memory for " + std::to_string(bytes) + " bytes";
+    call->error_kind = "MemoryError";
     return nullptr;
   }
 }
 
-/*! \brief The state for this call's attributes, made on first use. */
-LibState* GetState(LibOp* op, const LibParam& p) {
+/*! \brief The state for this call's attributes and device, made on first use. */
+std::shared_ptr<LibState> GetState(LibOp* op, const LibParam& p, DLDevice device) {
+  const std::string key = std::to_string(device.device_type) + ":" +
+                          std::to_string(device.device_id) + "|" + p.state_key;
   std::lock_guard<std::mutex> lock(op->state_mutex);
-  auto it = op->states.find(p.state_key);
-  if (it != op->states.end()) return it->second.get();
-  auto state = std::make_unique<LibState>();
-  Check(*op, "create_state", op->desc.create_state(op->desc.self, &p.c, &state->handle));
-  LibState* raw = state.get();
-  op->states.emplace(p.state_key, std::move(state));
-  return raw;
+  auto it = op->states.find(key);
+  if (it != op->states.end()) return it->second;
+  auto state = std::make_shared<LibState>();
+  Check(*op, "create_state",
+        op->desc.create_state(op->desc.self, &p.c, device.device_type, device.device_id,
+                              &state->handle));
+  op->states.emplace(key, state);
+  return state;
 }
 
 /*! \brief Run the library's forward (or its state's) on these tensors. */
@@ -242,20 +285,33 @@ void RunForward(LibOp* op, const OpAttrs& attrs, const OpContext& ctx,
   call.op = op;
   call.outputs = out_arrays;
   call.num_outputs = static_cast<int32_t>(out->size());
-  MXFFIOpLibResource res{&call, ctx.stream, &AllocSparse, &AllocWorkspace};
+  call.gpu = dev == 1;
+  MXFFIOpLibResource res{sizeof(MXFFIOpLibResource),
+                         ctx.device.device_type,
+                         ctx.device.device_id,
+                         &call,
+                         ctx.stream,
+                         &AllocSparse,
+                         &AllocWorkspace};
+  MXFFIOpLibTensor* in_ptrs[kMaxOpArgs];
+  MXFFIOpLibTensor* out_ptrs[kMaxOpArgs];
+  for (size_t i = 0; i < in->size(); ++i) in_ptrs[i] = &(*in)[i];
+  for (size_t i = 0; i < out->size(); ++i) out_ptrs[i] = &(*out)[i];
+  const auto nin = static_cast<int32_t>(in->size());
+  const auto nout = static_cast<int32_t>(out->size());
   int32_t code;
   if (op->desc.create_state != nullptr) {
-    LibState* state = GetState(op, p);
+    std::shared_ptr<LibState> state = GetState(op, p, ctx.device);
     std::lock_guard<std::mutex> lock(state->mutex);
-    code = op->desc.state_forward[dev](op->desc.self, state->handle, in->data(),
-                                       static_cast<int32_t>(in->size()), out->data(),
-                                       static_cast<int32_t>(out->size()), &res);
+    MXFFI_CHECK(!state->destroyed, RuntimeError)
+        << op->name << ": its state was released while this call waited for it; call again";
+    code = op->desc.state_forward[dev](op->desc.self, state->handle, in_ptrs, nin, out_ptrs, nout,
+                                       &res);
   } else {
-    code = op->desc.forward[dev](op->desc.self, &p.c, in->data(), static_cast<int32_t>(in->size()),
-                                 out->data(), static_cast<int32_t>(out->size()), &res);
+    code = op->desc.forward[dev](op->desc.self, &p.c, in_ptrs, nin, out_ptrs, nout, &res);
   }
   if (!call.error.empty()) {
-    throw Error("ValueError", op->name + ": forward failed in " + op->path + ": " + call.error);
+    throw Error(call.error_kind, op->name + ": forward failed in " + op->path + ": " + call.error);
   }
   Check(*op, "forward", code);
 }
@@ -298,10 +354,14 @@ std::shared_ptr<const void> ParseAttrs(LibOp* op,
     p->keys.push_back(e.first.c_str());
     p->values.push_back(e.second.c_str());
   }
-  p->c = {p->keys.data(), p->values.data(), static_cast<int32_t>(p->kv.size())};
+  p->c = {sizeof(MXFFIOpLibAttrs), static_cast<int32_t>(p->kv.size()), p->keys.data(),
+          p->values.data()};
   std::vector<std::pair<std::string, std::string>> sorted = p->kv;
   std::sort(sorted.begin(), sorted.end());
-  for (const auto& e : sorted) p->state_key += e.first + "=" + e.second + "\n";
+  for (const auto& e : sorted) {
+    p->state_key += std::to_string(e.first.size()) + ":" + e.first +
+                    std::to_string(e.second.size()) + ":" + e.second;
+  }
   if (op->desc.parse_attrs == nullptr) {
     MXFFI_CHECK(kv.empty(), TypeError) << op->name << ": takes no attributes, got '" << kv[0].first
                                        << "' (op from " << op->path << ")";
@@ -314,10 +374,12 @@ std::shared_ptr<const void> ParseAttrs(LibOp* op,
 /*! \brief Register one validated op description as an mxffi op. */
 void RegisterLibOp(LibOp* lop, bool replace) {
   const MXFFIOpLibOp& d = lop->desc;
-  Op& op = replace ? Op::Replace(lop->name.c_str()) : Op::Register(lop->name.c_str());
+  // A fresh name is extended first (invisible to Find) and registered once its attributes are
+  // set, so a concurrent call never sees it half made. A replaced name is rebound at once.
+  Op& op = replace ? Op::Replace(lop->name.c_str()) : Op::Extend(lop->name.c_str());
   MXFFI_CHECK(op.index >= 0, RuntimeError)
       << "library.load: " << lop->path << ": cannot register op '" << lop->name << "'";
-  std::string doc = d.doc != nullptr ? d.doc : "";
+  const std::string& doc = lop->doc;
   op.describe(doc + (doc.empty() ? "" : "\n\n") + "From the op library " + lop->path + ".")
       .set_num_inputs(static_cast<uint32_t>(d.num_inputs))
       .set_num_outputs(static_cast<uint32_t>(d.num_outputs));
@@ -337,6 +399,7 @@ void RegisterLibOp(LibOp* lop, bool replace) {
           in_ndims[i] = in[i].ndim();
         }
         int64_t out_shapes[kMaxOpArgs * MXFFI_OPLIB_MAX_NDIM];
+        std::fill(out_shapes, out_shapes + out.size() * MXFFI_OPLIB_MAX_NDIM, -1);
         int32_t out_ndims[kMaxOpArgs];
         std::fill(out_ndims, out_ndims + out.size(), -1);
         Check(*lop, "infer_shape",
@@ -419,8 +482,11 @@ void RegisterLibOp(LibOp* lop, bool replace) {
           CheckReq(*lop, req);
           std::vector<NDArray> dense_in;  // contiguous copies of strided dense inputs
           std::vector<MXFFIOpLibTensor> lin, lout;
-          for (const NDArray& a : in) {
+          for (size_t i = 0; i < in.size(); ++i) {
+            const NDArray& a = in[i];
             if (a.is_sparse()) {
+              MXFFI_CHECK(a.storage_initialized(), ValueError)
+                  << lop->name << ": input #" << i << " is a sparse array with no storage";
               lin.push_back(SparseTensor(a));
             } else {
               dense_in.push_back(a.Contiguous());
@@ -436,6 +502,7 @@ void RegisterLibOp(LibOp* lop, bool replace) {
           }
         });
   }
+  if (!replace) Op::Register(lop->name.c_str());  // now visible, with every attribute set
 }
 
 bool ValidOpName(const char* name) {
@@ -448,7 +515,8 @@ bool ValidOpName(const char* name) {
 }
 
 /*! \brief Validate every op an op library describes, then register them all. */
-Array<String> LoadOpLibrary(const std::string& path, void* handle, bool override) {
+Array<String> LoadOpLibrary(const std::string& path, void* handle, bool override,
+                            bool* registering) {
   auto version = reinterpret_cast<VersionFn>(dlsym(handle, "MXFFIOpLibVersion"));
   auto init = reinterpret_cast<InitFn>(dlsym(handle, "MXFFIOpLibInit"));
   auto count = reinterpret_cast<CountFn>(dlsym(handle, "MXFFIOpLibOpCount"));
@@ -494,6 +562,7 @@ Array<String> LoadOpLibrary(const std::string& path, void* handle, bool override
         << (c.name ? std::string(c.name).substr(0, 64) : "(null)")
         << "'; an op name is a letter or _ followed by letters, digits or _";
     lop->name = c.name;
+    lop->doc = c.doc != nullptr ? c.doc : "";
     const std::string where = "library.load: " + path + ": op '" + lop->name + "'";
     MXFFI_CHECK(names.insert(lop->name).second, ValueError) << where << " is registered twice";
     MXFFI_CHECK(c.num_inputs >= 0 && c.num_inputs <= kMaxOpArgs && c.num_outputs >= 1 &&
@@ -518,6 +587,13 @@ Array<String> LoadOpLibrary(const std::string& path, void* handle, bool override
     }
     ops.push_back(std::move(lop));
   }
+  // Every check is made before the first registration: past this point nothing refuses, and
+  // the library stays open (ops point into it) whatever happens.
+  const int64_t left = details::OpSlotsLeft();
+  MXFFI_CHECK(static_cast<int64_t>(ops.size()) <= left, RuntimeError)
+      << "library.load: " << path << " has " << ops.size() << " ops, but only " << left
+      << " more fit in the op registry (" << kMaxOps << " in all, replaced ones included)";
+  *registering = true;
   Array<String> registered;
   for (auto& lop : ops) {
     LibOp* raw = lop.release();
@@ -525,7 +601,7 @@ Array<String> LoadOpLibrary(const std::string& path, void* handle, bool override
       std::lock_guard<std::mutex> lock(LoadedMutex());
       AllLibOps().push_back(raw);
     }
-    RegisterLibOp(raw, Op::Find(raw->name) != nullptr);
+    RegisterLibOp(raw, override && Op::Find(raw->name) != nullptr);
     registered.push_back(String(raw->name));
   }
   return registered;
@@ -540,14 +616,17 @@ int64_t ReleaseStates() {
   }
   int64_t freed = 0;
   for (LibOp* op : ops) {
-    std::map<std::string, std::unique_ptr<LibState>> states;
+    std::map<std::string, std::shared_ptr<LibState>> states;
     {
       std::lock_guard<std::mutex> lock(op->state_mutex);
       states.swap(op->states);
     }
     for (auto& kv : states) {
-      std::lock_guard<std::mutex> lock(kv.second->mutex);  // wait for a forward in flight
+      // Waits for a forward in flight; one that took the state but has not locked it yet
+      // finds it destroyed and says so.
+      std::lock_guard<std::mutex> lock(kv.second->mutex);
       op->desc.destroy_state(op->desc.self, kv.second->handle);
+      kv.second->destroyed = true;
       ++freed;
     }
   }
@@ -563,6 +642,7 @@ std::vector<std::string> Difference(const std::vector<std::string>& after,
 }
 
 ObjectRef Load(const std::string& path, bool override) {
+  std::lock_guard<std::mutex> load_lock(LoadMutex());
   details::TakeRegistrationErrors();  // start from a clean log on this thread
   const int64_t before = details::RegistrationCount();
   const std::vector<std::string> globals = details::ListGlobalNames();
@@ -585,10 +665,11 @@ ObjectRef Load(const std::string& path, bool override) {
   lib->path = String(path);
   lib->handle = handle;
   if (!registered && dlsym(handle, "MXFFIOpLibVersion") != nullptr) {
+    bool registering = false;
     try {
-      lib->names = LoadOpLibrary(path, handle, override);
+      lib->names = LoadOpLibrary(path, handle, override, &registering);
     } catch (...) {
-      dlclose(handle);  // nothing of it was registered
+      if (!registering) dlclose(handle);  // nothing of it was registered
       throw;
     }
     lib->kind = String("op_library");

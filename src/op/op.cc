@@ -169,6 +169,17 @@ Op& Op::Register(const char* name) {
   return *op;
 }
 
+namespace details {
+
+/*! \brief How many more ops fit in the registry (library.load checks before registering). */
+int64_t OpSlotsLeft() {
+  OpRegistryState& st = State();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  return kMaxOps - static_cast<int64_t>(st.ops.size());
+}
+
+}  // namespace details
+
 Op& Op::Replace(const char* name) {
   OpRegistryState& st = State();
   std::lock_guard<std::mutex> lock(st.mutex);

@@ -4,12 +4,52 @@
 #include <mxffi/c_api.h>
 #include <mxffi/mxffi.h>
 #include <mxffi/ndarray/dlpack_compat.h>
+#include <mxffi/op/op.h>
+// The op-library ABI (its own version, MXFFI_OPLIB_ABI_MAJOR): the C half only.
+#define MXFFI_OPLIB_HOST
+#include <mxffi/lib_api.h>
 
 #include <cstddef>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <type_traits>
+
+// Section: the op-library ABI (lib_api.h). Fields are only added at a struct's end, with a
+// minor version; anything else here changing is a break and bumps MXFFI_OPLIB_ABI_MAJOR.
+static_assert(MXFFI_OPLIB_ABI_MAJOR == 1);
+static_assert(MXFFI_OPLIB_MAX_NDIM == mxffi::kMaxNDim && MXFFI_OPLIB_MAX_ARGS == mxffi::kMaxOpArgs);
+static_assert(MXFFI_OPLIB_OK == 0 && MXFFI_OPLIB_FAIL == -1 && MXFFI_OPLIB_FALLBACK == 1);
+static_assert(sizeof(MXFFIOpLibDType) == 4);
+static_assert(offsetof(MXFFIOpLibAttrs, struct_size) == 0 && offsetof(MXFFIOpLibAttrs, num) == 4);
+static_assert(offsetof(MXFFIOpLibAttrs, keys) == 8 && offsetof(MXFFIOpLibAttrs, values) == 16);
+static_assert(offsetof(MXFFIOpLibTensor, struct_size) == 0 &&
+              offsetof(MXFFIOpLibTensor, ndim) == 4 && offsetof(MXFFIOpLibTensor, data) == 8 &&
+              offsetof(MXFFIOpLibTensor, shape) == 16 && offsetof(MXFFIOpLibTensor, stype) == 24 &&
+              offsetof(MXFFIOpLibTensor, dtype) == 28 &&
+              offsetof(MXFFIOpLibTensor, device_type) == 32 &&
+              offsetof(MXFFIOpLibTensor, device_id) == 36 &&
+              offsetof(MXFFIOpLibTensor, nnz) == 40 && offsetof(MXFFIOpLibTensor, indices) == 48 &&
+              offsetof(MXFFIOpLibTensor, indices_dtype) == 56 &&
+              offsetof(MXFFIOpLibTensor, indptr) == 64 &&
+              offsetof(MXFFIOpLibTensor, indptr_dtype) == 72 && sizeof(MXFFIOpLibTensor) == 80);
+static_assert(offsetof(MXFFIOpLibResource, struct_size) == 0 &&
+              offsetof(MXFFIOpLibResource, device_type) == 4 &&
+              offsetof(MXFFIOpLibResource, device_id) == 8 &&
+              offsetof(MXFFIOpLibResource, host) == 16 &&
+              offsetof(MXFFIOpLibResource, stream) == 24 &&
+              offsetof(MXFFIOpLibResource, alloc_sparse) == 32 &&
+              offsetof(MXFFIOpLibResource, alloc_workspace) == 40);
+static_assert(offsetof(MXFFIOpLibOp, struct_size) == 0 && offsetof(MXFFIOpLibOp, name) == 8 &&
+              offsetof(MXFFIOpLibOp, doc) == 16 && offsetof(MXFFIOpLibOp, num_inputs) == 24 &&
+              offsetof(MXFFIOpLibOp, num_outputs) == 28 && offsetof(MXFFIOpLibOp, self) == 32 &&
+              offsetof(MXFFIOpLibOp, parse_attrs) == 40 &&
+              offsetof(MXFFIOpLibOp, infer_shape) == 48 &&
+              offsetof(MXFFIOpLibOp, infer_type) == 56 &&
+              offsetof(MXFFIOpLibOp, infer_stype) == 64 && offsetof(MXFFIOpLibOp, forward) == 72 &&
+              offsetof(MXFFIOpLibOp, create_state) == 88 &&
+              offsetof(MXFFIOpLibOp, state_forward) == 96 &&
+              offsetof(MXFFIOpLibOp, destroy_state) == 112 && sizeof(MXFFIOpLibOp) == 120);
 
 // Section: type codes
 static_assert(kMXFFINone == 0);

@@ -174,7 +174,7 @@ Status PolyParse(const Attrs& attrs) {
   return ParseCoeffs(attrs, &coeffs);
 }
 
-Status PolyCreateState(const Attrs& attrs, OpState** state) {
+Status PolyCreateState(const Attrs& attrs, bool /*is_gpu*/, int /*device_id*/, OpState** state) {
   std::vector<double> coeffs;
   Status s = ParseCoeffs(attrs, &coeffs);
   if (s.ok()) *state = new PolyState(std::move(coeffs));
