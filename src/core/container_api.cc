@@ -133,10 +133,10 @@ extern "C" {
 
 int MXFFIArrayCreate(const MXFFIAny* items, int64_t n, MXFFIObjectHandle* out) {
   try {
-    if (out == nullptr || n < 0 || (n > 0 && items == nullptr)) {
-      MXFFI_THROW(ValueError) << "MXFFIArrayCreate: bad arguments (items=" << items << ", n=" << n
-                              << ", out=" << out << ")";
-    }
+    MXFFI_CHECK(out != nullptr, ValueError) << "MXFFIArrayCreate: out is NULL";
+    MXFFI_CHECK(n >= 0, ValueError) << "MXFFIArrayCreate: n is " << n << "; expected >= 0";
+    MXFFI_CHECK(n == 0 || items != nullptr, ValueError)
+        << "MXFFIArrayCreate: items is NULL but n is " << n;
     using mxffi::ArrayObj;
     mxffi::ObjectPtr<ArrayObj> obj =
         mxffi::make_inplace_object<ArrayObj>(sizeof(MXFFIAny) * static_cast<size_t>(n));
@@ -147,6 +147,12 @@ int MXFFIArrayCreate(const MXFFIAny* items, int64_t n, MXFFIObjectHandle* out) {
       if (code == kMXFFINone || code == kMXFFIInt || code == kMXFFIBool || code == kMXFFIFloat) {
         obj->data[i] = items[i];  // plain values: nothing to own
       } else {
+        // Codes between the plain ones and the objects name no type: such a cell would make an
+        // Array that no reader can convert, so it is refused here.
+        MXFFI_CHECK(code >= 0 && (code <= kMXFFIBytesView || code >= kMXFFIStaticObjectBegin),
+                    TypeError)
+            << "MXFFIArrayCreate: items[" << i << "] has type code " << code
+            << ", which names no type";
         new (&obj->data[i]) mxffi::Any(*mxffi::AnyView::FromRaw(&items[i]));
       }
       obj->size = i + 1;
