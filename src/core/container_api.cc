@@ -92,10 +92,14 @@ MXFFI_REGISTER_API("container.adt")
     .describe("An ADT with tag (first argument) and the remaining arguments as fields.")
     .set_body([](PackedArgs args, Any* rv) {
       if (args.size() < 1) MXFFI_THROW(TypeError) << "container.adt: expected a tag, got nothing";
-      int32_t tag = args[0].cast<int32_t>();
+      std::optional<int64_t> tag = args[0].try_cast<int64_t>();
+      MXFFI_CHECK(tag.has_value(), TypeError)
+          << "container.adt: the tag expected an int, got " << args[0].GetTypeName();
+      MXFFI_CHECK(*tag >= INT32_MIN && *tag <= INT32_MAX, OverflowError)
+          << "container.adt: the tag " << *tag << " does not fit in int32";
       std::vector<Any> fields;
       for (int32_t i = 1; i < args.size(); ++i) fields.emplace_back(args[i]);
-      *rv = ADT(tag, fields);
+      *rv = ADT(static_cast<int32_t>(*tag), fields);
     });
 
 MXFFI_REGISTER_API("container.adt_tag").arg("adt").set_body_typed([](ADT a) { return a.tag(); });

@@ -218,3 +218,10 @@ def test_string_is_a_str():
     assert isinstance(s, str)
     assert s == "abc"
     assert s.upper() == "ABC"
+
+
+def test_adt_tag_errors_name_container_adt_and_the_tag():
+    with pytest.raises(TypeError, match=r"^container\.adt: the tag expected an int, got str"):
+        mxffi.ADT("x", [1])
+    with pytest.raises(OverflowError, match=r"the tag 1099511627776 does not fit in int32"):
+        mxffi.ADT(2**40, [1])
