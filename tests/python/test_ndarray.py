@@ -314,3 +314,11 @@ def test_arrays_are_not_copied():
     for name, (first, grew_mb) in out.items():
         assert first == expected_first[name], name
         assert grew_mb < 32, f"{name}: peak RSS grew by {grew_mb} MB"
+
+
+def test_tensor_first_of_an_empty_tensor_is_refused():
+    # It used to read the element past the end of an empty buffer.
+    with pytest.raises(ValueError, match=r"the tensor is empty; got shape \(2, 0\)"):
+        t.tensor_first_f64(np.zeros((2, 0)))
+    with pytest.raises(ValueError, match=r"got shape \(0,\)"):
+        t.tensor_first_f64(np.zeros(0))
