@@ -139,6 +139,13 @@ class NDArray(Object):
             raise BufferError("mxffi.NDArray.__dlpack__: copy=True is not supported yet")
         if stream is not None and stream != -1 and self.__dlpack_device__()[0] == 1:
             raise ValueError(f"mxffi.NDArray.__dlpack__: stream must be None for CPU, got {stream}")
+        if self._tensor().lanes != 1:
+            # numpy and PyTorch refuse such a tensor after taking the capsule, and numpy then
+            # frees it with its error still pending; refusing here keeps that from happening.
+            raise BufferError(
+                f"mxffi.NDArray.__dlpack__: dtype {self.dtype} has {self._tensor().lanes} lanes; "
+                "DLPack consumers take single-lane data types only"
+            )
         versioned = max_version is not None and tuple(max_version) >= (1, 0)
         managed = _to_dlpack(self, versioned).value
         name = b"dltensor_versioned" if versioned else b"dltensor"

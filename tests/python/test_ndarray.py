@@ -322,3 +322,14 @@ def test_tensor_first_of_an_empty_tensor_is_refused():
         t.tensor_first_f64(np.zeros((2, 0)))
     with pytest.raises(ValueError, match=r"got shape \(0,\)"):
         t.tensor_first_f64(np.zeros(0))
+
+
+def test_multi_lane_array_refuses_dlpack_export_without_system_error():
+    # numpy.from_dlpack refused such a capsule after taking it and freed it with its error still
+    # pending, which surfaced as a SystemError.
+    import mxffi.np as mnp
+
+    x = mnp.zeros((2,), dtype="int8x4")
+    for convert in (lambda: x.asnumpy(), lambda: np.from_dlpack(x)):
+        with pytest.raises(BufferError, match=r"dtype int8x4 has 4 lanes"):
+            convert()
