@@ -209,7 +209,7 @@ def test_shape_converts_dims_to_int():
     shape = mxffi.Shape([2.0, 3])
     assert shape == (2, 3)
     assert all(type(d) is int for d in shape)
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError):
         mxffi.Shape(["x"])
 
 
@@ -225,3 +225,12 @@ def test_adt_tag_errors_name_container_adt_and_the_tag():
         mxffi.ADT("x", [1])
     with pytest.raises(OverflowError, match=r"the tag 1099511627776 does not fit in int32"):
         mxffi.ADT(2**40, [1])
+
+
+def test_shape_refuses_what_it_would_truncate():
+    # int() used to turn 1.5 into 1 and "2" into 2 without a word.
+    with pytest.raises(TypeError, match=r"dimension 1 must be an int, got float 1\.5"):
+        mxffi.Shape((2, 1.5))
+    with pytest.raises(TypeError, match=r"dimension 0 must be an int, got str '2'"):
+        mxffi.Shape(("2",))
+    assert mxffi.Shape((2, -1)) == (2, -1)  # -1 is reshape's unknown dimension

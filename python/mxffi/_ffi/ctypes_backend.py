@@ -325,7 +325,7 @@ class Shape(tuple):
     """mxffi.Shape: a tuple of int64 dimensions, passed to C++ as a Shape object."""
 
     def __new__(cls, dims=()):
-        return tuple.__new__(cls, (int(d) for d in dims))
+        return tuple.__new__(cls, _dtype.shape_dims(dims))
 
     def __repr__(self):
         return f"mxffi.Shape({tuple.__repr__(self)})"

@@ -229,7 +229,7 @@ cdef class Device:
 
     cdef DLDevice cdevice
 
-    def __init__(self, device_type, int device_id=0):
+    def __init__(self, device_type, device_id=0):
         if isinstance(device_type, Device):
             self.cdevice = (<Device>device_type).cdevice
             return
