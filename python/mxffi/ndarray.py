@@ -13,6 +13,7 @@ from ctypes import POINTER, Structure, c_int, c_int32, c_int64, c_uint8, c_uint1
 from ._ffi import DataType, Device, Object, get_global_func, register_object
 from ._ffi import _impl as _core  # the selected core, Cython or ctypes
 from ._ffi.dtype import dtype_str
+from ._ffi.error import export_refused
 
 __all__ = ["NDArray", "empty", "from_dlpack"]
 
@@ -201,9 +202,12 @@ def from_dlpack(x):
     if not hasattr(tp, "__dlpack__"):
         raise TypeError(f"mxffi.from_dlpack: {type(x).__name__} has no __dlpack__ method")
     try:
-        capsule = x.__dlpack__(max_version=(1, 0))
-    except TypeError:
-        capsule = x.__dlpack__()
+        try:
+            capsule = x.__dlpack__(max_version=(1, 0))
+        except TypeError:
+            capsule = x.__dlpack__()
+    except BufferError as e:
+        raise export_refused("mxffi.from_dlpack", x, e) from e
     for name, used, versioned in _CAPSULE_NAMES:
         if _api.PyCapsule_IsValid(capsule, name):
             managed = _api.PyCapsule_GetPointer(capsule, name)

@@ -220,6 +220,15 @@ def test_string_is_a_str():
     assert s.upper() == "ABC"
 
 
+def test_constructors_name_themselves_for_what_is_not_iterable():
+    with pytest.raises(TypeError, match=r"^mxffi\.Array: items must be an iterable, got int$"):
+        mxffi.Array(3)
+    with pytest.raises(TypeError, match=r"^mxffi\.ADT: fields must be an iterable, got int$"):
+        mxffi.ADT(0, 3)
+    with pytest.raises(TypeError, match=r"^mxffi\.Map: expected a mapping .* got int"):
+        mxffi.Map(3)
+
+
 def test_adt_tag_errors_name_container_adt_and_the_tag():
     with pytest.raises(TypeError, match=r"^container\.adt: the tag expected an int, got str"):
         mxffi.ADT("x", [1])

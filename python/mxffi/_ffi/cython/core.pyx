@@ -18,7 +18,8 @@ include "dlpack.pxi"
 
 from mxffi._ffi import dtype as _dtype
 from mxffi._ffi.signature import bind_keywords as _bind_keywords
-from mxffi._ffi.error import make_error as _make_error, stash_py_error as _stash_py_error
+from mxffi._ffi.error import MXFFIError, make_error as _make_error, named_error as _named_error
+from mxffi._ffi.error import export_refused as _export_refused, stash_py_error as _stash_py_error
 
 try:
     from ctypes import c_void_p as _ctypes_void_p
