@@ -26,6 +26,16 @@ _adt_size = get_global_func("container.adt_size")
 _adt_get_item = get_global_func("container.adt_get_item")
 
 
+def _iterable(callee, what, value):
+    """value as a tuple, or a TypeError naming callee when it is not iterable."""
+    try:
+        return tuple(value)
+    except TypeError:
+        raise TypeError(
+            f"{callee}: {what} must be an iterable, got {type(value).__name__}"
+        ) from None
+
+
 class _SequenceMixin:
     """Sequence behaviour shared by Array and ADT, over _size/_get."""
 
@@ -74,7 +84,7 @@ class Array(_SequenceMixin, Object, Sequence):
     _get = _array_get_item
 
     def __new__(cls, items=()):
-        return _array(*items)
+        return _array(*_iterable("mxffi.Array", "items", items))
 
     def __init__(self, items=()):
         pass  # built by __new__
@@ -91,7 +101,7 @@ class ADT(_SequenceMixin, Object, Sequence):
     _get = _adt_get_item
 
     def __new__(cls, tag=0, fields=()):
-        return _adt(tag, *fields)
+        return _adt(tag, *_iterable("mxffi.ADT", "fields", fields))
 
     def __init__(self, tag=0, fields=()):
         pass  # built by __new__
@@ -109,8 +119,15 @@ class Map(Object, Mapping):
     """An immutable mapping held by C++, keeping insertion order: mxffi.Map({"a": 1})."""
 
     def __new__(cls, mapping=()):
+        try:
+            pairs = dict(mapping).items()
+        except (TypeError, ValueError) as e:
+            raise type(e)(
+                f"mxffi.Map: expected a mapping or an iterable of (key, value) pairs, got "
+                f"{type(mapping).__name__}: {e}"
+            ) from None
         flat = []
-        for k, v in dict(mapping).items():
+        for k, v in pairs:
             flat.append(k)
             flat.append(v)
         return _map(*flat)

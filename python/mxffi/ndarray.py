@@ -13,6 +13,7 @@ from ctypes import POINTER, Structure, c_int, c_int32, c_int64, c_uint8, c_uint1
 from ._ffi import DataType, Device, Object, get_global_func, register_object
 from ._ffi import _impl as _core  # the selected core, Cython or ctypes
 from ._ffi.dtype import dtype_str
+from ._ffi.error import export_refused
 
 __all__ = ["NDArray", "empty", "from_dlpack"]
 
@@ -139,6 +140,13 @@ class NDArray(Object):
             raise BufferError("mxffi.NDArray.__dlpack__: copy=True is not supported yet")
         if stream is not None and stream != -1 and self.__dlpack_device__()[0] == 1:
             raise ValueError(f"mxffi.NDArray.__dlpack__: stream must be None for CPU, got {stream}")
+        if self._tensor().lanes != 1:
+            # numpy and PyTorch refuse such a tensor after taking the capsule, and numpy then
+            # frees it with its error still pending; refusing here keeps that from happening.
+            raise BufferError(
+                f"mxffi.NDArray.__dlpack__: dtype {self.dtype} has {self._tensor().lanes} lanes; "
+                "DLPack consumers take single-lane data types only"
+            )
         versioned = max_version is not None and tuple(max_version) >= (1, 0)
         managed = _to_dlpack(self, versioned).value
         name = b"dltensor_versioned" if versioned else b"dltensor"
@@ -194,9 +202,12 @@ def from_dlpack(x):
     if not hasattr(tp, "__dlpack__"):
         raise TypeError(f"mxffi.from_dlpack: {type(x).__name__} has no __dlpack__ method")
     try:
-        capsule = x.__dlpack__(max_version=(1, 0))
-    except TypeError:
-        capsule = x.__dlpack__()
+        try:
+            capsule = x.__dlpack__(max_version=(1, 0))
+        except TypeError:
+            capsule = x.__dlpack__()
+    except BufferError as e:
+        raise export_refused("mxffi.from_dlpack", x, e) from e
     for name, used, versioned in _CAPSULE_NAMES:
         if _api.PyCapsule_IsValid(capsule, name):
             managed = _api.PyCapsule_GetPointer(capsule, name)

@@ -74,6 +74,27 @@ NDArray SparseZerosLike(const NDArray& src, const AnyView& dtype, const AnyView&
 }
 
 /*! \brief The dtype numpy gives a Python scalar: bool, int64 or float64. */
+/*!
+ * \brief numpy's OverflowError for an int fill value that an integer dtype cannot hold (numpy 2
+ *  refuses np.full(2, 300, dtype=int8) the same way), and a ValueError for one that float64, in
+ *  which the fill value travels to the kernel, cannot hold exactly.
+ */
+void CheckIntFill(int64_t v, DLDataType dt) {
+  if (dt.code != kDLInt && dt.code != kDLUInt) return;
+  const int bits = dt.bits;
+  bool fits = true;
+  if (dt.code == kDLInt && bits < 64) {
+    fits = v >= -(int64_t{1} << (bits - 1)) && v < (int64_t{1} << (bits - 1));
+  } else if (dt.code == kDLUInt) {
+    fits = v >= 0 && (bits >= 64 || v < (int64_t{1} << bits));
+  }
+  MXFFI_CHECK(fits, OverflowError)
+      << "np.full: fill_value " << v << " is out of bounds for " << DataTypeToString(dt);
+  MXFFI_CHECK(v <= (int64_t{1} << 53) && v >= -(int64_t{1} << 53), ValueError)
+      << "np.full: fill_value " << v << " cannot be filled exactly into " << DataTypeToString(dt)
+      << "; the fill travels as float64, exact for integers up to 2**53 in magnitude";
+}
+
 DLDataType ScalarDType(const AnyView& v) {
   return v.type_index() == kMXFFIBool ? kBool : v.type_index() == kMXFFIInt ? kInt64 : kFloat64;
 }
@@ -313,6 +334,10 @@ MXFFI_REGISTER_API("np.full")
     .set_body_typed([](AnyView shape, AnyView fill_value, AnyView dtype, AnyView device) {
       static const Op* op = Op::Get("_full");
       double v = NumberArg(fill_value, "np.full", "fill_value");
+      if (fill_value.type_index() == kMXFFIInt) {
+        CheckIntFill(fill_value.raw()->v_int64,
+                     dtype.is_none() ? kInt64 : DTypeArg(dtype, "np.full", kFloat64));
+      }
       if (dtype.is_none()) return Fill("np.full", op, shape, ScalarDType(fill_value), device, v);
       return Fill("np.full", op, shape, dtype, device, v);
     });

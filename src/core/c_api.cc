@@ -33,7 +33,10 @@ int MXFFIObjectFree(MXFFIObjectHandle obj) {
 
 int MXFFIObjectGetTypeIndex(MXFFIObjectHandle obj, int32_t* out) {
   if (obj == nullptr || out == nullptr) {
-    MXFFIErrorSet("ValueError", "MXFFIObjectGetTypeIndex: obj and out must not be NULL", nullptr);
+    MXFFIErrorSet("ValueError",
+                  obj == nullptr ? "MXFFIObjectGetTypeIndex: obj is NULL"
+                                 : "MXFFIObjectGetTypeIndex: out is NULL",
+                  nullptr);
     return -1;
   }
   *out = static_cast<MXFFIObject*>(obj)->type_index;
@@ -42,8 +45,8 @@ int MXFFIObjectGetTypeIndex(MXFFIObjectHandle obj, int32_t* out) {
 
 int MXFFITypeKey2Index(const char* type_key, int32_t* out) {
   try {
-    MXFFI_CHECK(type_key != nullptr && out != nullptr, ValueError)
-        << "MXFFITypeKey2Index: type_key and out must not be NULL";
+    MXFFI_CHECK(type_key != nullptr, ValueError) << "MXFFITypeKey2Index: type_key is NULL";
+    MXFFI_CHECK(out != nullptr, ValueError) << "MXFFITypeKey2Index: out is NULL";
     if (!mxffi::details::LookupTypeKey(type_key, out)) {
       MXFFI_THROW(KeyError) << "MXFFITypeKey2Index: no type registered as '" << type_key << "'";
     }

@@ -92,10 +92,14 @@ MXFFI_REGISTER_API("container.adt")
     .describe("An ADT with tag (first argument) and the remaining arguments as fields.")
     .set_body([](PackedArgs args, Any* rv) {
       if (args.size() < 1) MXFFI_THROW(TypeError) << "container.adt: expected a tag, got nothing";
-      int32_t tag = args[0].cast<int32_t>();
+      std::optional<int64_t> tag = args[0].try_cast<int64_t>();
+      MXFFI_CHECK(tag.has_value(), TypeError)
+          << "container.adt: the tag expected an int, got " << args[0].GetTypeName();
+      MXFFI_CHECK(*tag >= INT32_MIN && *tag <= INT32_MAX, OverflowError)
+          << "container.adt: the tag " << *tag << " does not fit in int32";
       std::vector<Any> fields;
       for (int32_t i = 1; i < args.size(); ++i) fields.emplace_back(args[i]);
-      *rv = ADT(tag, fields);
+      *rv = ADT(static_cast<int32_t>(*tag), fields);
     });
 
 MXFFI_REGISTER_API("container.adt_tag").arg("adt").set_body_typed([](ADT a) { return a.tag(); });
@@ -133,10 +137,10 @@ extern "C" {
 
 int MXFFIArrayCreate(const MXFFIAny* items, int64_t n, MXFFIObjectHandle* out) {
   try {
-    if (out == nullptr || n < 0 || (n > 0 && items == nullptr)) {
-      MXFFI_THROW(ValueError) << "MXFFIArrayCreate: bad arguments (items=" << items << ", n=" << n
-                              << ", out=" << out << ")";
-    }
+    MXFFI_CHECK(out != nullptr, ValueError) << "MXFFIArrayCreate: out is NULL";
+    MXFFI_CHECK(n >= 0, ValueError) << "MXFFIArrayCreate: n is " << n << "; expected >= 0";
+    MXFFI_CHECK(n == 0 || items != nullptr, ValueError)
+        << "MXFFIArrayCreate: items is NULL but n is " << n;
     using mxffi::ArrayObj;
     mxffi::ObjectPtr<ArrayObj> obj =
         mxffi::make_inplace_object<ArrayObj>(sizeof(MXFFIAny) * static_cast<size_t>(n));
@@ -147,6 +151,12 @@ int MXFFIArrayCreate(const MXFFIAny* items, int64_t n, MXFFIObjectHandle* out) {
       if (code == kMXFFINone || code == kMXFFIInt || code == kMXFFIBool || code == kMXFFIFloat) {
         obj->data[i] = items[i];  // plain values: nothing to own
       } else {
+        // Codes between the plain ones and the objects name no type: such a cell would make an
+        // Array that no reader can convert, so it is refused here.
+        MXFFI_CHECK(code >= 0 && (code <= kMXFFIBytesView || code >= kMXFFIStaticObjectBegin),
+                    TypeError)
+            << "MXFFIArrayCreate: items[" << i << "] has type code " << code
+            << ", which names no type";
         new (&obj->data[i]) mxffi::Any(*mxffi::AnyView::FromRaw(&items[i]));
       }
       obj->size = i + 1;

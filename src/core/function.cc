@@ -81,17 +81,20 @@ extern "C" {
 [[gnu::noinline, gnu::cold]] static int FuncCallCheckSlow(MXFFIObject* header, const MXFFIAny* args,
                                                           int32_t num_args) {
   // Subtypes of Function registered at run time share the layout; anything else is refused.
-  if (header == nullptr) {
-    MXFFIErrorSet("TypeError", "MXFFIFuncCall: func is NULL", nullptr);
-    return -1;
-  }
-  if (!mxffi::details::ObjectUnsafe::FromHeader(header)->IsInstance<mxffi::FunctionObj>()) {
-    MXFFIErrorSet("TypeError", "MXFFIFuncCall: func is not a Function", nullptr);
-    return -1;
-  }
-  if (num_args < 0 || (num_args > 0 && args == nullptr)) {
-    MXFFIErrorSet("ValueError", "MXFFIFuncCall: args is NULL or num_args is negative", nullptr);
-    return -1;
+  try {
+    if (header == nullptr) MXFFI_THROW(TypeError) << "MXFFIFuncCall: func is NULL";
+    const mxffi::Object* obj = mxffi::details::ObjectUnsafe::FromHeader(header);
+    if (!obj->IsInstance<mxffi::FunctionObj>()) {
+      MXFFI_THROW(TypeError) << "MXFFIFuncCall: func is not a Function; got " << obj->GetTypeKey();
+    }
+    if (num_args < 0) {
+      MXFFI_THROW(ValueError) << "MXFFIFuncCall: num_args is " << num_args << "; expected >= 0";
+    }
+    if (num_args > 0 && args == nullptr) {
+      MXFFI_THROW(ValueError) << "MXFFIFuncCall: args is NULL but num_args is " << num_args;
+    }
+  } catch (...) {
+    return mxffi::details::SetErrorFromCurrentException();
   }
   return 0;
 }
@@ -112,6 +115,10 @@ int MXFFIFuncCreate(void* resource, MXFFISafeCallType callback, void (*deleter)(
   try {
     if (callback == nullptr) {
       MXFFI_THROW(ValueError) << "MXFFIFuncCreate: callback is NULL";
+    }
+    // Checked before anything is made: on error the resource stays the caller's.
+    if (out == nullptr) {
+      MXFFI_THROW(ValueError) << "MXFFIFuncCreate: out is NULL";
     }
     mxffi::Function f = mxffi::details::MakeCFunction(resource, callback, deleter);
     *out = mxffi::details::ObjectUnsafe::Header(

@@ -105,6 +105,7 @@ Function Function::GetGlobalRequired(std::string_view name) {
 }
 
 void Function::SetGlobal(std::string_view name, Function f, bool override) {
+  if (name.empty()) MXFFI_THROW(ValueError) << "SetGlobal: the name of a global is empty";
   if (!f.defined()) MXFFI_THROW(ValueError) << "SetGlobal: function for '" << name << "' is null";
   auto info = std::make_shared<FuncInfo>();
   info->name = std::string(name);
@@ -247,8 +248,8 @@ extern "C" {
 
 int MXFFIFuncGetGlobal(const char* name, MXFFIObjectHandle* out) {
   try {
-    MXFFI_CHECK(name != nullptr && out != nullptr, ValueError)
-        << "MXFFIFuncGetGlobal: name and out must not be NULL";
+    MXFFI_CHECK(name != nullptr, ValueError) << "MXFFIFuncGetGlobal: name is NULL";
+    MXFFI_CHECK(out != nullptr, ValueError) << "MXFFIFuncGetGlobal: out is NULL";
     mxffi::Function f = mxffi::Function::GetGlobal(name);
     *out = nullptr;
     if (f.defined()) {
@@ -264,8 +265,10 @@ int MXFFIFuncGetGlobal(const char* name, MXFFIObjectHandle* out) {
 
 int MXFFIFuncSetGlobal(const char* name, MXFFIObjectHandle func, int override) {
   try {
-    MXFFI_CHECK(name != nullptr && func != nullptr, ValueError)
-        << "MXFFIFuncSetGlobal: name and func must not be NULL";
+    MXFFI_CHECK(name != nullptr, ValueError) << "MXFFIFuncSetGlobal: name is NULL";
+    MXFFI_CHECK(name[0] != '\0', ValueError) << "MXFFIFuncSetGlobal: name is empty";
+    MXFFI_CHECK(func != nullptr, ValueError)
+        << "MXFFIFuncSetGlobal: func is NULL for '" << name << "'";
     mxffi::Object* obj = ObjectUnsafe::FromHeader(func);
     MXFFI_CHECK(obj->IsInstance<mxffi::FunctionObj>(), TypeError)
         << "MXFFIFuncSetGlobal: '" << name << "' expected a Function, got " << obj->GetTypeKey();

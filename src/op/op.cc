@@ -297,9 +297,16 @@ CallByName ParseByName(PackedArgs args, const char* fname) {
   MXFFI_CHECK(args.size() >= 2, TypeError)
       << fname << ": expected (name, num_inputs, *inputs, *params), got " << args.size()
       << " arguments";
-  std::string name = args[0].cast<std::string>();
-  const Op* op = Op::Get(name);
-  int64_t num_inputs = args[1].cast<int64_t>();
+  std::optional<std::string> op_name = args[0].try_cast<std::string>();
+  MXFFI_CHECK(op_name.has_value(), TypeError)
+      << fname << ": the op name expected a str, got " << args[0].GetTypeName();
+  const std::string& name = *op_name;
+  const Op* op = Op::Find(name);
+  MXFFI_CHECK(op != nullptr, ValueError) << fname << ": no op named '" << name << "' is registered";
+  std::optional<int64_t> count = args[1].try_cast<int64_t>();
+  MXFFI_CHECK(count.has_value(), TypeError)
+      << fname << ": num_inputs expected an int, got " << args[1].GetTypeName();
+  int64_t num_inputs = *count;
   MXFFI_CHECK(num_inputs >= 0 && 2 + num_inputs <= static_cast<int64_t>(args.size()), TypeError)
       << fname << ": num_inputs=" << num_inputs << " but only " << args.size() - 2
       << " values follow";
@@ -395,7 +402,9 @@ MXFFI_REGISTER_API("ops.info")
     .describe("(description, num_inputs, num_outputs, argument names, parameter doc) of an op.")
     .arg("name")
     .set_body_typed([](std::string name) {
-      const Op* op = Op::Get(name);
+      const Op* op = Op::Find(name);
+      MXFFI_CHECK(op != nullptr, ValueError)
+          << "ops.info: no op named '" << name << "' is registered";
       Array<String> args;
       for (const auto& a : op->arguments) args.push_back(String(a.name));
       Array<Any> out;

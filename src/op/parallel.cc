@@ -169,7 +169,10 @@ ScopedGILRelease::~ScopedGILRelease() {
 int MXFFIEnvSetGILHooks(MXFFIReleaseGILFunc release, MXFFIRestoreGILFunc restore) {
   if ((release == nullptr) != (restore == nullptr)) {
     MXFFIErrorSet("ValueError",
-                  "MXFFIEnvSetGILHooks: release and restore must both be set or both be NULL",
+                  release == nullptr ? "MXFFIEnvSetGILHooks: release is NULL but restore is set; "
+                                       "pass both or neither"
+                                     : "MXFFIEnvSetGILHooks: restore is NULL but release is set; "
+                                       "pass both or neither",
                   nullptr);
     return -1;
   }

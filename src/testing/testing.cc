@@ -6,6 +6,7 @@
 #include <mxffi/mxffi.h>
 
 #include <chrono>
+#include <sstream>
 #include <thread>
 
 extern "C" {
@@ -213,6 +214,14 @@ MXFFI_REGISTER_API("testing.tensor_first_f64")
       MXFFI_CHECK(x->dtype.code == kDLFloat && x->dtype.bits == 64, TypeError)
           << "testing.tensor_first_f64: expected float64, got code " << int(x->dtype.code)
           << " bits " << int(x->dtype.bits);
+      for (int32_t i = 0; i < x->ndim; ++i) {
+        if (x->shape[i] == 0) {  // no first element to read
+          std::ostringstream shape;
+          for (int32_t j = 0; j < x->ndim; ++j) shape << (j ? ", " : "") << x->shape[j];
+          MXFFI_THROW(ValueError) << "testing.tensor_first_f64: the tensor is empty; got shape ("
+                                  << shape.str() << (x->ndim == 1 ? ",)" : ")");
+        }
+      }
       return static_cast<const double*>(x->data)[x->byte_offset / sizeof(double)];
     });
 

@@ -170,8 +170,10 @@ TEST(Function, Int64Extremes) {
 
   // A narrower parameter refuses an out-of-range value with OverflowError, naming it.
   r = CallRaw("container.adt", {IntCell(int64_t{1} << 40)});
-  EXPECT_EQ(r.kind, "OverflowError");  // a packed body's AnyView::cast checks the range too
-  EXPECT_EQ(r.message, "value 1099511627776 out of range for int32");
+  EXPECT_EQ(r.kind, "OverflowError");  // a packed body checks the range of what it casts
+  EXPECT_EQ(r.message, "container.adt: the tag 1099511627776 does not fit in int32");
+  MXFFI_EXPECT_THROW_KIND(mxffi::Any(int64_t{1} << 40).cast<int32_t>(), "OverflowError",
+                          "value 1099511627776 out of range for int32");
   mxffi::Function f = mxffi::Function::FromTyped([](int32_t x) { return x; });
   try {
     f(int64_t{1} << 40);
@@ -276,8 +278,46 @@ TEST(Function, CallRefusesNonFunctions) {
   const char *kind, *msg;
   MXFFIErrorGetLast(&kind, &msg, nullptr);
   EXPECT_STREQ(kind, "TypeError");
-  EXPECT_STREQ(msg, "MXFFIFuncCall: func is not a Function");
+  EXPECT_STREQ(msg, "MXFFIFuncCall: func is not a Function; got mxffi.Array");
   EXPECT_EQ(MXFFIFuncCall(nullptr, nullptr, 0, &result), -1);
+}
+
+TEST(Function, CreateRefusesNullOutAndKeepsTheResource) {
+  static int freed = 0;
+  auto callback = [](void*, const MXFFIAny*, int32_t, MXFFIAny*) -> int { return 0; };
+  EXPECT_EQ(MXFFIFuncCreate(
+                nullptr, callback, [](void*) { ++freed; }, nullptr),
+            -1);
+  const char *kind, *msg;
+  MXFFIErrorGetLast(&kind, &msg, nullptr);
+  EXPECT_STREQ(kind, "ValueError");
+  EXPECT_STREQ(msg, "MXFFIFuncCreate: out is NULL");
+  EXPECT_EQ(freed, 0);  // nothing was made: the resource is still the caller's
+}
+
+TEST(Function, CallErrorsNameTheBadCount) {
+  MXFFIObjectHandle f = mxffi_test::GetGlobalHandle("testing.add");
+  MXFFIAny result = mxffi_test::Cell(kMXFFINone);
+  MXFFIAny arg = mxffi_test::IntCell(1);
+  const char *kind, *msg;
+  EXPECT_EQ(MXFFIFuncCall(f, &arg, -1, &result), -1);
+  MXFFIErrorGetLast(&kind, &msg, nullptr);
+  EXPECT_STREQ(msg, "MXFFIFuncCall: num_args is -1; expected >= 0");
+  EXPECT_EQ(MXFFIFuncCall(f, nullptr, 2, &result), -1);
+  MXFFIErrorGetLast(&kind, &msg, nullptr);
+  EXPECT_STREQ(msg, "MXFFIFuncCall: args is NULL but num_args is 2");
+  MXFFIObjectFree(f);
+}
+
+TEST(Function, ArrayCreateRefusesCellsOfNoType) {
+  MXFFIAny items[2] = {mxffi_test::IntCell(1), mxffi_test::Cell(40)};
+  MXFFIObjectHandle out = nullptr;
+  EXPECT_EQ(MXFFIArrayCreate(items, 2, &out), -1);
+  EXPECT_EQ(out, nullptr);
+  const char *kind, *msg;
+  MXFFIErrorGetLast(&kind, &msg, nullptr);
+  EXPECT_STREQ(kind, "TypeError");
+  EXPECT_STREQ(msg, "MXFFIArrayCreate: items[1] has type code 40, which names no type");
 }
 
 }  // namespace

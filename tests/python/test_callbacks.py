@@ -338,3 +338,24 @@ def test_register_func_name_must_be_str():
     with pytest.raises(TypeError) as info:
         mxffi.register_func(3, lambda: 0)
     assert str(info.value) == "mxffi.register_func: name must be a str, got int"
+
+
+def test_register_and_lookup_name_themselves_for_bad_arguments():
+    with pytest.raises(TypeError, match=r"^mxffi\.get_global_func: name must be a str, got int$"):
+        mxffi.get_global_func(3)
+    with pytest.raises(TypeError, match=r"name must be a str, got NoneType"):
+        mxffi.get_global_func(None)
+    with pytest.raises(ValueError, match=r"^mxffi\.register_func: name is empty$"):
+        mxffi.register_func("", lambda: 0)
+    name = unique("not_callable")
+    with pytest.raises(TypeError, match=rf"^mxffi\.register_func: '{name}' expected a callable"):
+        mxffi.register_func(name, 3)
+    with pytest.raises(ValueError, match=r"^mxffi\.register_func: global function 'testing\.add'"):
+        mxffi.register_func("testing.add", lambda a, b: 0)
+    with pytest.raises(TypeError, match=r"^mxffi\.register_object: type_key must be a str"):
+        mxffi.register_object(3)
+    with pytest.raises(KeyError) as info:
+        mxffi.register_object("mxffi.NoSuchType")(type("X", (mxffi.Object,), {}))
+    assert info.value.args[0].startswith("mxffi.register_object: ")
+    assert "no type registered as 'mxffi.NoSuchType'" in info.value.args[0]
+    assert isinstance(info.value, mxffi.MXFFIError)

@@ -209,7 +209,7 @@ def test_shape_converts_dims_to_int():
     shape = mxffi.Shape([2.0, 3])
     assert shape == (2, 3)
     assert all(type(d) is int for d in shape)
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError):
         mxffi.Shape(["x"])
 
 
@@ -218,3 +218,28 @@ def test_string_is_a_str():
     assert isinstance(s, str)
     assert s == "abc"
     assert s.upper() == "ABC"
+
+
+def test_constructors_name_themselves_for_what_is_not_iterable():
+    with pytest.raises(TypeError, match=r"^mxffi\.Array: items must be an iterable, got int$"):
+        mxffi.Array(3)
+    with pytest.raises(TypeError, match=r"^mxffi\.ADT: fields must be an iterable, got int$"):
+        mxffi.ADT(0, 3)
+    with pytest.raises(TypeError, match=r"^mxffi\.Map: expected a mapping .* got int"):
+        mxffi.Map(3)
+
+
+def test_adt_tag_errors_name_container_adt_and_the_tag():
+    with pytest.raises(TypeError, match=r"^container\.adt: the tag expected an int, got str"):
+        mxffi.ADT("x", [1])
+    with pytest.raises(OverflowError, match=r"the tag 1099511627776 does not fit in int32"):
+        mxffi.ADT(2**40, [1])
+
+
+def test_shape_refuses_what_it_would_truncate():
+    # int() used to turn 1.5 into 1 and "2" into 2 without a word.
+    with pytest.raises(TypeError, match=r"dimension 1 must be an int, got float 1\.5"):
+        mxffi.Shape((2, 1.5))
+    with pytest.raises(TypeError, match=r"dimension 0 must be an int, got str '2'"):
+        mxffi.Shape(("2",))
+    assert mxffi.Shape((2, -1)) == (2, -1)  # -1 is reshape's unknown dimension

@@ -79,3 +79,17 @@ def test_ctypes_core_parses_the_same_way():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [str([c[0] for c in CASES]), "cuda:1"]
+
+
+def test_device_refuses_unknown_codes_and_truncation():
+    with pytest.raises(ValueError, match=r"unknown DLPack device code 99"):
+        mxffi.Device(99)
+    with pytest.raises(TypeError, match=r"device_type must be a str or a DLPack device code"):
+        mxffi.Device(1.5)
+    with pytest.raises(TypeError, match=r"got NoneType None"):
+        mxffi.Device(None)
+    with pytest.raises(TypeError, match=r"device_id must be an int, got float 1\.5"):
+        mxffi.Device("cpu", 1.5)
+    with pytest.raises(ValueError, match=r"device_id 1099511627776 does not fit in int32"):
+        mxffi.Device("cpu", 2**40)
+    assert mxffi.Device(2, 1) == mxffi.Device("cuda:1")

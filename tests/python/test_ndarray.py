@@ -314,3 +314,53 @@ def test_arrays_are_not_copied():
     for name, (first, grew_mb) in out.items():
         assert first == expected_first[name], name
         assert grew_mb < 32, f"{name}: peak RSS grew by {grew_mb} MB"
+
+
+def test_tensor_first_of_an_empty_tensor_is_refused():
+    # It used to read the element past the end of an empty buffer.
+    with pytest.raises(ValueError, match=r"the tensor is empty; got shape \(2, 0\)"):
+        t.tensor_first_f64(np.zeros((2, 0)))
+    with pytest.raises(ValueError, match=r"got shape \(0,\)"):
+        t.tensor_first_f64(np.zeros(0))
+
+
+def test_refused_dlpack_export_names_the_mxffi_function_and_dtype():
+    import mxffi
+
+    with pytest.raises(
+        BufferError,
+        match=r"^mxffi\.from_dlpack: cannot take a ndarray of dtype "
+        r"object as a tensor: ",
+    ):
+        mxffi.ndarray.from_dlpack(np.array([object()]))
+    with pytest.raises(
+        BufferError,
+        match=r"^testing\.tensor_first_f64: argument #0 'x': cannot "
+        r"take a ndarray of dtype <U1",
+    ):
+        t.tensor_first_f64(np.array(["a"]))
+
+
+def test_multi_lane_array_refuses_dlpack_export_without_system_error():
+    # numpy.from_dlpack refused such a capsule after taking it and freed it with its error still
+    # pending, which surfaced as a SystemError.
+    import mxffi.np as mnp
+
+    x = mnp.zeros((2,), dtype="int8x4")
+    for convert in (lambda: x.asnumpy(), lambda: np.from_dlpack(x)):
+        with pytest.raises(BufferError, match=r"dtype int8x4 has 4 lanes"):
+            convert()
+
+
+def test_item_len_and_bool_name_the_array_shape():
+    import mxffi.np as mnp
+
+    a = mnp.ones((2, 3))
+    with pytest.raises(
+        ValueError, match=r"^mxffi\.NDArray\.item: .* got shape \(2, 3\) \(size 6\)$"
+    ):
+        a.item()
+    with pytest.raises(ValueError, match=r"array of shape \(2, 3\) \(size 6\) is ambiguous"):
+        bool(a)
+    with pytest.raises(TypeError, match=r"^mxffi\.NDArray: len\(\) of unsized object"):
+        len(mnp.zeros(()))

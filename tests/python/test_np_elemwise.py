@@ -561,3 +561,16 @@ def test_operators_use_the_elementwise_functions():
     check(a**2, n**2)
     check(-a, -n)
     check(abs(a), abs(n))
+
+
+def test_generic_invocation_names_itself_for_a_bad_name():
+    import mxffi.ops
+
+    x = mnp.ones(3)
+    with pytest.raises(TypeError, match=r"^ops\.invoke: the op name expected a str, got int"):
+        mxffi.ops.invoke(3, x)
+    for fn, name in ((mxffi.ops.invoke, "ops.invoke"), (mxffi.ops.dispatch, "ops.dispatch")):
+        with pytest.raises(ValueError, match=rf"^{name}: no op named 'no_such_op' is registered"):
+            fn("no_such_op", x)
+    with pytest.raises(ValueError, match=r"^ops\.info: no op named 'no_such_op' is registered"):
+        mxffi.ops.info("no_such_op")

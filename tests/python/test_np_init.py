@@ -340,3 +340,22 @@ def test_arrays_take_weak_references():
     assert r() is a
     del a
     assert r() is None
+
+
+@pytest.mark.parametrize(
+    ("value", "dtype"), [(300, "int8"), (-1, "uint8"), (2**40, "int32"), (70000, "uint16")]
+)
+def test_full_refuses_an_int_the_dtype_cannot_hold(value, dtype):
+    # It used to wrap (300 -> 44 in int8) where numpy 2 raises.
+    with pytest.raises(OverflowError, match=rf"np\.full: fill_value {value} is out of bounds for "):
+        mnp.full((2,), value, dtype=dtype)
+    with pytest.raises(OverflowError):
+        np.full((2,), value, dtype=dtype)
+
+
+def test_full_refuses_an_int64_fill_float64_cannot_carry():
+    with pytest.raises(ValueError, match=r"fill_value 9007199254740993 cannot be filled exactly"):
+        mnp.full((2,), 2**53 + 1)
+    assert mnp.full((2,), 2**53).tolist() == [2**53, 2**53]
+    assert mnp.full((2,), 255, dtype="uint8").tolist() == [255, 255]
+    assert mnp.full((2,), -128, dtype="int8").tolist() == [-128, -128]

@@ -106,7 +106,9 @@ def test_register_object_unknown_type_key_raises():
 
     with pytest.raises(KeyError) as info:
         mxffi.register_object("no.SuchType")(Nothing)
-    assert info.value.args == ("MXFFITypeKey2Index: no type registered as 'no.SuchType'",)
+    assert info.value.args == (
+        "mxffi.register_object: MXFFITypeKey2Index: no type registered as 'no.SuchType'",
+    )
 
 
 def test_register_object_makes_returned_objects_instances_of_the_class():

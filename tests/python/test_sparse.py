@@ -307,3 +307,9 @@ def test_dense_only_functions_refuse_sparse_arrays_with_a_clear_error():
         mnp.reshape(x, (4,))
     with pytest.raises(TypeError, match="views are of dense arrays"):
         mnp.transpose(x)
+
+
+def test_row_sparse_array_of_a_0d_dense_array_is_refused():
+    # numpy.ascontiguousarray made the 0-d array 1-d, so it came back with shape (1,).
+    with pytest.raises(ValueError, match=r"a row_sparse array has at least one dimension"):
+        mxffi.nd.sparse.row_sparse_array(np.ones(()))

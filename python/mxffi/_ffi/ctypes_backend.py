@@ -30,7 +30,7 @@ from ctypes import (
 
 from . import dtype as _dtype
 from . import libinfo
-from .error import make_error, stash_py_error
+from .error import MXFFIError, export_refused, make_error, named_error, stash_py_error
 from .signature import bind_keywords
 
 __all__ = [
@@ -244,11 +244,14 @@ def register_object(type_key=None):
     def register(cls):
         key = type_key if isinstance(type_key, str) else getattr(cls, "_type_key", None)
         if key is None:
-            raise TypeError(f"register_object: no type key given for {cls.__name__}")
+            raise TypeError(f"mxffi.register_object: no type key given for {cls.__name__}")
         if not (isinstance(cls, type) and issubclass(cls, Object)):
-            raise TypeError(f"register_object: {cls!r} is not a subclass of mxffi.Object")
+            raise TypeError(f"mxffi.register_object: {cls!r} is not a subclass of mxffi.Object")
         index = c_int32()
-        _check(_lib.MXFFITypeKey2Index(key.encode(), byref(index)))
+        try:
+            _check(_lib.MXFFITypeKey2Index(key.encode(), byref(index)))
+        except MXFFIError as e:
+            raise named_error(e, "mxffi.register_object") from None
         _CLASS_BY_INDEX[index.value] = cls
         cls._type_key = key
         cls._type_index = index.value
@@ -257,6 +260,10 @@ def register_object(type_key=None):
     if isinstance(type_key, type):
         cls, type_key = type_key, None
         return register(cls)
+    if type_key is not None and not isinstance(type_key, str):
+        raise TypeError(
+            f"mxffi.register_object: type_key must be a str, got {type(type_key).__name__}"
+        )
     return register
 
 
@@ -325,7 +332,7 @@ class Shape(tuple):
     """mxffi.Shape: a tuple of int64 dimensions, passed to C++ as a Shape object."""
 
     def __new__(cls, dims=()):
-        return tuple.__new__(cls, (int(d) for d in dims))
+        return tuple.__new__(cls, _dtype.shape_dims(dims))
 
     def __repr__(self):
         return f"mxffi.Shape({tuple.__repr__(self)})"
@@ -366,9 +373,12 @@ def _tensor_arg(obj, label, keep):
     """A borrowed DLTensor for an object with __dlpack__ or the buffer protocol."""
     if hasattr(type(obj), "__dlpack__"):
         try:
-            capsule = obj.__dlpack__(max_version=(1, 0))
-        except TypeError:
-            capsule = obj.__dlpack__()
+            try:
+                capsule = obj.__dlpack__(max_version=(1, 0))
+            except TypeError:
+                capsule = obj.__dlpack__()
+        except BufferError as e:
+            raise export_refused(label, obj, e) from e
         keep.append(capsule)  # not consumed: the producer's capsule destructor frees it
         if _pyapi.PyCapsule_IsValid(capsule, b"dltensor_versioned"):
             # DLManagedTensorVersioned: version (8 bytes), manager_ctx, deleter, flags, then the
@@ -632,6 +642,8 @@ def _call_object(name, args):
 
 def get_global_func(name, allow_missing=False):
     """The global function registered under name (ValueError if none, unless allow_missing)."""
+    if not isinstance(name, str):
+        raise TypeError(f"mxffi.get_global_func: name must be a str, got {type(name).__name__}")
     handle = c_void_p()
     _check(_lib.MXFFIFuncGetGlobal(name.encode("utf-8"), byref(handle)))
     if not handle.value:
@@ -742,10 +754,19 @@ def register_func(name=None, f=None, *, override=False):
         return register_func(name.__name__, name, override=override)
     if not isinstance(name, str):
         raise TypeError(f"mxffi.register_func: name must be a str, got {type(name).__name__}")
+    if not name:
+        raise ValueError("mxffi.register_func: name is empty")
 
     def register(func):
+        if not callable(func):
+            raise TypeError(
+                f"mxffi.register_func: '{name}' expected a callable, got {type(func).__name__}"
+            )
         fn = _as_function(func)
-        _check(_lib.MXFFIFuncSetGlobal(name.encode("utf-8"), fn._handle, 1 if override else 0))
+        try:
+            _check(_lib.MXFFIFuncSetGlobal(name.encode("utf-8"), fn._handle, 1 if override else 0))
+        except MXFFIError as e:
+            raise named_error(e, "mxffi.register_func") from None
         _INFO_CACHE.pop(name, None)
         return func
 

@@ -4,6 +4,7 @@
 "cuda:1"  <-> (kDLCUDA, 1)
 """
 
+import operator
 import re
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "dtype_str",
     "parse_device",
     "parse_dtype",
+    "shape_dims",
 ]
 
 _DTYPE_CODES = {"int": 0, "uint": 1, "float": 2, "handle": 3, "bfloat": 4, "complex": 5}
@@ -131,10 +133,56 @@ def parse_device(device_type, device_id=0):
             )
         code = DEVICE_TYPES[name]
     else:
-        code = int(device_type)
+        try:
+            code = operator.index(device_type)
+        except TypeError:
+            raise TypeError(
+                "mxffi.Device: device_type must be a str or a DLPack device code (int), got "
+                f"{type(device_type).__name__} {device_type!r}"
+            ) from None
+        if code not in _DEVICE_NAMES:
+            raise ValueError(
+                f"mxffi.Device: unknown DLPack device code {code}; expected one of "
+                f"{sorted(_DEVICE_NAMES)}"
+            )
+    try:
+        device_id = operator.index(device_id)
+    except TypeError:
+        raise TypeError(
+            f"mxffi.Device: device_id must be an int, got {type(device_id).__name__} {device_id!r}"
+        ) from None
     if device_id < 0:
         raise ValueError(f"mxffi.Device: device_id must be >= 0, got {device_id}")
-    return code, int(device_id)
+    if device_id >= 2**31:
+        raise ValueError(f"mxffi.Device: device_id {device_id} does not fit in int32")
+    return code, device_id
+
+
+def shape_dims(dims):
+    """The dimensions of mxffi.Shape(dims) as a sequence of ints: each an int (or has __index__) or
+    a float with an integral value; anything else is refused rather than truncated or parsed.
+    An int beyond int64 is refused when the Shape is passed, naming the function called."""
+    try:
+        items = tuple(dims)
+    except TypeError:
+        raise TypeError(
+            f"mxffi.Shape: expected an iterable of ints, got {type(dims).__name__}"
+        ) from None
+    for d in items:
+        if type(d) is not int:
+            break
+    else:
+        return items  # the common case: plain ints, nothing to convert
+    out = []
+    for i, d in enumerate(items):
+        try:
+            v = int(d) if isinstance(d, float) and d.is_integer() else operator.index(d)
+        except TypeError:
+            raise TypeError(
+                f"mxffi.Shape: dimension {i} must be an int, got {type(d).__name__} {d!r}"
+            ) from None
+        out.append(v)
+    return out
 
 
 def device_name(device_type):

@@ -14,7 +14,14 @@ import builtins
 import itertools
 import traceback
 
-__all__ = ["MXFFIError", "error_class", "make_error", "stash_py_error"]
+__all__ = [
+    "MXFFIError",
+    "error_class",
+    "export_refused",
+    "make_error",
+    "named_error",
+    "stash_py_error",
+]
 
 
 class MXFFIError(Exception):
@@ -115,6 +122,23 @@ def make_error(kind: str, message: str, backtrace: str) -> BaseException:
     if frames:
         exc.add_note("C++ backtrace (most recent call first):\n" + "\n".join(frames))
     return exc
+
+
+def named_error(exc: BaseException, callee: str) -> BaseException:
+    """exc's class and backtrace with the message prefixed by callee, for a Python function
+    whose C ABI call reports an error in the C ABI's own words."""
+    text = exc.args[0] if isinstance(exc, KeyError) and len(exc.args) == 1 else str(exc)
+    out = type(exc)(f"{callee}: {text}")
+    out.cpp_backtrace = getattr(exc, "cpp_backtrace", "")
+    return out
+
+
+def export_refused(label: str, obj, exc: BaseException) -> BufferError:
+    """The BufferError for a producer whose __dlpack__ refused to export obj: the producer's
+    own words, prefixed by what mxffi was doing and the object's type and dtype."""
+    dtype = getattr(obj, "dtype", None)
+    what = type(obj).__name__ + (f" of dtype {dtype}" if dtype is not None else "")
+    return BufferError(f"{label}: cannot take a {what} as a tensor: {exc}")
 
 
 def _native_frames(backtrace):

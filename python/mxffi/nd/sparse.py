@@ -255,7 +255,8 @@ def _dense(arg, dtype):
         if dtype is not None and str(arg.dtype) != str(numpy.dtype(dtype)):
             return arg.astype(dtype)
         return arg
-    return numpy.ascontiguousarray(numpy.asarray(arg, dtype=dtype))
+    # asarray with order="C", not ascontiguousarray, which makes a 0-d array 1-d.
+    return numpy.asarray(arg, dtype=dtype, order="C")
 
 
 def csr_matrix(arg1, shape=None, dtype=None, idx_dtype=None):

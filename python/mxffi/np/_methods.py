@@ -74,7 +74,10 @@ def tolist(self):
 def item(self):
     """The only element as a Python scalar; ValueError unless size is 1 (numpy's item)."""
     if self.size != 1:
-        raise ValueError("can only convert an array of size 1 to a Python scalar")
+        raise ValueError(
+            "mxffi.NDArray.item: can only convert an array of size 1 to a Python scalar; got "
+            f"shape {self.shape} (size {self.size})"
+        )
     return asnumpy(self).item()
 
 
@@ -113,15 +116,15 @@ def copy(self):
 
 def __len__(self):  # noqa: N807
     if self.ndim == 0:
-        raise TypeError("len() of unsized object")
+        raise TypeError("mxffi.NDArray: len() of unsized object (a 0-d array)")
     return self.shape[0]
 
 
 def __bool__(self):  # noqa: N807
     if self.size != 1:
         raise ValueError(
-            "The truth value of an array with more than one element is ambiguous. "
-            "Use a.any() or a.all()"
+            f"mxffi.NDArray: the truth value of an array of shape {self.shape} (size {self.size}) "
+            "is ambiguous. Use a.any() or a.all()"
         )
     return bool(item(self))
 

@@ -82,9 +82,12 @@ cdef int _tensor_from_dlpack(obj, str label, MXFFIAny* cell, PyObject** keep) ex
     cdef _TensorArg holder = _TensorArg.__new__(_TensorArg)
     cdef DLTensor* t
     try:
-        capsule = obj.__dlpack__(max_version=(1, 0))
-    except TypeError:
-        capsule = obj.__dlpack__()
+        try:
+            capsule = obj.__dlpack__(max_version=(1, 0))
+        except TypeError:
+            capsule = obj.__dlpack__()
+    except BufferError as e:
+        raise _export_refused(label, obj, e) from e
     holder.capsule = capsule  # not consumed: the producer's capsule destructor frees it
     if PyCapsule_IsValid(capsule, b"dltensor_versioned"):
         t = &(<DLManagedTensorVersioned*>PyCapsule_GetPointer(capsule, b"dltensor_versioned")).dl_tensor

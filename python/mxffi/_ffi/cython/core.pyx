@@ -18,7 +18,8 @@ include "dlpack.pxi"
 
 from mxffi._ffi import dtype as _dtype
 from mxffi._ffi.signature import bind_keywords as _bind_keywords
-from mxffi._ffi.error import make_error as _make_error, stash_py_error as _stash_py_error
+from mxffi._ffi.error import MXFFIError, make_error as _make_error, named_error as _named_error
+from mxffi._ffi.error import export_refused as _export_refused, stash_py_error as _stash_py_error
 
 try:
     from ctypes import c_void_p as _ctypes_void_p
@@ -30,7 +31,7 @@ class Shape(tuple):
     """mxffi.Shape: a tuple of int64 dimensions, passed to C++ as a Shape object."""
 
     def __new__(cls, dims=()):
-        return tuple.__new__(cls, (int(d) for d in dims))
+        return tuple.__new__(cls, _dtype.shape_dims(dims))
 
     def __repr__(self):
         return f"mxffi.Shape({tuple.__repr__(self)})"

@@ -87,12 +87,14 @@ cdef list _array_items(arr):
     return [_ARRAY_GET(arr, i) for i in range(_ARRAY_SIZE(arr))]
 
 
-def get_global_func(str name, allow_missing=False):
+def get_global_func(name, allow_missing=False):
     """The global function registered under name.
 
     Raises ValueError when there is none, unless allow_missing (then returns None).
     """
     cdef void* handle = NULL
+    if not isinstance(name, str):
+        raise TypeError(f"mxffi.get_global_func: name must be a str, got {type(name).__name__}")
     if MXFFIFuncGetGlobal(name.encode("utf-8"), &handle) != 0:
         _raise_last_error(None)
     if handle == NULL:
@@ -141,11 +143,20 @@ def register_func(name=None, f=None, *, override=False):
         return register_func(name.__name__, name, override=override)
     if not isinstance(name, str):
         raise TypeError(f"mxffi.register_func: name must be a str, got {type(name).__name__}")
+    if not name:
+        raise ValueError("mxffi.register_func: name is empty")
 
     def register(func):
+        if not callable(func):
+            raise TypeError(
+                f"mxffi.register_func: '{name}' expected a callable, got {type(func).__name__}"
+            )
         cdef Function fn = _as_function(func)
         if MXFFIFuncSetGlobal(name.encode("utf-8"), fn.chandle, 1 if override else 0) != 0:
-            _raise_last_error(None)
+            try:
+                _raise_last_error(None)
+            except MXFFIError as e:
+                raise _named_error(e, "mxffi.register_func") from None
         _INFO_CACHE.pop(name, None)
         return func
 

@@ -106,10 +106,13 @@ def register_object(type_key=None):
     def register(cls):
         key = type_key if isinstance(type_key, str) else getattr(cls, "_type_key", None)
         if key is None:
-            raise TypeError(f"register_object: no type key given for {cls.__name__}")
+            raise TypeError(f"mxffi.register_object: no type key given for {cls.__name__}")
         if not (isinstance(cls, type) and issubclass(cls, Object)):
-            raise TypeError(f"register_object: {cls!r} is not a subclass of mxffi.Object")
-        index = _type_key_to_index(key)
+            raise TypeError(f"mxffi.register_object: {cls!r} is not a subclass of mxffi.Object")
+        try:
+            index = _type_key_to_index(key)
+        except MXFFIError as e:
+            raise _named_error(e, "mxffi.register_object") from None
         _CLASS_BY_INDEX[index] = cls
         if index != kMXFFIFunction:
             MXFFIPySetClass(index, cls)
@@ -120,6 +123,10 @@ def register_object(type_key=None):
     if isinstance(type_key, type):
         cls, type_key = type_key, None
         return register(cls)
+    if type_key is not None and not isinstance(type_key, str):
+        raise TypeError(
+            f"mxffi.register_object: type_key must be a str, got {type(type_key).__name__}"
+        )
     return register
 
 
@@ -229,7 +236,7 @@ cdef class Device:
 
     cdef DLDevice cdevice
 
-    def __init__(self, device_type, int device_id=0):
+    def __init__(self, device_type, device_id=0):
         if isinstance(device_type, Device):
             self.cdevice = (<Device>device_type).cdevice
             return
