@@ -1,4 +1,4 @@
-"""Eight Python threads at once, each for MXFFI_STRESS_ITERS iterations (default 250, about ten
+"""Eight Python threads at once, each for MXFFI_STRESS_ITERS iterations (default 500, about ten
 seconds), every result checked: calls that keep the GIL and calls that release it (long-running
 testing functions, mxffi.np kernels on inputs past the GIL-release threshold), objects,
 containers, ndarrays and sparse arrays made and dropped, global functions registered (unique
@@ -24,7 +24,7 @@ import mxffi.testing as t
 from mxffi.nd import sparse
 
 N_THREADS = 8
-ITERATIONS = int(os.environ.get("MXFFI_STRESS_ITERS", "250"))
+ITERATIONS = int(os.environ.get("MXFFI_STRESS_ITERS", "500"))
 CHECKPOINT = 25
 # mxffi.np kernels release the GIL past 2**15 elements (src/op/parallel.h); these are above it.
 BIG = (256, 256)
