@@ -6,6 +6,7 @@ import io
 import pathlib
 
 import pytest
+from conftest import SANITIZED
 
 _SOAK = pathlib.Path(__file__).resolve().parents[1] / "soak" / "soak.py"
 
@@ -20,7 +21,9 @@ def soak():
 
 def test_soak_short_run_checks_every_case(soak):
     out = io.StringIO()
-    figures = soak.run(4000, out=out)
+    # Under AddressSanitizer freed memory waits in its quarantine (up to 256 MB) before reuse,
+    # so a short run's RSS growth measures the sanitizer; the results are still checked.
+    figures = soak.run(4000, max_growth_mb=float("inf") if SANITIZED else 5.0, out=out)
     assert figures["calls"] >= 4000
     assert figures["kinds"] == len(soak.make_cases()) >= 40
     assert figures["measured_calls"] > 0 and figures["calls_per_s"] > 0
