@@ -6,8 +6,12 @@
 #include <mxffi/mxffi.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 extern "C" {
 /*! \brief Plain C functions that testing.nop and testing.add_float wrap, so that a ctypes call
@@ -124,6 +128,50 @@ MXFFI_REGISTER_API("testing.apply_in_thread")
       worker.join();
       if (error.has_value()) throw *error;
       *rv = std::move(result);
+    });
+
+MXFFI_REGISTER_API("testing.apply_in_threads")
+    .describe(
+        "Start num_threads C++ threads that wait for each other, then each call f(i, x) for its "
+        "index i at the same time; return the results in index order (or re-raise the error of "
+        "the lowest index that failed).")
+    .arg("f")
+    .arg("num_threads")
+    .arg("x")
+    .set_long_running()
+    .set_body_typed([](Function f, int64_t num_threads, Any x) {
+      if (num_threads < 1 || num_threads > 64) {
+        MXFFI_THROW(ValueError) << "testing.apply_in_threads: num_threads must be in 1..64, got "
+                                << num_threads;
+      }
+      std::vector<Any> results(num_threads);
+      std::vector<std::optional<Error>> errors(num_threads);
+      // A start gate, so that the calls overlap instead of running one thread after another.
+      std::mutex mutex;
+      std::condition_variable all_started;
+      int64_t waiting = 0;
+      std::vector<std::thread> workers;
+      for (int64_t i = 0; i < num_threads; ++i) {
+        workers.emplace_back([&, i]() {
+          {
+            std::unique_lock<std::mutex> lock(mutex);
+            if (++waiting == num_threads) all_started.notify_all();
+            all_started.wait(lock, [&] { return waiting == num_threads; });
+          }
+          try {
+            results[i] = f(i, x);
+          } catch (const Error& e) {
+            errors[i] = e;
+          }
+        });
+      }
+      for (std::thread& worker : workers) worker.join();
+      for (const std::optional<Error>& error : errors) {
+        if (error.has_value()) throw *error;
+      }
+      Array<Any> out;
+      for (Any& result : results) out.push_back(std::move(result));
+      return out;
     });
 
 MXFFI_REGISTER_API("testing.sleep_add")

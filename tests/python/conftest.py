@@ -10,6 +10,11 @@ import pytest
 
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
+# The sanitizer the package under test was built with, as scripts/sanitize.sh sets it
+# ("address" or "thread"; empty for a regular build). Instrumented code runs several times
+# slower, so wall-clock bounds do not hold under it; results and memory bounds still do.
+SANITIZED = os.environ.get("MXFFI_SANITIZED", "")
+
 
 def rss_bytes():
     """Resident set size of this process, from /proc/self/statm."""

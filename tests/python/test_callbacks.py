@@ -238,6 +238,39 @@ def test_apply_in_thread_passes_arguments_of_every_kind():
     assert out == args
 
 
+def test_apply_in_threads_calls_back_from_several_cpp_threads_at_once():
+    idents = set()
+    inside = []
+    lock = threading.Lock()
+
+    def work(j, x):
+        with lock:
+            idents.add(threading.get_ident())
+            inside.append(j)
+        return x * 10 + j
+
+    assert list(t.apply_in_threads(work, 6, 4)) == [40 + j for j in range(6)]
+    assert sorted(inside) == list(range(6))
+    assert len(idents) == 6 and threading.get_ident() not in idents
+
+
+def test_apply_in_threads_reraises_the_callback_error():
+    def work(j, x):
+        if j == 2:
+            raise CallbackError(f"thread {j} of {x}", code=j)
+        return j
+
+    with pytest.raises(CallbackError, match="thread 2 of 3") as info:
+        t.apply_in_threads(work, 4, 3)
+    assert info.value.code == 2
+
+
+@pytest.mark.parametrize("n", [0, -1, 65])
+def test_apply_in_threads_bad_thread_count_raises_value_error(n):
+    with pytest.raises(ValueError, match=f"num_threads must be in 1..64, got {n}"):
+        t.apply_in_threads(lambda j, x: j, n, 0)
+
+
 def test_apply_in_thread_from_python_threads_concurrently():
     errors = []
     results = {}

@@ -92,6 +92,18 @@ def test_array_equality_with_lists_and_tuples():
     assert arr != "1x"
 
 
+def test_not_equal_is_the_negation_of_equal_for_containers():
+    # != must agree with == where == compares by value, not fall back to identity.
+    arr, m, adt = t.echo([1, "x"]), t.echo({"k": 1}), mxffi.ADT(3, [1, "y"])
+    assert not (arr != [1, "x"]) and not (arr != (1, "x"))
+    assert not (arr != t.echo([1, "x"]))
+    assert not (m != {"k": 1}) and not (m != t.echo({"k": 1}))
+    assert not (adt != [1, "y"])
+    assert arr != [1, "y"] and m != {"k": 2} and adt != [1]
+    point = t.make_point(1, 2.0)
+    assert not (point != point) and point != t.make_point(1, 2.0)
+
+
 def test_containers_compare_by_value_so_are_unhashable():
     # a == b must imply hash(a) == hash(b); like list and dict, value-equal containers opt out.
     a, b = t.echo([1, "x"]), t.echo([1, "x"])

@@ -6,6 +6,7 @@ import pydoc
 import re
 
 import pytest
+from conftest import run_python
 
 import mxffi
 import mxffi.testing as t
@@ -100,6 +101,49 @@ def test_keywords_to_a_function_without_argument_names_raise_type_error():
         "mxffi.Function: keyword arguments ['a'] given, but the function has no registered "
         "argument names"
     )
+
+
+@pytest.mark.parametrize("ffi", ["cython", "ctypes"])
+def test_first_keyword_calls_from_many_threads_at_once(ffi):
+    """Threads making the first keyword call of one fresh Function object together all see the
+    whole signature (its lookup releases the GIL on the ctypes core), in a fresh interpreter so
+    that no signature is cached yet."""
+    proc = run_python(
+        """
+        import threading
+        import mxffi
+
+        names = ["testing.add", "testing.sum3", "testing.make_point", "testing.sleep_add"]
+        calls = {
+            "testing.add": lambda f: f(1, b=2) == 3,
+            "testing.sum3": lambda f: f(1, b=0.5, flag=True) == 2.5,
+            "testing.make_point": lambda f: f(x=1, y=2.0).x == 1,
+            "testing.sleep_add": lambda f: f(1, 2, ms=0) == 3,
+        }
+        import mxffi.testing  # registers the testing.* functions
+        errors = []
+        for name in names:
+            f = mxffi.get_global_func(name)
+            barrier = threading.Barrier(8)
+
+            def call(f=f, name=name, barrier=barrier):
+                try:
+                    barrier.wait(timeout=30)
+                    assert calls[name](f)
+                except BaseException as e:
+                    errors.append(f"{name}: {type(e).__name__}: {e}")
+
+            threads = [threading.Thread(target=call) for _ in range(8)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+        print(errors)
+        """,
+        env={"MXFFI_FFI": ffi},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
 
 
 def test_many_arguments_take_the_heap_path():

@@ -7,7 +7,7 @@ import uuid
 import weakref
 
 import pytest
-from conftest import rss_bytes
+from conftest import SANITIZED, rss_bytes
 
 import mxffi
 import mxffi.testing as t
@@ -181,4 +181,5 @@ def test_a_million_mixed_calls_keep_resident_memory_flat():
     assert shape == (i, 2)
 
     assert grown < 5 * 1024 * 1024, f"resident memory grew by {grown / 2**20:.1f} MB"
-    assert elapsed < 30, f"a million calls took {elapsed:.1f} s"
+    if not SANITIZED:
+        assert elapsed < 30, f"a million calls took {elapsed:.1f} s"

@@ -586,12 +586,17 @@ class Function(Object):
         return bool(self._signature()[2])
 
     def _signature(self):
-        if self._info is None:
-            self._info = _INFO_CACHE.get(self._name) or (None, (), False)
-            if self._name is not None and self._name not in _INFO_CACHE:
-                self._info = _query_info(self._name)
-                _INFO_CACHE[self._name] = self._info
-        return self._info
+        info = self._info
+        if info is None:
+            # Set self._info only once the answer is whole: _query_info calls through ctypes,
+            # which releases the GIL, so another thread may read self._info meanwhile.
+            info = _INFO_CACHE.get(self._name)
+            if info is None:
+                info = (None, (), False) if self._name is None else _query_info(self._name)
+                if self._name is not None:
+                    _INFO_CACHE[self._name] = info
+            self._info = info
+        return info
 
     def _bind_keywords(self, args, kwargs):
         vector = list(args) + list(kwargs.values())

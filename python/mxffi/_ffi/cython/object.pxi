@@ -53,7 +53,8 @@ cdef class Object:
         return self.same_as(other)
 
     def __ne__(self, other):
-        return not self.same_as(other)
+        # Through ==, so that subclasses comparing by value (Array, Map, ADT) stay consistent.
+        return not (self == other)
 
     def __hash__(self):
         return hash(<size_t>self.chandle)
