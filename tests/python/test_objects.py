@@ -45,7 +45,9 @@ def test_repr_of_library_object_shows_its_path():
 
     path = libinfo.find_lib("mxffi_testing")
     lib = mxffi.library.load(path)
-    assert repr(lib) == f"<mxffi.Library {path}>"
+    assert repr(lib).startswith(f"<mxffi.Library register_api {path}: ")
+    assert lib.kind == "register_api" and "testing.add" in list(lib.names)
+    assert "testing.add" in repr(lib)
 
 
 def test_same_as_and_equality_follow_identity_of_the_cpp_object():
