@@ -86,9 +86,11 @@ for mode in "${modes[@]}"; do
       venv=build-san-python/venv
       install_package "$venv" build-san-python/build "address;undefined"
       echo "== python: the whole pytest suite, ASan and UBSan runtimes preloaded"
+      # allocator_may_return_null: an impossible allocation (the tests ask for one to check the
+      # MemoryError) gets NULL, as from the C library, instead of ASan stopping the process.
       MXFFI_SANITIZED=address \
       LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
-      ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=1 \
+      ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=1:allocator_may_return_null=1 \
       UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 MXFFI_NUM_THREADS=2 \
         "$venv/bin/python" -m pytest -q -p no:cacheprovider --capture=sys tests/python
       ;;
