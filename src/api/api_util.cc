@@ -4,6 +4,7 @@
  */
 #include "api_util.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace mxffi {
@@ -23,10 +24,13 @@ DLDevice DeviceArg(const AnyView& v, const char* fname) {
     std::string_view kind = text.substr(0, text.find(':'));
     int64_t id = 0;
     if (kind.size() < text.size()) {
-      std::string digits(text.substr(kind.size() + 1));
-      char* end = nullptr;
-      id = std::strtoll(digits.c_str(), &end, 10);
-      if (digits.empty() || *end != '\0' || id < 0 || id > INT32_MAX) kind = "";
+      // Decimal digits only: strtoll alone would also take "+1", " 1" and "-0".
+      std::string_view digits = text.substr(kind.size() + 1);
+      bool decimal =
+          !digits.empty() && digits.size() <= 10 &&
+          std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+      id = decimal ? std::strtoll(std::string(digits).c_str(), nullptr, 10) : -1;
+      if (id < 0 || id > INT32_MAX) kind = "";
     }
     if (kind == "cpu") return DLDevice{kDLCPU, static_cast<int32_t>(id)};
     if (kind == "cuda" || kind == "gpu") return DLDevice{kDLCUDA, static_cast<int32_t>(id)};

@@ -446,6 +446,9 @@ def test_device_round_trips_equal(device, expected):
         (("foo",), "mxffi.Device: unknown device type 'foo'"),
         (("cpu", -1), "mxffi.Device: device_id must be >= 0, got -1"),
         (("cuda:x",), "mxffi.Device: cannot parse 'cuda:x'"),
+        # Digits other than ASCII ones pass str.isdigit() but name no device id.
+        (("cpu:\u0663",), "mxffi.Device: cannot parse 'cpu:\u0663'"),
+        (("cuda:\u00b2",), "mxffi.Device: cannot parse 'cuda:\u00b2'"),
     ],
 )
 def test_device_bad_arguments_raise_value_error(args, needle):

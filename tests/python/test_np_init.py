@@ -1,6 +1,8 @@
 """mxffi.np's creation and layout functions against numpy: empty, zeros, ones, full, *_like,
 arange, array/asarray, copy, astype, reshape, transpose, and the ndarray methods around them."""
 
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -254,6 +256,13 @@ def test_unknown_dtype_string():
 def test_unknown_device():
     with pytest.raises(ValueError, match=r"np\.zeros: unknown device 'tpu'"):
         mnp.zeros((2,), device="tpu")
+
+
+@pytest.mark.parametrize("device", ["cpu: 1", "cpu:+1", "cpu:-0", "cuda:1 ", "cpu:", "cpu:0x1"])
+def test_device_id_is_decimal_digits_only(device):
+    # The C++ device reader once took whatever strtoll takes: "cpu: 1" and "cpu:+1" were cpu:1.
+    with pytest.raises(ValueError, match=re.escape(f"np.zeros: unknown device '{device}'")):
+        mnp.zeros((2,), device=device)
 
 
 def test_reshape_errors():

@@ -123,7 +123,8 @@ def parse_device(device_type, device_id=0):
     if isinstance(device_type, str):
         name, sep, id_text = device_type.partition(":")
         if sep:
-            if not id_text.isdigit():
+            # ASCII digits only: str.isdigit() is also true of "٣" and "²".
+            if not (id_text.isascii() and id_text.isdigit()):
                 raise ValueError(f"mxffi.Device: cannot parse '{device_type}'")
             device_id = int(id_text)
         if name not in DEVICE_TYPES:
