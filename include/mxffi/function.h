@@ -182,6 +182,8 @@ inline void CallTyped(const F& f, const FuncInfo* info, PackedArgs args, Any* rv
 /*! \brief A reference to a callable object using the packed calling convention. */
 class Function : public ObjectRef {
  public:
+  /*! \brief None is no function: a Function argument refuses it (Optional<Function> takes it). */
+  static constexpr bool _type_is_nullable = false;
   Function() = default;
   explicit Function(ObjectPtr<Object> data) : ObjectRef(std::move(data)) {}
 

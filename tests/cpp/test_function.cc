@@ -136,6 +136,19 @@ TEST(Function, WrongArgumentTypeNamesFunctionArgumentAndTypes) {
   EXPECT_EQ(r.message, "testing.add_float: argument #1 'b' expected float, got mxffi.Array");
 }
 
+TEST(Function, NoneIsNotAFunctionArgument) {
+  // None where a Function is expected is a TypeError, not a null function called.
+  EXPECT_FALSE(mxffi::AnyView().try_cast<mxffi::Function>().has_value());
+  EXPECT_TRUE(mxffi::AnyView().try_cast<mxffi::Optional<mxffi::Function>>().has_value());
+  auto r = CallRaw("testing.apply", {Cell(kMXFFINone), IntCell(1)});
+  EXPECT_EQ(r.rc, -1);
+  EXPECT_EQ(r.kind, "TypeError");
+  EXPECT_EQ(r.message, "testing.apply: argument #0 'f' expected Function, got None");
+  r = CallRaw("testing.apply_in_thread", {Cell(kMXFFINone)});
+  EXPECT_EQ(r.rc, -1);
+  EXPECT_EQ(r.kind, "TypeError");
+}
+
 TEST(Function, WrongArityIsTypeError) {
   auto r = CallRaw("testing.add", {IntCell(1), IntCell(2), IntCell(3)});
   EXPECT_EQ(r.rc, -1);

@@ -223,4 +223,17 @@ TEST(NDArray, GlobalsRoundTripThroughTheRegistry) {
   EXPECT_FALSE(Function::GetGlobalRequired("ndarray.read_only")(e).cast<bool>());
 }
 
+TEST(NDArray, NoneIsNotAnArrayArgument) {
+  // A typed NDArray parameter given None is a TypeError, not a null array dereferenced.
+  mxffi::AnyView none;
+  EXPECT_FALSE(none.try_cast<NDArray>().has_value());
+  EXPECT_TRUE(none.try_cast<mxffi::Optional<NDArray>>().has_value());
+  std::string msg;
+  Function read_only = Function::GetGlobalRequired("ndarray.read_only");
+  EXPECT_EQ(KindOf([&] { read_only(nullptr); }, &msg), "TypeError");
+  EXPECT_NE(msg.find("ndarray.read_only: argument #0 'array'"), std::string::npos) << msg;
+  Function to = Function::GetGlobalRequired("ndarray.to_dlpack");
+  EXPECT_EQ(KindOf([&] { to(nullptr, false); }, &msg), "TypeError");
+}
+
 }  // namespace

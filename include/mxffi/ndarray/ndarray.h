@@ -71,6 +71,8 @@ class NDArrayObj : public Object {
 class NDArray : public ObjectRef {
  public:
   MXFFI_DEFINE_OBJECT_REF_METHODS(NDArray, ObjectRef, NDArrayObj);
+  /*! \brief None is no array: a typed NDArray argument refuses it (Optional<NDArray> takes it). */
+  static constexpr bool _type_is_nullable = false;
 
   /*!
    * \brief An uninitialised C-contiguous array.
