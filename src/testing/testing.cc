@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -259,9 +260,14 @@ MXFFI_REGISTER_API("testing.tensor_first_f64")
     .describe("The first element of a float64 CPU tensor.")
     .arg("x")
     .set_body_typed([](DLTensor* x) {
-      MXFFI_CHECK(x->dtype.code == kDLFloat && x->dtype.bits == 64, TypeError)
+      MXFFI_CHECK(x->dtype.code == kDLFloat && x->dtype.bits == 64 && x->dtype.lanes == 1,
+                  TypeError)
           << "testing.tensor_first_f64: expected float64, got code " << int(x->dtype.code)
-          << " bits " << int(x->dtype.bits);
+          << " bits " << int(x->dtype.bits)
+          << (x->dtype.lanes != 1 ? " lanes " + std::to_string(x->dtype.lanes) : "");
+      MXFFI_CHECK(x->device.device_type == kDLCPU, ValueError)
+          << "testing.tensor_first_f64: expected a CPU tensor, got device type "
+          << x->device.device_type;
       for (int32_t i = 0; i < x->ndim; ++i) {
         if (x->shape[i] == 0) {  // no first element to read
           std::ostringstream shape;
@@ -270,7 +276,10 @@ MXFFI_REGISTER_API("testing.tensor_first_f64")
                                   << shape.str() << (x->ndim == 1 ? ",)" : ")");
         }
       }
-      return static_cast<const double*>(x->data)[x->byte_offset / sizeof(double)];
+      // byte_offset need not be a multiple of 8: the first element starts exactly there.
+      double first;
+      std::memcpy(&first, static_cast<const char*>(x->data) + x->byte_offset, sizeof(first));
+      return first;
     });
 
 }  // namespace testing

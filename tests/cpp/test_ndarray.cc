@@ -4,6 +4,7 @@
 #include <mxffi/ndarray/ndarray.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -234,6 +235,24 @@ TEST(NDArray, NoneIsNotAnArrayArgument) {
   EXPECT_NE(msg.find("ndarray.read_only: argument #0 'array'"), std::string::npos) << msg;
   Function to = Function::GetGlobalRequired("ndarray.to_dlpack");
   EXPECT_EQ(KindOf([&] { to(nullptr, false); }, &msg), "TypeError");
+}
+
+TEST(NDArray, TensorFirstF64ReadsOnlyARealFirstElement) {
+  Function first = Function::GetGlobalRequired("testing.tensor_first_f64");
+  // The first element sits byte_offset bytes in, even when that is not a multiple of 8.
+  alignas(8) char buf[16] = {};
+  const double value = 3.25;
+  std::memcpy(buf + 4, &value, sizeof(value));
+  int64_t one = 1;
+  DLTensor t{buf, kCPU, 1, kF64, &one, nullptr, 4};
+  EXPECT_EQ(first(&t).cast<double>(), 3.25);
+  // An empty tensor has no first element; a device tensor is not readable here.
+  NDArray empty = NDArray::Empty({2, 0}, kF64, kCPU);
+  std::string msg;
+  EXPECT_EQ(KindOf([&] { first(empty); }, &msg), "ValueError");
+  EXPECT_EQ(msg, "testing.tensor_first_f64: the tensor is empty; got shape (2, 0)");
+  DLTensor gpu{buf, DLDevice{kDLCUDA, 0}, 1, kF64, &one, nullptr, 0};
+  EXPECT_EQ(KindOf([&] { first(&gpu); }), "ValueError");
 }
 
 }  // namespace
