@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <mxffi/op/op.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -56,6 +57,25 @@ TEST(Sparse, CSRIsMadeCanonical) {
   EXPECT_EQ(Values<int64_t>(a.sparse_indices()), (std::vector<int64_t>{1, 3, 0, 2}));
   EXPECT_EQ(Values<double>(a.sparse_data()), (std::vector<double>{2, 5, 16, 8}));
   EXPECT_EQ(Values<int64_t>(a.sparse_indptr()), (std::vector<int64_t>{0, 2, 4}));
+}
+
+TEST(Sparse, CSRWithInt64MaxRowsIsAValueError) {
+  // Its indptr would need INT64_MAX + 1 entries: refused before rows + 1 overflows.
+  int64_t shape[] = {INT64_MAX, 1};
+  MXFFI_EXPECT_THROW_KIND(
+      NDArray::CSR(shape, NDArray::Empty({0}, kF64, DLDevice{kDLCPU, 0}),
+                   NDArray::Empty({0}, kI64, DLDevice{kDLCPU, 0}), Make<int64_t>({1}, kI64, {0}),
+                   "csr_matrix"),
+      "ValueError",
+      "csr_matrix: 9223372036854775807 rows need an indptr of rows + 1 entries, more than int64 "
+      "holds");
+  MXFFI_EXPECT_THROW_KIND(
+      NDArray::EmptySparse(StorageType::kCSR, shape, 2, kF64, DLDevice{kDLCPU, 0}), "ValueError",
+      "ndarray.empty_sparse: a csr array of 9223372036854775807 rows needs an indptr");
+  // sparse.zeros allocates that indptr: the same error reaches it.
+  mxffi::Function zeros = mxffi::Function::GetGlobalRequired("sparse._zeros");
+  MXFFI_EXPECT_THROW_KIND(zeros(std::string("csr"), mxffi::Shape({INT64_MAX, 1})), "ValueError",
+                          "more than int64 holds");
 }
 
 TEST(Sparse, MalformedCSRPartsAreValueErrors) {

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <numeric>
 #include <sstream>
 #include <utility>
@@ -118,6 +119,9 @@ NDArray NDArray::EmptySparse(StorageType stype, const int64_t* shape, int32_t nd
     MXFFI_CHECK(shape[i] >= 0, ValueError)
         << "ndarray.empty_sparse: negative dimensions are not allowed; got " << shape[i];
   }
+  MXFFI_CHECK(stype != StorageType::kCSR || shape[0] < INT64_MAX, ValueError)
+      << "ndarray.empty_sparse: a csr array of " << shape[0]
+      << " rows needs an indptr of rows + 1 entries, more than int64 holds";
   return NewSparse(stype, shape, ndim, dtype, device);
 }
 
@@ -140,6 +144,9 @@ NDArray NDArray::CSR(const int64_t* shape, NDArray data, NDArray indices, NDArra
   MXFFI_CHECK(indices.tensor().shape[0] == nnz, ValueError)
       << fname << ": data and indices must have the same length, got " << nnz << " and "
       << indices.tensor().shape[0];
+  // indptr holds rows + 1 entries, which int64 cannot count for INT64_MAX rows.
+  MXFFI_CHECK(rows < INT64_MAX, ValueError)
+      << fname << ": " << rows << " rows need an indptr of rows + 1 entries, more than int64 holds";
   MXFFI_CHECK(indptr.tensor().shape[0] == rows + 1, ValueError)
       << fname << ": indptr must have rows + 1 = " << rows + 1 << " entries, got "
       << indptr.tensor().shape[0];
