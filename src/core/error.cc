@@ -13,6 +13,7 @@
 #include <cstring>
 #include <new>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace mxffi {
@@ -107,6 +108,10 @@ int SetErrorFromCurrentException() noexcept {
     // The raiser already filled the slot.
   } catch (const std::bad_alloc&) {
     StoreError(Error("MemoryError", "out of memory", ""));
+  } catch (const std::length_error& e) {
+    // A container asked for more elements than it can hold: an allocation too big, as numpy
+    // reports it (np.empty((2**62, 0)) cast to csr needs an indptr of 2**62 + 1 entries).
+    StoreError(Error("MemoryError", std::string("out of memory: ") + e.what(), ""));
   } catch (const std::exception& e) {
     StoreError(Error("RuntimeError", e.what()));
   } catch (...) {

@@ -78,6 +78,14 @@ TEST(Sparse, CSRWithInt64MaxRowsIsAValueError) {
                           "more than int64 holds");
 }
 
+TEST(Sparse, CastOfAnEmptyArrayWithBillionsOfRowsIsMemoryError) {
+  // (2**62, 0) holds nothing, but its csr form needs an indptr of 2**62 + 1 entries: the
+  // std::length_error of the vector that would hold them is a MemoryError, not a RuntimeError.
+  mxffi::Function cast = mxffi::Function::GetGlobalRequired("sparse._cast_storage");
+  NDArray dense = NDArray::Empty({int64_t{1} << 62, 0}, kF64, DLDevice{kDLCPU, 0});
+  MXFFI_EXPECT_THROW_KIND(cast(dense, std::string("csr")), "MemoryError", "out of memory");
+}
+
 TEST(Sparse, MalformedCSRPartsAreValueErrors) {
   int64_t shape[] = {2, 3};
   auto csr = [&](std::vector<int32_t> ix, std::vector<int32_t> ip, size_t nd) {
