@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <vector>
 
 #include "../cuda/device.h"
 
@@ -42,9 +43,78 @@ void CheckImported(const DLTensor& t, const char* fname) {
   }
   MXFFI_CHECK(t.dtype.lanes >= 1, ValueError)
       << fname << ": dtype lanes must be >= 1, got " << t.dtype.lanes;
+  // No memory holds more bytes than int64 counts; past this check element counts, strides and
+  // byte sizes of the tensor are computed without overflow.
+  bool empty = std::any_of(t.shape, t.shape + t.ndim, [](int64_t d) { return d == 0; });
+  MXFFI_CHECK(empty || t.data != nullptr, ValueError)
+      << fname << ": the tensor of shape " << ShapeString(t.shape, t.ndim)
+      << " has elements but its data pointer is NULL";
+  int64_t bytes = std::max<int64_t>(DataTypeBytes(t.dtype), 1);
+  for (int32_t i = 0; i < t.ndim && !empty; ++i) {
+    MXFFI_CHECK(!__builtin_mul_overflow(bytes, t.shape[i], &bytes), ValueError)
+        << fname << ": shape " << ShapeString(t.shape, t.ndim) << " of "
+        << DataTypeToString(t.dtype) << " describes more bytes than int64 holds";
+  }
 }
 
 void FillFrom(NDArrayObj* obj, const DLTensor& t);
+
+/*!
+ * \brief The index (C order) of the first element of a CPU bool tensor holding a byte other than
+ *  0 or 1, or -1 when there is none (or the tensor is not a CPU bool tensor).
+ * \note numpy reads any nonzero byte of a bool array as True, and a view of bytes as bool holds
+ *  such bytes; the kernels read bool elements as C++ bool, which must be 0 or 1.
+ */
+int64_t FirstNonBoolByte(const DLTensor& t) {
+  if (t.dtype.code != kDLBool || t.dtype.bits != 8 || t.device.device_type != kDLCPU) return -1;
+  int64_t lanes = t.dtype.lanes;
+  for (int32_t i = 0; i < t.ndim; ++i) {
+    if (t.shape[i] == 0) return -1;
+  }
+  const uint8_t* base = static_cast<const uint8_t*>(t.data) + t.byte_offset;
+  std::vector<int64_t> idx(static_cast<size_t>(t.ndim), 0), strides(static_cast<size_t>(t.ndim));
+  if (t.strides) {
+    std::copy(t.strides, t.strides + t.ndim, strides.begin());
+  } else {
+    NDArray::CompactStrides(t, strides.data());
+  }
+  for (int64_t n = 0;; ++n) {
+    int64_t off = 0;
+    for (int32_t i = 0; i < t.ndim; ++i) off += idx[i] * strides[i];
+    for (int64_t l = 0; l < lanes; ++l) {
+      if (base[off * lanes + l] > 1) return n;
+    }
+    int32_t d = t.ndim - 1;
+    while (d >= 0 && ++idx[d] == t.shape[d]) idx[d--] = 0;
+    if (d < 0) return -1;
+  }
+}
+
+/*!
+ * \brief Whether the first element of a non-empty CPU tensor sits where its element type may be
+ *  read (numpy arrays made from a buffer at an odd offset need not); other tensors pass.
+ */
+bool Aligned(const DLTensor& t) {
+  if (t.device.device_type != kDLCPU || t.data == nullptr) return true;
+  uintptr_t align = std::min<uintptr_t>(std::max<uintptr_t>(t.dtype.bits / 8, 1), 8);
+  return (reinterpret_cast<uintptr_t>(t.data) + t.byte_offset) % align == 0;
+}
+
+/*!
+ * \brief Refuse a shared CPU tensor whose first element is misaligned, or a bool one holding
+ *  bytes other than 0 and 1: the array shares the producer's memory, so it cannot be read
+ *  through an aligned, normalised copy as a borrowed argument is.
+ */
+void CheckSharedReadable(const DLTensor& t, const char* fname) {
+  MXFFI_CHECK(Aligned(t), ValueError)
+      << fname << ": the first element (data + byte_offset) is not aligned for "
+      << DataTypeToString(t.dtype) << "; a shared tensor must be";
+  int64_t bad = FirstNonBoolByte(t);
+  MXFFI_CHECK(bad < 0, ValueError)
+      << fname << ": bool element " << bad
+      << " (C order) is neither 0 nor 1; a shared bool tensor must hold 0 and 1 only "
+      << "(convert it with astype(bool) first)";
+}
 
 /*! \brief The context of an exported legacy tensor: a reference and the tensor itself. */
 struct ExportedTensor {
@@ -248,6 +318,17 @@ NDArray NDArray::Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLD
 
 NDArray NDArray::FromBorrowed(const DLTensor& tensor) {
   CheckImported(tensor, "ndarray.from_borrowed");
+  bool bad_bool = tensor.dtype.code == kDLBool && FirstNonBoolByte(tensor) >= 0;
+  if (bad_bool || !Aligned(tensor)) {
+    // A misaligned tensor, or a bool view whose True bytes are not all 1: the call reads an
+    // aligned copy holding 0 and 1 only (a borrowed tensor is an input; nothing writes to it).
+    NDArray copy = Copy(tensor);
+    uint8_t* p = static_cast<uint8_t*>(copy.data());
+    for (int64_t i = 0, n = bad_bool ? copy.numel() * tensor.dtype.lanes : 0; i < n; ++i) {
+      p[i] = p[i] != 0;
+    }
+    return copy;
+  }
   ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
   FillFrom(obj.get(), tensor);
   return NDArray(std::move(obj));
@@ -303,7 +384,8 @@ void NDArray::CompactStrides(const DLTensor& t, int64_t* out) {
   int64_t s = 1;
   for (int32_t i = t.ndim - 1; i >= 0; --i) {
     out[i] = s;
-    s *= t.shape[i];
+    // Only an empty tensor (a 0 extent further left) can overflow here; its strides are moot.
+    if (__builtin_mul_overflow(s, t.shape[i], &s)) s = 0;
   }
 }
 
@@ -356,6 +438,7 @@ NDArray NDArray::Copy(const DLTensor& src) {
 NDArray NDArray::FromDLPack(DLManagedTensor* managed) {
   MXFFI_CHECK(managed != nullptr, ValueError) << "ndarray.from_dlpack: the tensor is NULL";
   CheckImported(managed->dl_tensor, "ndarray.from_dlpack");
+  CheckSharedReadable(managed->dl_tensor, "ndarray.from_dlpack");
   ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
   FillFrom(obj.get(), managed->dl_tensor);
   obj->managed_ = managed;  // taken: nothing below can throw
@@ -368,6 +451,7 @@ NDArray NDArray::FromDLPackVersioned(DLManagedTensorVersioned* managed) {
       << "ndarray.from_dlpack: DLPack " << managed->version.major << "." << managed->version.minor
       << " is not supported; expected 1.x";
   CheckImported(managed->dl_tensor, "ndarray.from_dlpack");
+  CheckSharedReadable(managed->dl_tensor, "ndarray.from_dlpack");
   ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
   FillFrom(obj.get(), managed->dl_tensor);
   obj->read_only_ = (managed->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
@@ -403,8 +487,11 @@ DLManagedTensorVersioned* NDArray::ToDLPackVersioned() const {
 }
 
 int64_t NDArray::numel() const {
+  const DLTensor& t = tensor();
+  // An empty array may have other extents whose product overflows: any 0 extent first.
+  if (std::any_of(t.shape, t.shape + t.ndim, [](int64_t d) { return d == 0; })) return 0;
   int64_t n = 1;
-  for (int32_t i = 0; i < tensor().ndim; ++i) n *= tensor().shape[i];
+  for (int32_t i = 0; i < t.ndim; ++i) n *= t.shape[i];
   return n;
 }
 

@@ -255,4 +255,78 @@ TEST(NDArray, TensorFirstF64ReadsOnlyARealFirstElement) {
   EXPECT_EQ(KindOf([&] { first(&gpu); }), "ValueError");
 }
 
+TEST(NDArray, ImportsRefuseTensorsNoMemoryHolds) {
+  Producer p;
+  // More bytes than int64 counts: no producer has them.
+  std::vector<int64_t> huge{int64_t{1} << 62, 4};
+  DLTensor t = ProducerTensor(&p);
+  t.shape = huge.data();
+  t.strides = nullptr;
+  DLManagedTensor m{t, &p, ProducerDeleter};
+  std::string msg;
+  EXPECT_EQ(KindOf([&] { NDArray::FromDLPack(&m); }, &msg), "ValueError");
+  EXPECT_EQ(msg,
+            "ndarray.from_dlpack: shape (4611686018427387904, 4) of float64 describes more bytes "
+            "than int64 holds");
+  // Elements but no data.
+  t = ProducerTensor(&p);
+  t.data = nullptr;
+  m.dl_tensor = t;
+  EXPECT_EQ(KindOf([&] { NDArray::FromDLPack(&m); }, &msg), "ValueError");
+  EXPECT_EQ(msg,
+            "ndarray.from_dlpack: the tensor of shape (2, 3) has elements but its data "
+            "pointer is NULL");
+  EXPECT_EQ(p.deleted, 0);
+  // An empty tensor may have other extents whose product overflows: it is still empty.
+  std::vector<int64_t> empty{(int64_t{1} << 62) + 1, 4, 0};
+  t = ProducerTensor(&p);
+  t.ndim = 3;
+  t.shape = empty.data();
+  t.strides = nullptr;
+  t.data = nullptr;
+  NDArray a = NDArray::FromBorrowed(t);
+  EXPECT_EQ(a.numel(), 0);
+  int64_t strides[3];
+  NDArray::CompactStrides(a.tensor(), strides);
+  EXPECT_EQ(strides[2], 1);
+}
+
+TEST(NDArray, BorrowedTensorsAreReadAlignedAndBoolsAsZeroOrOne) {
+  // A float64 tensor one byte into a buffer (numpy: np.frombuffer(buf, offset=1)).
+  alignas(8) char buf[1 + 3 * 8] = {};
+  const double values[3] = {1.5, -2.0, 4.25};
+  std::memcpy(buf + 1, values, sizeof(values));
+  int64_t three = 3;
+  DLTensor t{buf, kCPU, 1, kF64, &three, nullptr, 1};
+  NDArray a = NDArray::FromBorrowed(t);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.data()) % 8, 0u);  // an aligned copy
+  EXPECT_EQ(std::vector<double>(static_cast<const double*>(a.data()),
+                                static_cast<const double*>(a.data()) + 3),
+            std::vector<double>(values, values + 3));
+  // Shared (DLPack) tensors cannot be copied: refused.
+  DLManagedTensor m{t, nullptr, nullptr};
+  std::string msg;
+  EXPECT_EQ(KindOf([&] { NDArray::FromDLPack(&m); }, &msg), "ValueError");
+  EXPECT_EQ(msg,
+            "ndarray.from_dlpack: the first element (data + byte_offset) is not aligned for "
+            "float64; a shared tensor must be");
+
+  // numpy reads any nonzero byte of a bool array as True; the kernels read 0 and 1 only.
+  uint8_t bytes[4] = {2, 0, 122, 1};
+  int64_t four = 4;
+  DLTensor b{bytes, kCPU, 1, DLDataType{kDLBool, 8, 1}, &four, nullptr, 0};
+  NDArray c = NDArray::FromBorrowed(b);
+  const uint8_t* cb = static_cast<const uint8_t*>(c.data());
+  EXPECT_EQ(std::vector<int>(cb, cb + 4), (std::vector<int>{1, 0, 1, 1}));
+  EXPECT_EQ(bytes[0], 2);  // the producer's memory is left alone
+  Function sum = Function::GetGlobalRequired("np.sum");
+  EXPECT_EQ(sum(&b).cast<NDArray>().tensor().dtype.code, kDLInt);
+  EXPECT_EQ(*static_cast<const int64_t*>(sum(&b).cast<NDArray>().data()), 3);
+  DLManagedTensor mb{b, nullptr, nullptr};
+  EXPECT_EQ(KindOf([&] { NDArray::FromDLPack(&mb); }, &msg), "ValueError");
+  EXPECT_EQ(msg,
+            "ndarray.from_dlpack: bool element 0 (C order) is neither 0 nor 1; a shared bool "
+            "tensor must hold 0 and 1 only (convert it with astype(bool) first)");
+}
+
 }  // namespace

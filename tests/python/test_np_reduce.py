@@ -301,3 +301,21 @@ def test_bfloat16_made_in_mxffi():
             direct = getattr(mnp, name)(x, axis=axis).numpy()
             assert got.dtype == np_dtype("bfloat16")
             np.testing.assert_array_equal(got, direct)
+
+
+def test_bool_views_of_bytes_read_as_numpy_reads_them():
+    # numpy's True is any nonzero byte, and a view of bytes as bool holds such bytes; the kernels
+    # once read them as they are, so this sum was 2 + 122 + 1 = 125.
+    a = np.frombuffer(b"\x02\x00\x7a\x01", dtype=np.bool_)
+    assert int(np.asarray(mnp.sum(a))) == int(np.sum(a)) == 3
+    np.testing.assert_array_equal(np.asarray(mnp.astype(a, "int64")), a.astype(np.int64))
+    assert bytes(a) == b"\x02\x00\x7a\x01"  # the caller's memory is left alone
+
+
+def test_misaligned_arrays_are_reduced_like_aligned_ones():
+    buf = np.zeros(1 + 5 * 4, dtype=np.uint8)
+    a = buf[1:].view(np.uint32)  # one byte into the buffer: not 4-byte aligned
+    a[:] = [3, 1, 4, 1, 5]
+    assert not a.flags.aligned
+    assert int(np.asarray(mnp.max(a))) == 5
+    assert int(np.asarray(mnp.sum(a))) == 14
