@@ -329,4 +329,16 @@ TEST(NDArray, BorrowedTensorsAreReadAlignedAndBoolsAsZeroOrOne) {
             "tensor must hold 0 and 1 only (convert it with astype(bool) first)");
 }
 
+TEST(NDArray, ReductionsOfEmptyTensorsWithHugeExtents) {
+  // shape (2**40, 2**40, 0): empty, though its other extents multiply past int64.
+  std::vector<int64_t> shape{int64_t{1} << 40, int64_t{1} << 40, 0};
+  DLTensor t{nullptr, kCPU, 3, kF64, shape.data(), nullptr, 0};
+  Function sum = Function::GetGlobalRequired("np.sum");
+  NDArray s = sum(&t).cast<NDArray>();
+  EXPECT_EQ(*static_cast<const double*>(s.data()), 0.0);
+  std::vector<int64_t> shape2{0, int64_t{1} << 40, int64_t{1} << 40};
+  t.shape = shape2.data();
+  EXPECT_EQ(*static_cast<const double*>(sum(&t).cast<NDArray>().data()), 0.0);
+}
+
 }  // namespace

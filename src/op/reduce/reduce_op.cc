@@ -304,6 +304,18 @@ int MergeDims(Dim* dims, int n) {
 
 ReducePlan MakePlan(const DLTensor& t, uint64_t mask) {
   ReducePlan p;
+  if (std::any_of(t.shape, t.shape + t.ndim, [](int64_t d) { return d == 0; })) {
+    // An empty input: every output element reduces nothing. Its other extents may multiply past
+    // int64 (shape (2**40, 2**40, 0)), so no stride or size of it is computed.
+    p.red_size = 0;
+    p.red[p.nr++] = Dim{0, 1};
+    for (int i = 0; i < t.ndim; ++i) {
+      if (mask >> i & 1) continue;
+      p.out_size *= t.shape[i];
+      if (t.shape[i] != 1) p.kept[p.nk++] = Dim{t.shape[i], 0};
+    }
+    return p;
+  }
   int64_t stride = 1;
   int64_t compact[kMaxNDim];
   for (int i = t.ndim - 1; i >= 0; --i) {
@@ -535,7 +547,9 @@ FCompute MakeCompute(const char* fname) {
     const uint64_t mask = ReduceAxesMask(param.axis, x.ndim, fname);
     if (NumElements(y) == 0) return;
     std::optional<ScopedGILRelease> gil;
-    if (NumElements(x) > kReleaseGILThreshold) gil.emplace();
+    // NumElements of an empty x may overflow in its other extents: count it as empty first.
+    bool x_empty = std::any_of(x.shape, x.shape + x.ndim, [](int64_t d) { return d == 0; });
+    if (!x_empty && NumElements(x) > kReleaseGILThreshold) gil.emplace();
     const DLDataType out_t = y.dtype;
     const DLDataType natural =
         kMean ? MeanType(x.dtype, DTypeParam()) : SumType(x.dtype, DTypeParam());
