@@ -185,6 +185,8 @@ void CheckIntFits(const AnyView& v, DLDataType dtype, const char* fname) {
   if (v.type_index() != kMXFFIInt) return;
   int64_t x = v.raw()->v_int64;
   int bits = dtype.bits;
+  // Widths no integer kernel has (0, 7, 128, ...) are refused with the dtype, not here.
+  if (bits < 1 || bits > 64) return;
   bool ok =
       dtype.code == kDLInt
           ? (bits == 64 || (x >= -(int64_t{1} << (bits - 1)) && x < (int64_t{1} << (bits - 1))))

@@ -341,4 +341,17 @@ TEST(NDArray, ReductionsOfEmptyTensorsWithHugeExtents) {
   EXPECT_EQ(*static_cast<const double*>(sum(&t).cast<NDArray>().data()), 0.0);
 }
 
+TEST(NDArray, ArrayOfIntsWithAnIntegerDTypeOfNoWidth) {
+  // np.array([1], dtype=int0): the range check of a Python int has no width to check against.
+  Function array = Function::GetGlobalRequired("np.array");
+  std::string msg;
+  EXPECT_EQ(KindOf(
+                [&] {
+                  array(mxffi::Array<int64_t>({1}), DLDataType{kDLInt, 0, 1});
+                },
+                &msg),
+            "ValueError");
+  EXPECT_NE(msg.find("invalid dtype"), std::string::npos) << msg;
+}
+
 }  // namespace
