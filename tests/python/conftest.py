@@ -2,6 +2,7 @@
 dtypes mxffi.np supports (with numpy's spelling of each)."""
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -60,6 +61,23 @@ def mxffi_config(flag):
         [sys.executable, "-m", "mxffi.config", flag], capture_output=True, text=True, check=True
     )
     return out.stdout.strip()
+
+
+def build_cmake_project(source, build, *defines, timeout=300):
+    """Configure and build the CMake project at source into build against the installed mxffi
+    package (-Dmxffi_DIR from ``python -m mxffi.config --cmakedir``), Release, with Ninja when
+    it is on PATH; skips the test without cmake, fails with the build's output when it fails."""
+    if shutil.which("cmake") is None:
+        pytest.skip(f"cmake is not on PATH: cannot build {source}")
+    configure = ["cmake", "-S", str(source), "-B", str(build)]
+    configure += [f"-Dmxffi_DIR={mxffi_config('--cmakedir')}", "-DCMAKE_BUILD_TYPE=Release"]
+    configure += list(defines)
+    if shutil.which("ninja"):
+        configure += ["-G", "Ninja"]
+    for cmd in (configure, ["cmake", "--build", str(build), "--parallel"]):
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stdout[-4000:]}{proc.stderr[-4000:]}"
+    return build
 
 
 # Every dtype mxffi.np supports, as the tests of its functions walk them.

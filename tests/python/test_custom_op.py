@@ -16,7 +16,7 @@ import textwrap
 import numpy as np
 import pytest
 import scipy.sparse
-from conftest import mxffi_config
+from conftest import build_cmake_project, mxffi_config
 
 import mxffi
 from mxffi import ops
@@ -36,24 +36,12 @@ def _tolerance(dtype):
 @pytest.fixture(scope="session")
 def example_lib(tmp_path_factory):
     """docs/examples/custom_op built with the installed CMake package, warnings as errors."""
-    if shutil.which("cmake") is None:
-        pytest.skip("cmake is not on PATH: cannot build docs/examples/custom_op")
-    build = tmp_path_factory.mktemp("custom_op") / "build"
-    configure = [
-        "cmake",
-        "-S",
+    build = build_cmake_project(
         EXAMPLE,
-        "-B",
-        str(build),
-        f"-Dmxffi_DIR={mxffi_config('--cmakedir')}",
-        "-DCMAKE_BUILD_TYPE=Release",
+        tmp_path_factory.mktemp("custom_op") / "build",
         "-DCMAKE_CXX_FLAGS=-Wall -Wextra -Werror",
-    ]
-    if shutil.which("ninja"):
-        configure += ["-G", "Ninja"]
-    for cmd in (configure, ["cmake", "--build", str(build), "--parallel"]):
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stdout[-4000:]}{proc.stderr[-4000:]}"
+        timeout=600,
+    )
     path = build / "libmy_ops.so"
     assert path.is_file()
     return str(path)

@@ -5,13 +5,12 @@ import json
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 import sys
 import tomllib
 
 import pytest
-from conftest import run_python
+from conftest import build_cmake_project, run_python
 
 import mxffi
 from mxffi._ffi import libinfo
@@ -242,24 +241,9 @@ def test_ctypes_backend_gives_the_same_results(cython_results):
 
 @pytest.fixture(scope="module")
 def consumer_build(tmp_path_factory):
-    if shutil.which("cmake") is None:
-        pytest.skip("cmake is not on PATH: cannot build tests/consumer")
-    build = tmp_path_factory.mktemp("consumer") / "build"
-    configure = [
-        "cmake",
-        "-S",
-        str(ROOT / "tests" / "consumer"),
-        "-B",
-        str(build),
-        f"-Dmxffi_DIR={libinfo.cmake_dir()}",
-        "-DCMAKE_BUILD_TYPE=Release",
-    ]
-    if shutil.which("ninja"):
-        configure += ["-G", "Ninja"]
-    for cmd in (configure, ["cmake", "--build", str(build), "--parallel"]):
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}"
-    return build
+    return build_cmake_project(
+        ROOT / "tests" / "consumer", tmp_path_factory.mktemp("consumer") / "build"
+    )
 
 
 def test_consumer_library_loads_and_its_function_is_callable(consumer_build):
