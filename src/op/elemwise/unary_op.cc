@@ -10,6 +10,7 @@
 #include "../infer.h"
 #include "broadcast.h"
 #include "elemwise.h"
+#include "functors.h"
 
 namespace mxffi {
 namespace op {
@@ -20,11 +21,8 @@ using elemwise::RunParallel;
 using elemwise::StridedLoop;
 using elemwise::UnaryRunAs;
 
-template <typename T>
-using Wide = std::make_unsigned_t<decltype(T() + T())>;
-
-template <typename T>
-constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+using elemwise::kIsInt;
+using elemwise::Wide;
 
 struct NegativeOp {
   static constexpr int64_t kCost = 1;
