@@ -156,6 +156,8 @@ void Check(const LibOp& op, const char* stage, int32_t code) {
   if (code != MXFFI_OPLIB_OK) ThrowCallbackError(op, stage, code);
 }
 
+MXFFIOpLibDType Lib(DLDataType t) { return {t.code, t.bits, t.lanes}; }
+
 MXFFIOpLibTensor DenseTensor(const DLTensor& t) {
   MXFFIOpLibTensor out{};
   out.struct_size = sizeof(MXFFIOpLibTensor);
@@ -163,18 +165,12 @@ MXFFIOpLibTensor DenseTensor(const DLTensor& t) {
   out.shape = t.shape;
   out.ndim = t.ndim;
   out.stype = MXFFI_OPLIB_STYPE_DEFAULT;
-  out.dtype = {t.dtype.code, t.dtype.bits, t.dtype.lanes};
+  out.dtype = Lib(t.dtype);
   out.device_type = t.device.device_type;
   out.device_id = t.device.device_id;
-  out.nnz = t.ndim == 0 ? 1 : 0;
-  if (t.ndim > 0) {
-    out.nnz = 1;
-    for (int i = 0; i < t.ndim; ++i) out.nnz *= t.shape[i];
-  }
+  out.nnz = TShape(t.shape, t.ndim).Size();  // every element is stored
   return out;
 }
-
-MXFFIOpLibDType Lib(DLDataType t) { return {t.code, t.bits, t.lanes}; }
 
 /*! \brief A sparse array as the library sees it; its parts are unset (NULL) until allocated. */
 MXFFIOpLibTensor SparseTensor(const NDArray& a) {
