@@ -49,6 +49,21 @@ const Discovery& Discover() {
 }
 
 #if MXFFI_USE_CUDA
+/*! \brief Makes device_id the current CUDA device for its lifetime, then restores the previous. */
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device_id) {
+    cudaGetDevice(&previous_);
+    cudaSetDevice(device_id);
+  }
+  ~DeviceScope() { cudaSetDevice(previous_); }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
 /*! \brief The device memory of one array, freed with the array (its DLPack deleter). */
 struct DeviceBuffer {
   DLManagedTensor managed{};
@@ -58,11 +73,8 @@ struct DeviceBuffer {
 void FreeDeviceBuffer(DLManagedTensor* self) {
   auto* buffer = static_cast<DeviceBuffer*>(self->manager_ctx);
   if (buffer->managed.dl_tensor.data != nullptr) {
-    int previous = 0;
-    cudaGetDevice(&previous);
-    cudaSetDevice(buffer->managed.dl_tensor.device.device_id);
+    DeviceScope scope(buffer->managed.dl_tensor.device.device_id);
     cudaFree(buffer->managed.dl_tensor.data);
-    cudaSetDevice(previous);
   }
   delete buffer;
 }
@@ -108,11 +120,11 @@ NDArray Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLDevice dev
   t.byte_offset = 0;
   t.data = nullptr;
   if (nbytes > 0) {
-    int previous = 0;
-    cudaGetDevice(&previous);
-    cudaSetDevice(device.device_id);
-    cudaError_t err = cudaMalloc(&t.data, static_cast<size_t>(nbytes));
-    cudaSetDevice(previous);
+    cudaError_t err;
+    {
+      DeviceScope scope(device.device_id);
+      err = cudaMalloc(&t.data, static_cast<size_t>(nbytes));
+    }
     if (err != cudaSuccess) {
       cudaGetLastError();
       MXFFI_THROW(MemoryError) << "ndarray.empty: cannot allocate " << nbytes
