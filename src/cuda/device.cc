@@ -84,6 +84,34 @@ void FreeDeviceBuffer(DLManagedTensor* self) {
 
 bool Compiled() { return MXFFI_USE_CUDA != 0; }
 
+void* CurrentStream(int device_id) {
+  (void)device_id;
+  return nullptr;
+}
+
+DeviceGuard::DeviceGuard(DLDevice device) {
+#if MXFFI_USE_CUDA
+  if (device.device_type != kDLCUDA) return;
+  int current = 0;
+  if (cudaGetDevice(&current) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  if (current != device.device_id && cudaSetDevice(device.device_id) == cudaSuccess) {
+    previous_ = current;
+  }
+  cudaGetLastError();
+#else
+  (void)device;
+#endif
+}
+
+DeviceGuard::~DeviceGuard() {
+#if MXFFI_USE_CUDA
+  if (previous_ >= 0) cudaSetDevice(previous_);
+#endif
+}
+
 int DeviceCount(std::string* why) {
   const Discovery& d = Discover();
   if (why != nullptr) *why = d.why;

@@ -31,6 +31,28 @@ int DeviceCount(std::string* why = nullptr);
  */
 void CheckDevice(DLDevice device, const char* fname);
 
+/*!
+ * \return the current stream (a cudaStream_t) of device_id for the calling thread: the one
+ *  set with SetCurrentStream, or nullptr (the legacy default stream) when none was; nullptr
+ *  without CUDA. Ops launch their kernels on it (Invoke passes it in OpContext::stream).
+ */
+void* CurrentStream(int device_id);
+
+/*!
+ * \brief Makes a device current for the calling thread for its lifetime (cudaSetDevice), then
+ *  restores the previous one; does nothing for a CPU device or without CUDA.
+ */
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(DLDevice device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+
 /*! \brief An uninitialised dense array on a CUDA device (NDArray::Empty's CUDA branch). */
 NDArray Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLDevice device,
               int64_t nbytes);

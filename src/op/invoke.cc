@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../cuda/device.h"
 #include "sparse/cast_storage.h"
 
 namespace mxffi {
@@ -238,8 +239,11 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
         << name << ": output #" << i << " is read-only";
   }
 
+  // A GPU kernel runs with its device current, on that device's current stream.
   OpContext ctx;
   ctx.device = device;
+  cuda::DeviceGuard device_guard(device);
+  if (gpu) ctx.stream = cuda::CurrentStream(device.device_id);
   OpReqType req[kMaxOpArgs];
   for (size_t i = 0; i < nout; ++i) req[i] = OpReqType::kWriteTo;
 
