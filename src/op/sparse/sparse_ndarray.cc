@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../cuda/device.h"
 #include "sparse_util.h"
 
 namespace mxffi {
@@ -112,9 +113,10 @@ NDArray NDArray::EmptySparse(StorageType stype, const int64_t* shape, int32_t nd
       << "ndarray.empty_sparse: a csr array is 2-D, got " << ndim << " dimensions";
   MXFFI_CHECK(ndim >= 1, ValueError) << "ndarray.empty_sparse: a row_sparse array has at least "
                                      << "one dimension";
-  MXFFI_CHECK(device.device_type == kDLCPU, NotImplementedError)
-      << "ndarray.empty_sparse: sparse arrays live on the CPU, not device type "
-      << device.device_type;
+  MXFFI_CHECK(device.device_type == kDLCPU || device.device_type == kDLCUDA, NotImplementedError)
+      << "ndarray.empty_sparse: device type " << device.device_type
+      << " is not supported; only the CPU (1) and CUDA (2) are";
+  if (device.device_type == kDLCUDA) cuda::CheckDevice(device, "ndarray.empty_sparse");
   for (int32_t i = 0; i < ndim; ++i) {
     MXFFI_CHECK(shape[i] >= 0, ValueError)
         << "ndarray.empty_sparse: negative dimensions are not allowed; got " << shape[i];
@@ -249,14 +251,15 @@ void NDArray::CheckAndAlloc(int64_t nnz, DLDataType idx_dtype) const {
       << DataTypeToString(idx_dtype);
   const DLTensor& t = tensor();
   if (stype() == StorageType::kCSR) {
-    SetSparseStorage(op::NewArray({nnz}, t.dtype), op::NewArray({nnz}, idx_dtype),
-                     op::NewArray({t.shape[0] + 1}, idx_dtype));
+    SetSparseStorage(op::NewArray({nnz}, t.dtype, t.device),
+                     op::NewArray({nnz}, idx_dtype, t.device),
+                     op::NewArray({t.shape[0] + 1}, idx_dtype, t.device));
     return;
   }
   std::vector<int64_t> dshape(t.shape, t.shape + t.ndim);
   dshape[0] = nnz;
-  SetSparseStorage(NDArray::Empty(dshape, t.dtype, t.device), op::NewArray({nnz}, idx_dtype),
-                   NDArray());
+  SetSparseStorage(NDArray::Empty(dshape, t.dtype, t.device),
+                   op::NewArray({nnz}, idx_dtype, t.device), NDArray());
 }
 
 }  // namespace mxffi
