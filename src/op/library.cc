@@ -205,7 +205,11 @@ struct HostCall {
   const NDArray* outputs = nullptr;
   int32_t num_outputs = 0;
   bool gpu = false;
+  DLDevice device{kDLCPU, 0};
   std::vector<std::unique_ptr<char[]>> workspaces;
+  /*! \brief Device scratch memory of a gpu call: from mxffi's allocator, on the call's stream,
+   *  so its reuse after the call is ordered behind the kernels the forward launched there. */
+  std::vector<NDArray> device_workspaces;
   /*! \brief Why mxffi refused a request, and its class, reported once the forward returns. */
   std::string error, error_kind = "ValueError";
 };
@@ -241,19 +245,23 @@ int32_t AllocSparse(void* host, int32_t index, int64_t nnz, MXFFIOpLibTensor* ou
 
 void* AllocWorkspace(void* host, size_t bytes) {
   auto* call = static_cast<HostCall*>(host);
-  if (call->gpu) {
-    call->error = "alloc_workspace: device memory is not lent to op libraries yet";
-    call->error_kind = "NotImplementedError";
-    return nullptr;
-  }
   try {
+    if (call->gpu) {
+      const int64_t shape[1] = {static_cast<int64_t>(bytes == 0 ? 1 : bytes)};
+      call->device_workspaces.push_back(
+          NDArray::Empty(shape, 1, DLDataType{kDLUInt, 8, 1}, call->device));
+      return call->device_workspaces.back().tensor().data;
+    }
     call->workspaces.emplace_back(new char[bytes == 0 ? 1 : bytes]);
     return call->workspaces.back().get();
   } catch (const std::bad_alloc&) {
     call->error = "alloc_workspace: out of memory for " + std::to_string(bytes) + " bytes";
     call->error_kind = "MemoryError";
-    return nullptr;
+  } catch (const Error& e) {
+    call->error = e.message();
+    call->error_kind = e.kind();
   }
+  return nullptr;
 }
 
 /*! \brief The state for this call's attributes and device, made on first use. */
@@ -282,6 +290,7 @@ void RunForward(LibOp* op, const OpAttrs& attrs, const OpContext& ctx,
   call.outputs = out_arrays;
   call.num_outputs = static_cast<int32_t>(out->size());
   call.gpu = dev == 1;
+  call.device = ctx.device;
   MXFFIOpLibResource res{sizeof(MXFFIOpLibResource),
                          ctx.device.device_type,
                          ctx.device.device_id,
@@ -330,13 +339,29 @@ void CheckSparseOutput(const LibOp& op, const NDArray& o, int i) {
   MXFFI_CHECK(o.storage_initialized(), ValueError)
       << fname << ": forward left the sparse output unset; it must call alloc_sparse";
   const DLTensor& t = o.tensor();
-  NDArray checked =
-      o.stype() == StorageType::kCSR
-          ? NDArray::CSR(t.shape, o.sparse_data(), o.sparse_indices(), o.sparse_indptr(),
-                         fname.c_str())
-          : NDArray::RowSparse(t.shape, t.ndim, o.sparse_data(), o.sparse_indices(), fname.c_str());
-  o.SetSparseStorage(checked.sparse_data(), checked.sparse_indices(),
-                     o.stype() == StorageType::kCSR ? checked.sparse_indptr() : NDArray());
+  const bool csr = o.stype() == StorageType::kCSR;
+  // Parts on a GPU are checked in host copies, and the canonical parts copied back.
+  const bool on_host = t.device.device_type == kDLCPU;
+  auto host = [&](const NDArray& part) {
+    if (on_host) return part;
+    NDArray h = NDArray::Empty(part.tensor().shape, part.tensor().ndim, part.tensor().dtype,
+                               DLDevice{kDLCPU, 0});
+    NDArray::CopyFromTo(part.tensor(), h.tensor());
+    return h;
+  };
+  auto back = [&](const NDArray& part) {
+    if (on_host) return part;
+    NDArray d =
+        NDArray::Empty(part.tensor().shape, part.tensor().ndim, part.tensor().dtype, t.device);
+    NDArray::CopyFromTo(part.tensor(), d.tensor());
+    return d;
+  };
+  NDArray checked = csr ? NDArray::CSR(t.shape, host(o.sparse_data()), host(o.sparse_indices()),
+                                       host(o.sparse_indptr()), fname.c_str())
+                        : NDArray::RowSparse(t.shape, t.ndim, host(o.sparse_data()),
+                                             host(o.sparse_indices()), fname.c_str());
+  o.SetSparseStorage(back(checked.sparse_data()), back(checked.sparse_indices()),
+                     csr ? back(checked.sparse_indptr()) : NDArray());
 }
 
 std::shared_ptr<const void> ParseAttrs(LibOp* op,

@@ -583,3 +583,22 @@ def test_two_cpp_libraries_built_without_hidden_visibility_keep_their_own_ops(tm
     x = np.zeros(3)
     np.testing.assert_array_equal(np.asarray(ops.twolib_a(x)), [1, 1, 1])
     np.testing.assert_array_equal(np.asarray(ops.twolib_b(x)), [2, 2, 2])
+
+
+needs_gpu = pytest.mark.skipif(
+    not mxffi.cuda.is_available(), reason=f"no CUDA device: {mxffi.cuda.unavailable_reason()}"
+)
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("m,k,n", [(3, 4, 5), (17, 33, 9), (0, 3, 2)])
+def test_my_gemm_gpu_forward_matches_its_cpu_forward(my_ops, dtype, m, k, n):
+    rng = _rng(m * 1000 + k * 10 + n)
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    cpu = ops.my_gemm(_nd(a), _nd(b), alpha=-1.5)
+    got = ops.my_gemm(_nd(a).to("cuda:0"), _nd(b).to("cuda:0"), alpha=-1.5)
+    assert str(got.device) == "cuda:0" and got.shape == (m, n) and got.dtype == dtype
+    tol = _tolerance(dtype)
+    np.testing.assert_allclose(got.asnumpy(), cpu.asnumpy(), rtol=tol * 10, atol=tol * 10)
