@@ -150,9 +150,11 @@ MXFFI_REGISTER_API("cuda.empty_cache")
       std::optional<int64_t> id;
       if (!device.is_none()) {
         id = device.try_cast<int64_t>();
-        MXFFI_CHECK(id.has_value() && *id >= 0 && *id < (int64_t{1} << 31), TypeError)
+        MXFFI_CHECK(id.has_value(), TypeError)
             << "cuda.empty_cache: argument #0 'device' expected a device index or None, got "
             << device.GetTypeName();
+        MXFFI_CHECK(*id >= 0 && *id < (int64_t{1} << 31), ValueError)
+            << "cuda.empty_cache: device index must be a non-negative int32, got " << *id;
       }
       cuda::CheckDevice(DLDevice{kDLCUDA, static_cast<int32_t>(id.value_or(0))},
                         "cuda.empty_cache");

@@ -149,6 +149,9 @@ def test_stream_arguments_are_checked_before_the_device():
     with pytest.raises(TypeError, match="mxffi.cuda.stream: expected a Stream, got int"):
         with cuda.stream(5):
             pass
+    for fn in (cuda.memory_stats, cuda.current_stream, cuda.synchronize, cuda.empty_cache):
+        with pytest.raises(ValueError, match="device index must be a non-negative int32, got -1"):
+            fn(-1)
     with cuda.stream(None) as s:  # no stream: nothing changes
         assert s is None
     with pytest.raises(ValueError, match="cuda.record_stream: the array is not on a CUDA"):
