@@ -18,6 +18,11 @@ from ._ffi.error import export_refused
 __all__ = ["NDArray", "empty", "from_dlpack"]
 
 _empty = get_global_func("ndarray.empty")
+_to_device = get_global_func("ndarray.to_device")
+_copyto = get_global_func("ndarray.copyto")
+_current_stream = get_global_func("cuda.current_stream")
+_stream_wait_stream = get_global_func("cuda.stream_wait_stream")
+_record_stream = get_global_func("cuda.record_stream")
 _from_dlpack = get_global_func("ndarray.from_dlpack")
 _to_dlpack = get_global_func("ndarray.to_dlpack")
 _read_only = get_global_func("ndarray.read_only")
@@ -129,18 +134,61 @@ class NDArray(Object):
         return (t.device_type, t.device_id)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """A DLPack capsule viewing this array (versioned when max_version >= (1, 0))."""
-        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
-            raise BufferError(
-                f"mxffi.NDArray.__dlpack__: cannot export to device {tuple(dl_device)}; the "
-                f"array is on {self.__dlpack_device__()} and copies across devices are not "
-                "supported"
+        """A DLPack capsule viewing this array (versioned when max_version >= (1, 0)).
+
+        For a CUDA array, stream is the consumer's stream as the array API defines it: None or
+        1 the legacy default stream, 2 the per-thread default stream, -1 no synchronisation,
+        any other int a ``cudaStream_t``; 0 is refused. Unless it is -1, the consumer's stream
+        waits (on the device) for the work queued so far on mxffi's current stream of the
+        array's device, and the array's memory is not reused before the consumer's stream has
+        done what it queued by the time the array is freed. dl_device other than the array's
+        own (the CPU or a CUDA device) exports a copy there, unless copy is False; copy=True
+        always exports a copy.
+        """
+        own = self.__dlpack_device__()
+        src = self
+        if dl_device is not None and tuple(dl_device) != own:
+            target = tuple(dl_device)
+            if copy is False:
+                raise BufferError(
+                    f"mxffi.NDArray.__dlpack__: cannot export to device {target} without a copy "
+                    f"(copy=False); the array is on {own}"
+                )
+            if target[0] not in (1, 2):
+                raise BufferError(
+                    f"mxffi.NDArray.__dlpack__: cannot export to device {target}; the array is "
+                    f"on {own}, and copies go to the CPU (1) and CUDA devices (2) only"
+                )
+            try:
+                src = _to_device(self, Device(target[0], target[1]))
+            except (RuntimeError, ValueError) as e:
+                raise BufferError(
+                    f"mxffi.NDArray.__dlpack__: cannot export to device {target}: {e}"
+                ) from e
+        elif copy:
+            src = _to_device(self, self.device)
+        dev_type, dev_id = src.__dlpack_device__()
+        if stream is not None and (isinstance(stream, bool) or not isinstance(stream, int)):
+            raise TypeError(
+                f"mxffi.NDArray.__dlpack__: stream must be an int or None, got "
+                f"{type(stream).__name__}"
             )
-        if copy:
-            raise BufferError("mxffi.NDArray.__dlpack__: copy=True is not supported yet")
-        if stream is not None and stream != -1 and self.__dlpack_device__()[0] == 1:
+        if dev_type == 2:
+            if stream == 0:
+                raise ValueError(
+                    "mxffi.NDArray.__dlpack__: stream 0 is ambiguous for CUDA and not allowed; "
+                    "use 1 for the legacy default stream or 2 for the per-thread one"
+                )
+            if stream != -1:
+                # None and 1 name the legacy default stream, which handle 0 is in mxffi.
+                consumer = 0 if stream in (None, 1) else stream
+                producer = int(_current_stream(dev_id))
+                if consumer != producer:
+                    _stream_wait_stream(dev_id, consumer, producer)
+                    _record_stream(src, consumer)
+        elif stream is not None and stream != -1:
             raise ValueError(f"mxffi.NDArray.__dlpack__: stream must be None for CPU, got {stream}")
-        if self._tensor().lanes != 1:
+        if src._tensor().lanes != 1:
             # numpy and PyTorch refuse such a tensor after taking the capsule, and numpy then
             # frees it with its error still pending; refusing here keeps that from happening.
             raise BufferError(
@@ -148,9 +196,23 @@ class NDArray(Object):
                 "DLPack consumers take single-lane data types only"
             )
         versioned = max_version is not None and tuple(max_version) >= (1, 0)
-        managed = _to_dlpack(self, versioned).value
+        managed = _to_dlpack(src, versioned).value
         name = b"dltensor_versioned" if versioned else b"dltensor"
         return _api.PyCapsule_New(managed, name, _CAPSULE_DESTRUCTOR)
+
+    def to(self, device):
+        """A copy of this array on device ("cpu", "cuda", "cuda:1", a Device): always a new,
+        C-contiguous array (sparse arrays: each part copied), between the CPU and CUDA devices
+        in any direction. A copy to the CPU has finished when this returns; one to a CUDA
+        device is queued on that device's current stream."""
+        return _to_device(self, device if isinstance(device, Device) else Device(device))
+
+    def copyto(self, other):
+        """Copy into other: an NDArray of the same storage type, shape and dtype on any device
+        (its elements are overwritten; returns it), or a device (the same as ``to``)."""
+        if isinstance(other, NDArray):
+            return _copyto(self, other)
+        return self.to(other)
 
     def __repr__(self):
         return f"mxffi.NDArray(shape={self.shape}, dtype={self.dtype}, device={self.device})"
@@ -178,36 +240,51 @@ _CAPSULE_NAMES = (
 )
 
 
+def _capsule(x, stream):
+    """x.__dlpack__(...) asking for DLPack 1.x where the producer knows it."""
+    kwargs = {} if stream is None else {"stream": stream}
+    try:
+        try:
+            return x.__dlpack__(max_version=(1, 0), **kwargs)
+        except TypeError:
+            return x.__dlpack__(**kwargs)
+    except BufferError as e:
+        raise export_refused("mxffi.from_dlpack", x, e) from e
+
+
 def from_dlpack(x):
     """An NDArray sharing the memory of any DLPack producer (numpy, PyTorch, ...).
 
     Where the producer's type offers DLPack's C exchange API (``__dlpack_c_exchange_api__``,
-    PyTorch does), the tensor comes through its table with no capsule made; otherwise, and
-    wherever that route declines, through a capsule from ``x.__dlpack__``.
+    PyTorch does), a CPU tensor comes through its table with no capsule made; otherwise, and
+    wherever that route declines, through a capsule from ``x.__dlpack__``. A CUDA tensor comes
+    through ``x.__dlpack__(stream=...)`` naming mxffi's current stream of its device (1 for the
+    legacy default stream), so the producer's queued work is ordered before mxffi's.
     """
     if isinstance(x, NDArray):
         return x
     tp = type(x)
-    # torch.Tensor.__dlpack__ refuses, in Python, tensors that require grad or have the
-    # conjugate bit set; its C table exports them without a word. Those take the capsule route
-    # and get torch's own BufferError.
-    if (
-        hasattr(tp, "__dlpack_c_exchange_api__")
-        and not getattr(x, "requires_grad", False)
-        and not (hasattr(tp, "is_conj") and x.is_conj())
-    ):
-        arr = _core._from_dlpack_exchange(x)
-        if arr is not None:
-            return arr
-    if not hasattr(tp, "__dlpack__"):
-        raise TypeError(f"mxffi.from_dlpack: {type(x).__name__} has no __dlpack__ method")
-    try:
-        try:
-            capsule = x.__dlpack__(max_version=(1, 0))
-        except TypeError:
-            capsule = x.__dlpack__()
-    except BufferError as e:
-        raise export_refused("mxffi.from_dlpack", x, e) from e
+    device = x.__dlpack_device__() if hasattr(tp, "__dlpack_device__") else None
+    if device is not None and device[0] == 2:
+        # A CUDA tensor: the producer orders its work before mxffi's current stream of the
+        # device (1 names the legacy default stream, mxffi's handle 0).
+        ours = int(_current_stream(device[1]))
+        capsule = _capsule(x, ours if ours != 0 else 1)
+    else:
+        # torch.Tensor.__dlpack__ refuses, in Python, tensors that require grad or have the
+        # conjugate bit set; its C table exports them without a word. Those take the capsule
+        # route and get torch's own BufferError.
+        if (
+            hasattr(tp, "__dlpack_c_exchange_api__")
+            and not getattr(x, "requires_grad", False)
+            and not (hasattr(tp, "is_conj") and x.is_conj())
+        ):
+            arr = _core._from_dlpack_exchange(x)
+            if arr is not None:
+                return arr
+        if not hasattr(tp, "__dlpack__"):
+            raise TypeError(f"mxffi.from_dlpack: {type(x).__name__} has no __dlpack__ method")
+        capsule = _capsule(x, None)
     for name, used, versioned in _CAPSULE_NAMES:
         if _api.PyCapsule_IsValid(capsule, name):
             managed = _api.PyCapsule_GetPointer(capsule, name)

@@ -7,8 +7,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <vector>
 
+#include "../cuda/device.h"
 #include "../op/dtype.h"
 #include "../op/init/init_op.h"
 #include "../op/sparse/elemwise_sparse.h"
@@ -213,20 +215,38 @@ NDArray FromNested(const AnyView& obj, const AnyView& dtype_arg, const char* fna
 
 NDArray ArrayImpl(const AnyView& obj, const AnyView& dtype, const AnyView& device, bool copy,
                   const char* fname) {
-  DLDevice dev = DeviceArg(device, fname);
-  MXFFI_CHECK(dev.device_type == kDLCPU, NotImplementedError)
-      << fname << ": only the CPU is supported, got device type " << dev.device_type;
-  if (std::optional<NDArray> a = TryArray(obj)) {
-    DLDataType want = DTypeArg(dtype, fname, a->tensor().dtype);
-    bool same = op::SameDType(want, a->tensor().dtype);
-    if (same && !copy && obj.type_index() == kMXFFINDArray) return *a;
-    if (same) return CopyOf(*a);
-    static const Op* cast = Op::Get("_cast");
-    op::CastParam p;
-    p.dtype = want;
-    return InvokeOp(cast, p, {*a});
+  // device None: where the input array is (the CPU for anything else).
+  std::optional<DLDevice> want;
+  if (!device.is_none()) {
+    DLDevice dev = DeviceArg(device, fname);
+    MXFFI_CHECK(dev.device_type == kDLCPU || dev.device_type == kDLCUDA, NotImplementedError)
+        << fname << ": device type " << dev.device_type
+        << " is not supported; only the CPU (1) and CUDA (2) are";
+    if (dev.device_type == kDLCUDA) cuda::CheckDevice(dev, fname);
+    want = dev;
   }
-  return FromNested(obj, dtype, fname);
+  static const Op* cast = Op::Get("_cast");
+  if (std::optional<NDArray> a = TryArray(obj)) {
+    const DLDevice here = a->tensor().device;
+    const bool moves = want.has_value() &&
+                       (want->device_type != here.device_type || want->device_id != here.device_id);
+    DLDataType want_dtype = DTypeArg(dtype, fname, a->tensor().dtype);
+    bool same = op::SameDType(want_dtype, a->tensor().dtype);
+    op::CastParam p;
+    p.dtype = want_dtype;
+    if (!moves) {
+      if (same && !copy && obj.type_index() == kMXFFINDArray) return *a;
+      if (same) return CopyOf(*a);
+      return InvokeOp(cast, p, {*a});
+    }
+    // A copy to another device; a dtype change is made on the CPU side (before a copy from
+    // the host, after a copy to it) or on the source's device.
+    if (same) return cuda::ToDevice(*a, *want, fname);
+    if (want->device_type == kDLCPU) return InvokeOp(cast, p, {cuda::ToDevice(*a, *want, fname)});
+    return cuda::ToDevice(InvokeOp(cast, p, {*a}), *want, fname);
+  }
+  NDArray out = FromNested(obj, dtype, fname);
+  return want.has_value() && want->device_type != kDLCPU ? cuda::ToDevice(out, *want, fname) : out;
 }
 
 // ---- views --------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 /*!
  * \file device.cc
- * \brief CUDA device discovery and device memory.
+ * \brief CUDA device discovery, the device guard, and device arrays (memory from the caching
+ *  allocator, allocator.h).
  *
  * The CUDA runtime is linked statically (CUDA::cudart_static): it loads the driver (libcuda)
  * only when first asked, so `import mxffi` works on a machine without a GPU or a driver, and
@@ -13,6 +14,8 @@
 
 #include <memory>
 #include <mutex>
+
+#include "allocator.h"
 
 #if MXFFI_USE_CUDA
 #include <cuda_runtime.h>
@@ -49,22 +52,8 @@ const Discovery& Discover() {
 }
 
 #if MXFFI_USE_CUDA
-/*! \brief Makes device_id the current CUDA device for its lifetime, then restores the previous. */
-class DeviceScope {
- public:
-  explicit DeviceScope(int device_id) {
-    cudaGetDevice(&previous_);
-    cudaSetDevice(device_id);
-  }
-  ~DeviceScope() { cudaSetDevice(previous_); }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int previous_ = 0;
-};
-
-/*! \brief The device memory of one array, freed with the array (its DLPack deleter). */
+/*! \brief The device memory of one array, returned to the caching allocator with the array (its
+ *  DLPack deleter). */
 struct DeviceBuffer {
   DLManagedTensor managed{};
   std::unique_ptr<int64_t[]> shape;
@@ -72,10 +61,8 @@ struct DeviceBuffer {
 
 void FreeDeviceBuffer(DLManagedTensor* self) {
   auto* buffer = static_cast<DeviceBuffer*>(self->manager_ctx);
-  if (buffer->managed.dl_tensor.data != nullptr) {
-    DeviceScope scope(buffer->managed.dl_tensor.device.device_id);
-    cudaFree(buffer->managed.dl_tensor.data);
-  }
+  void* data = buffer->managed.dl_tensor.data;
+  if (data != nullptr) DeviceAllocator(buffer->managed.dl_tensor.device.device_id).Free(data);
   delete buffer;
 }
 #endif
@@ -83,11 +70,6 @@ void FreeDeviceBuffer(DLManagedTensor* self) {
 }  // namespace
 
 bool Compiled() { return MXFFI_USE_CUDA != 0; }
-
-void* CurrentStream(int device_id) {
-  (void)device_id;
-  return nullptr;
-}
 
 DeviceGuard::DeviceGuard(DLDevice device) {
 #if MXFFI_USE_CUDA
@@ -147,19 +129,10 @@ NDArray Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLDevice dev
   t.strides = nullptr;
   t.byte_offset = 0;
   t.data = nullptr;
-  if (nbytes > 0) {
-    cudaError_t err;
-    {
-      DeviceScope scope(device.device_id);
-      err = cudaMalloc(&t.data, static_cast<size_t>(nbytes));
-    }
-    if (err != cudaSuccess) {
-      cudaGetLastError();
-      MXFFI_THROW(MemoryError) << "ndarray.empty: cannot allocate " << nbytes
-                               << " bytes on cuda:" << device.device_id << ": "
-                               << cudaGetErrorString(err);
-    }
-  }
+  // Memory from the caching allocator, for use on the device's current stream: a block freed
+  // by that stream is reused without waiting (see allocator.h).
+  t.data = DeviceAllocator(device.device_id)
+               .Allocate(static_cast<size_t>(nbytes), CurrentStream(device.device_id));
   buffer->managed.manager_ctx = buffer.get();
   buffer->managed.deleter = FreeDeviceBuffer;
   DLManagedTensor* managed = &buffer.release()->managed;

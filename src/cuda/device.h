@@ -33,10 +33,28 @@ void CheckDevice(DLDevice device, const char* fname);
 
 /*!
  * \return the current stream (a cudaStream_t) of device_id for the calling thread: the one
- *  set with SetCurrentStream, or nullptr (the legacy default stream) when none was; nullptr
- *  without CUDA. Ops launch their kernels on it (Invoke passes it in OpContext::stream).
+ *  set with SetCurrentStream (stream.h), or nullptr (the legacy default stream) when none
+ *  was; nullptr without CUDA. Ops launch their kernels on it (Invoke passes it in
+ *  OpContext::stream), and device memory is allocated for it.
  */
 void* CurrentStream(int device_id);
+
+/*!
+ * \brief NDArray::CopyFromTo where src or dst is on a CUDA device (the other on the CPU or a CUDA
+ *  device): queued on the current stream of the CUDA side (copy.cc says which between two
+ *  devices); a copy to the host returns once the data is there. Shapes and dtypes are checked
+ *  by the caller.
+ * \throws RuntimeError ("no CUDA device is available") for a CUDA side that cannot be had.
+ */
+void CopyFromTo(const DLTensor& src, const DLTensor& dst);
+
+/*!
+ * \brief A copy of src on device (the CPU or a CUDA device): always a new array, C-contiguous;
+ *  a sparse array's parts are each copied. What ndarray.to_device and np.array(device=) do.
+ * \throws RuntimeError naming fname when a CUDA device cannot be had; NotImplementedError for
+ *  other device types.
+ */
+NDArray ToDevice(const NDArray& src, DLDevice device, const char* fname);
 
 /*!
  * \brief Makes a device current for the calling thread for its lifetime (cudaSetDevice), then
@@ -53,7 +71,11 @@ class DeviceGuard {
   int previous_ = -1;
 };
 
-/*! \brief An uninitialised dense array on a CUDA device (NDArray::Empty's CUDA branch). */
+/*!
+ * \brief An uninitialised dense array on a CUDA device (NDArray::Empty's CUDA branch); its
+ *  memory comes from the device's caching allocator for the current stream and goes back to
+ *  it when the array is freed.
+ */
 NDArray Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLDevice device,
               int64_t nbytes);
 

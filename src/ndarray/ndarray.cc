@@ -399,10 +399,16 @@ void NDArray::CopyFromTo(const DLTensor& src, const DLTensor& dst) {
               ValueError)
       << "ndarray.copy: dtype mismatch, " << DataTypeToString(src.dtype) << " into "
       << DataTypeToString(dst.dtype);
-  MXFFI_CHECK(src.device.device_type == kDLCPU && dst.device.device_type == kDLCPU,
-              NotImplementedError)
-      << "ndarray.copy: only CPU arrays are supported, got device types " << src.device.device_type
-      << " and " << dst.device.device_type;
+  for (const DLTensor* t : {&src, &dst}) {
+    MXFFI_CHECK(t->device.device_type == kDLCPU || t->device.device_type == kDLCUDA,
+                NotImplementedError)
+        << "ndarray.copy: device type " << t->device.device_type
+        << " is not supported; only the CPU (1) and CUDA (2) are";
+  }
+  if (src.device.device_type != kDLCPU || dst.device.device_type != kDLCPU) {
+    cuda::CopyFromTo(src, dst);
+    return;
+  }
   const char* s = static_cast<const char*>(src.data) + src.byte_offset;
   char* d = static_cast<char*>(dst.data) + dst.byte_offset;
   int64_t elem = DataTypeBytes(src.dtype);
@@ -560,6 +566,58 @@ MXFFI_REGISTER_API("ndarray.to_dlpack")
     .set_body_typed([](NDArray array, bool versioned) -> void* {
       if (versioned) return array.ToDLPackVersioned();
       return array.ToDLPack();
+    });
+
+namespace {
+
+/*! \brief Copy src's elements into the existing array dst (same storage type, shape, dtype). */
+void CopyInto(const NDArray& src, const NDArray& dst) {
+  const DLTensor& s = src.tensor();
+  const DLTensor& d = dst.tensor();
+  MXFFI_CHECK(src.stype() == dst.stype(), TypeError)
+      << "ndarray.copyto: storage type mismatch, " << StorageTypeName(src.stype()) << " into "
+      << StorageTypeName(dst.stype());
+  MXFFI_CHECK(s.ndim == d.ndim && std::equal(s.shape, s.shape + s.ndim, d.shape), ValueError)
+      << "ndarray.copyto: shape mismatch, " << ShapeString(s.shape, s.ndim) << " into "
+      << ShapeString(d.shape, d.ndim);
+  MXFFI_CHECK(s.dtype.code == d.dtype.code && s.dtype.bits == d.dtype.bits &&
+                  s.dtype.lanes == d.dtype.lanes,
+              TypeError)
+      << "ndarray.copyto: dtype mismatch, " << DataTypeToString(s.dtype) << " into "
+      << DataTypeToString(d.dtype) << " (convert with astype first)";
+  MXFFI_CHECK(!dst.read_only(), ValueError) << "ndarray.copyto: the destination is read-only";
+  if (!src.is_sparse()) {
+    NDArray::CopyFromTo(s, d);
+    return;
+  }
+  NDArray parts = cuda::ToDevice(src, d.device, "ndarray.copyto");
+  MXFFI_CHECK(parts.storage_initialized(), ValueError)
+      << "ndarray.copyto: the source's sparse storage is not initialised";
+  dst.SetSparseStorage(parts.sparse_data(), parts.sparse_indices(),
+                       src.stype() == StorageType::kCSR ? parts.sparse_indptr() : NDArray());
+}
+
+}  // namespace
+
+MXFFI_REGISTER_API("ndarray.to_device")
+    .describe(
+        "A copy of the array (dense, csr or row_sparse; each part copied) on device, always a "
+        "new array, C-contiguous; between the CPU and CUDA devices in any direction.")
+    .arg("array")
+    .arg("device")
+    .set_body_typed([](NDArray array, DLDevice device) {
+      return cuda::ToDevice(array, device, "ndarray.to");
+    });
+
+MXFFI_REGISTER_API("ndarray.copyto")
+    .describe(
+        "Copy the elements of src into the existing array dst of the same storage type, shape "
+        "and dtype, on any device; returns dst.")
+    .arg("src")
+    .arg("dst")
+    .set_body_typed([](NDArray src, NDArray dst) {
+      CopyInto(src, dst);
+      return dst;
     });
 
 MXFFI_REGISTER_API("ndarray.read_only")

@@ -116,7 +116,9 @@ def test_bad_arguments_name_the_function_and_values():
         empty((2,), "float32", "rocm:0")
     with pytest.raises(TypeError, match="ndarray.empty: argument #0 'shape'"):
         empty("abc")
-    with pytest.raises(BufferError, match=r"cannot export to device \(2, 0\)"):
-        empty((2,)).__dlpack__(dl_device=(2, 0))
+    with pytest.raises(BufferError, match=r"cannot export to device \(10, 0\)"):
+        empty((2,)).__dlpack__(dl_device=(10, 0))
+    with pytest.raises(BufferError, match=r"cannot export to device \(2, 0\) without a copy"):
+        empty((2,)).__dlpack__(dl_device=(2, 0), copy=False)
     with pytest.raises(TypeError, match="mxffi.from_dlpack: object has no __dlpack__ method"):
         from_dlpack(object())

@@ -5,6 +5,7 @@ fallback for debugging (``MXFFI_FFI=ctypes``). It converts the same types as the
 calls go through ctypes, which releases the GIL around every C call.
 """
 
+import contextlib
 import ctypes
 import os
 import threading
@@ -369,6 +370,26 @@ class _BufferView:
         _pyapi.PyBuffer_Release(byref(self.view))
 
 
+class _TorchStream:
+    """A CUDA torch tensor argument: the call runs on torch's current stream of its device (as
+    torch's own ops would), made mxffi's current stream until the call's owners are released."""
+
+    _set = []  # cuda.set_current_stream, fetched on first use
+
+    def __init__(self, device_id):
+        import torch
+
+        if not self._set:
+            self._set.append(get_global_func("cuda.set_current_stream"))
+        handle = torch.cuda.current_stream(device_id).cuda_stream
+        self.device_id = device_id
+        self.previous = self._set[0](device_id, handle)
+
+    def __del__(self):
+        with contextlib.suppress(Exception):
+            self._set[0](self.device_id, self.previous)
+
+
 def _tensor_arg(obj, label, keep):
     """A borrowed DLTensor for an object with __dlpack__ or the buffer protocol."""
     if hasattr(type(obj), "__dlpack__"):
@@ -383,14 +404,20 @@ def _tensor_arg(obj, label, keep):
         if _pyapi.PyCapsule_IsValid(capsule, b"dltensor_versioned"):
             # DLManagedTensorVersioned: version (8 bytes), manager_ctx, deleter, flags, then the
             # DLTensor.
-            return _pyapi.PyCapsule_GetPointer(capsule, b"dltensor_versioned") + 32
-        if _pyapi.PyCapsule_IsValid(capsule, b"dltensor"):
+            addr = _pyapi.PyCapsule_GetPointer(capsule, b"dltensor_versioned") + 32
+        elif _pyapi.PyCapsule_IsValid(capsule, b"dltensor"):
             # A DLManagedTensor starts with its DLTensor.
-            return _pyapi.PyCapsule_GetPointer(capsule, b"dltensor")
-        raise TypeError(
-            f"{label}: __dlpack__() of {type(obj).__name__} returned {capsule!r}, "
-            "not a DLPack capsule"
-        )
+            addr = _pyapi.PyCapsule_GetPointer(capsule, b"dltensor")
+        else:
+            raise TypeError(
+                f"{label}: __dlpack__() of {type(obj).__name__} returned {capsule!r}, "
+                "not a DLPack capsule"
+            )
+        device = DLTensor.from_address(addr).device
+        if device.device_type == 2 and type(obj).__module__.startswith("torch"):
+            # Looked at only now, from the tensor itself: CPU tensors pay nothing for it.
+            keep.append(_TorchStream(device.device_id))
+        return addr
     holder = _BufferView(obj)
     keep.append(holder)
     v = holder.view

@@ -8,7 +8,7 @@ within each row and sum duplicates, so kernels never see anything else. See docs
 
 import sys
 
-from .._ffi import get_global_func, list_global_func_names, register_sparse_class
+from .._ffi import Device, get_global_func, list_global_func_names, register_sparse_class
 from ..ndarray import NDArray
 from ..registry import _decorate
 
@@ -70,8 +70,9 @@ class BaseSparseNDArray(NDArray):
         return _cast(self, stype, idx_dtype)
 
     def asnumpy(self):
-        """A dense numpy array with the same values (a copy)."""
-        return self.tostype("default").asnumpy()
+        """A dense numpy array with the same values (a copy; made on the CPU)."""
+        host = self if self.device.device_type == 1 else self.to("cpu")
+        return host.tostype("default").asnumpy()
 
     def numpy(self):
         return self.asnumpy()
@@ -96,8 +97,10 @@ class BaseSparseNDArray(NDArray):
             return self
         values = numpy.asarray(self.data).astype(dtype)
         if self.stype == "csr":
-            return _csr(self.shape, values, self.indices, self.indptr)
-        return _rsp(self.shape, values, self.indices)
+            out = _csr(self.shape, values, self.indices.to("cpu"), self.indptr.to("cpu"))
+        else:
+            out = _rsp(self.shape, values, self.indices.to("cpu"))
+        return out if self.device.device_type == 1 else out.to(self.device)
 
     def todense(self):
         """The dense mxffi array with the same values."""
@@ -259,8 +262,18 @@ def _dense(arg, dtype):
     return numpy.asarray(arg, dtype=dtype, order="C")
 
 
-def csr_matrix(arg1, shape=None, dtype=None, idx_dtype=None):
-    """A CSRNDArray, as scipy.sparse.csr_matrix takes its arguments.
+def _on(out, device):
+    """out (made on the CPU) copied to device, unless that is the CPU."""
+    if device is None:
+        return out
+    if not isinstance(device, Device):
+        device = Device(device)
+    return out if device.device_type == 1 else out.to(device)
+
+
+def csr_matrix(arg1, shape=None, dtype=None, idx_dtype=None, device=None):
+    """A CSRNDArray, as scipy.sparse.csr_matrix takes its arguments, on device (default: the
+    CPU; a CUDA device gets a copy of each part of the matrix built on the CPU).
 
     - ``csr_matrix((data, indices, indptr), shape=(M, N))``: from parts (shape defaults to
       (len(indptr) - 1, max(indices) + 1)); validated, copied and made canonical.
@@ -271,6 +284,10 @@ def csr_matrix(arg1, shape=None, dtype=None, idx_dtype=None):
     idx_dtype (int32 or int64) sets the index dtype of a matrix made from dense values
     (default int64); parts keep theirs.
     """
+    return _on(_csr_matrix(arg1, shape, dtype, idx_dtype), device)
+
+
+def _csr_matrix(arg1, shape, dtype, idx_dtype):
     if isinstance(arg1, BaseSparseNDArray):
         out = arg1.tostype("csr")
         return out if dtype is None else csr_matrix(out.asscipy().astype(dtype))
@@ -301,8 +318,9 @@ def csr_matrix(arg1, shape=None, dtype=None, idx_dtype=None):
     return out
 
 
-def row_sparse_array(arg1, shape=None, dtype=None, idx_dtype=None):
-    """A RowSparseNDArray.
+def row_sparse_array(arg1, shape=None, dtype=None, idx_dtype=None, device=None):
+    """A RowSparseNDArray, on device (default: the CPU; a CUDA device gets a copy of each
+    part of the array built on the CPU).
 
     - ``row_sparse_array((data, indices), shape=(D0, D1, ...))``: data holds the rows named by
       indices, which must be sorted and unique; validated and copied. shape defaults to
@@ -310,6 +328,10 @@ def row_sparse_array(arg1, shape=None, dtype=None, idx_dtype=None):
     - ``row_sparse_array(D)`` for a dense array (rows with a non-zero are kept),
       ``row_sparse_array((D0, D1, ...))`` of ints for an empty one.
     """
+    return _on(_row_sparse_array(arg1, shape, dtype, idx_dtype), device)
+
+
+def _row_sparse_array(arg1, shape, dtype, idx_dtype):
     import numpy
 
     if isinstance(arg1, BaseSparseNDArray):
@@ -340,9 +362,10 @@ def row_sparse_array(arg1, shape=None, dtype=None, idx_dtype=None):
     return out
 
 
-def zeros(stype, shape, dtype=None, idx_dtype=None):
-    """An all-zero sparse array ("csr" or "row_sparse") with no stored values."""
-    return _zeros(stype, tuple(shape) if not isinstance(shape, int) else (shape,), dtype, idx_dtype)
+def zeros(stype, shape, dtype=None, idx_dtype=None, device=None):
+    """An all-zero sparse array ("csr" or "row_sparse") with no stored values, on device."""
+    shape = tuple(shape) if not isinstance(shape, int) else (shape,)
+    return _on(_zeros(stype, shape, dtype, idx_dtype), device)
 
 
 def cast_storage(data, stype, idx_dtype=None):

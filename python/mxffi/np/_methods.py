@@ -23,20 +23,17 @@ def _bfloat16_dtype():
 
 
 def asnumpy(self):
-    """A numpy array sharing this array's memory (CPU only)."""
+    """A numpy array: sharing this array's memory on the CPU; a copy of a CUDA array (made
+    after the work queued on the device's current stream, and complete when this returns)."""
     import numpy
 
-    if self.device.device_type != 1:
-        raise TypeError(
-            f"asnumpy: the array is on {self.device}; numpy arrays live on the CPU, so copy it "
-            "there first"
-        )
+    host = self if self.device.device_type == 1 else self.to("cpu")
 
-    if str(self.dtype) != "bfloat16":
-        return numpy.from_dlpack(self)
+    if str(host.dtype) != "bfloat16":
+        return numpy.from_dlpack(host)
     # numpy has no bfloat16 DLPack code: view the bits as uint16, then as ml_dtypes' bfloat16.
     bf16 = _bfloat16_dtype()
-    src = self if _np_is_contiguous(self) else _np.copy(self)
+    src = host if _np_is_contiguous(host) else _np.copy(host)
     t = src._tensor()
     n = src.size
     buf = (ctypes.c_uint16 * max(n, 1)).from_address(t.data + t.byte_offset)
@@ -82,13 +79,16 @@ def item(self):
 
 
 def __repr__(self):  # noqa: N807
-    if self.device.device_type != 1:
+    if self.device.device_type == 1:
+        return repr(asnumpy(self))
+    if self.device.device_type != 2:
         return f"mxffi.NDArray(shape={self.shape}, dtype={self.dtype}, device={self.device})"
-    return repr(asnumpy(self))
+    # numpy's repr of a host copy, naming the device: array([1., 2.], device=cuda:0)
+    return f"{repr(asnumpy(self))[:-1]}, device={self.device})"
 
 
 def __str__(self):  # noqa: N807
-    if self.device.device_type != 1:
+    if self.device.device_type not in (1, 2):
         return repr(self)
     return str(asnumpy(self))
 

@@ -23,18 +23,46 @@ cdef str _arg_label(func, Py_ssize_t index):
     return f"{name}: argument #{index}"
 
 
+cdef Function _SET_STREAM_FUNC = None
+
+
 cdef class _TensorArg:
-    """Owns what a borrowed DLTensor argument points into: a buffer view or a capsule."""
+    """Owns what a borrowed DLTensor argument points into: a buffer view or a capsule; for a
+    CUDA torch tensor, also restores mxffi's current stream after the call (_use_torch_stream).
+    """
 
     cdef Py_buffer view
     cdef bint has_view
     cdef object capsule
     cdef int64_t shape[32]
     cdef int64_t strides[32]
+    cdef bint has_stream
+    cdef int stream_device
+    cdef object previous_stream
 
     def __dealloc__(self):
         if self.has_view:
             PyBuffer_Release(&self.view)
+        if self.has_stream:
+            try:
+                _SET_STREAM_FUNC(self.stream_device, self.previous_stream)
+            except Exception:
+                pass
+
+
+cdef int _use_torch_stream(_TensorArg holder, int device_id) except -1:
+    """A CUDA torch tensor argument: the call runs on torch's current stream of its device (as
+    torch's own ops would), made mxffi's current stream until the argument is released."""
+    global _SET_STREAM_FUNC
+    import torch
+
+    handle = torch.cuda.current_stream(device_id).cuda_stream
+    if _SET_STREAM_FUNC is None:
+        _SET_STREAM_FUNC = get_global_func("cuda.set_current_stream")
+    holder.previous_stream = _SET_STREAM_FUNC(device_id, handle)
+    holder.stream_device = device_id
+    holder.has_stream = True
+    return 0
 
 
 
@@ -96,6 +124,9 @@ cdef int _tensor_from_dlpack(obj, str label, MXFFIAny* cell, PyObject** keep) ex
     else:
         raise TypeError(f"{label}: __dlpack__() of {type(obj).__name__} returned {capsule!r}, "
                         "not a DLPack capsule")
+    if t.device.device_type == 2 and type(obj).__module__.startswith("torch"):
+        # Looked at only now, from the tensor itself: CPU tensors pay nothing for it.
+        _use_torch_stream(holder, t.device.device_id)
     _keep(keep, holder)
     cell.type_index = kMXFFIDLTensorPtr
     cell.v_ptr = t
