@@ -80,6 +80,65 @@ DLDataType MeanType(DLDataType in, const DTypeParam& dtype) {
 
 namespace {
 
+/*! \brief Merge neighbours b into a where a's stride steps over all of b. */
+int MergeDims(ReduceDim* dims, int n) {
+  int m = 0;
+  for (int i = 0; i < n; ++i) {
+    if (m > 0 && dims[m - 1].stride == dims[i].stride * dims[i].size) {
+      dims[m - 1].size *= dims[i].size;
+      dims[m - 1].stride = dims[i].stride;
+    } else {
+      dims[m++] = dims[i];
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
+ReducePlan MakeReducePlan(const DLTensor& t, uint64_t mask) {
+  ReducePlan p;
+  if (std::any_of(t.shape, t.shape + t.ndim, [](int64_t d) { return d == 0; })) {
+    // An empty input: every output element reduces nothing. Its other extents may multiply past
+    // int64 (shape (2**40, 2**40, 0)), so no stride or size of it is computed.
+    p.red_size = 0;
+    p.red[p.nr++] = ReduceDim{0, 1};
+    for (int i = 0; i < t.ndim; ++i) {
+      if (mask >> i & 1) continue;
+      p.out_size *= t.shape[i];
+      if (t.shape[i] != 1) p.kept[p.nk++] = ReduceDim{t.shape[i], 0};
+    }
+    return p;
+  }
+  int64_t stride = 1;
+  int64_t compact[kMaxNDim];
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    compact[i] = stride;
+    stride *= t.shape[i];
+  }
+  for (int i = 0; i < t.ndim; ++i) {
+    ReduceDim d{t.shape[i], t.strides ? t.strides[i] : compact[i]};
+    if (mask >> i & 1) {
+      p.red_size *= d.size;
+      if (d.size != 1) p.red[p.nr++] = d;
+    } else {
+      p.out_size *= d.size;
+      if (d.size != 1) p.kept[p.nk++] = d;
+    }
+  }
+  // The order of the reduced axes only changes the order of accumulation: put the smallest
+  // stride innermost so rows run along memory.
+  std::stable_sort(p.red, p.red + p.nr, [](const ReduceDim& a, const ReduceDim& b) {
+    return std::llabs(a.stride) > std::llabs(b.stride);
+  });
+  p.nk = MergeDims(p.kept, p.nk);
+  p.nr = MergeDims(p.red, p.nr);
+  if (p.nr == 0) p.red[p.nr++] = ReduceDim{1, 1};
+  return p;
+}
+
+namespace {
+
 // ---- reducers -------------------------------------------------------------------------------
 
 struct SumOp {
@@ -251,9 +310,7 @@ inline Acc ReduceRow(const In* p, int64_t n, int64_t s) {
 
 // ---- layout ---------------------------------------------------------------------------------
 
-struct Dim {
-  int64_t size, stride;  // stride in elements
-};
+using Dim = ReduceDim;
 
 /*! \brief A multi-index over dims walked in C order, with the element offset it points at. */
 struct Odometer {
@@ -280,68 +337,6 @@ struct Odometer {
     }
   }
 };
-
-/*! \brief The input's axes split into kept (output order) and reduced, simplified. */
-struct ReducePlan {
-  int nk = 0, nr = 0;
-  Dim kept[kMaxNDim], red[kMaxNDim];
-  int64_t out_size = 1, red_size = 1;
-};
-
-/*! \brief Merge neighbours b into a where a's stride steps over all of b. */
-int MergeDims(Dim* dims, int n) {
-  int m = 0;
-  for (int i = 0; i < n; ++i) {
-    if (m > 0 && dims[m - 1].stride == dims[i].stride * dims[i].size) {
-      dims[m - 1].size *= dims[i].size;
-      dims[m - 1].stride = dims[i].stride;
-    } else {
-      dims[m++] = dims[i];
-    }
-  }
-  return m;
-}
-
-ReducePlan MakePlan(const DLTensor& t, uint64_t mask) {
-  ReducePlan p;
-  if (std::any_of(t.shape, t.shape + t.ndim, [](int64_t d) { return d == 0; })) {
-    // An empty input: every output element reduces nothing. Its other extents may multiply past
-    // int64 (shape (2**40, 2**40, 0)), so no stride or size of it is computed.
-    p.red_size = 0;
-    p.red[p.nr++] = Dim{0, 1};
-    for (int i = 0; i < t.ndim; ++i) {
-      if (mask >> i & 1) continue;
-      p.out_size *= t.shape[i];
-      if (t.shape[i] != 1) p.kept[p.nk++] = Dim{t.shape[i], 0};
-    }
-    return p;
-  }
-  int64_t stride = 1;
-  int64_t compact[kMaxNDim];
-  for (int i = t.ndim - 1; i >= 0; --i) {
-    compact[i] = stride;
-    stride *= t.shape[i];
-  }
-  for (int i = 0; i < t.ndim; ++i) {
-    Dim d{t.shape[i], t.strides ? t.strides[i] : compact[i]};
-    if (mask >> i & 1) {
-      p.red_size *= d.size;
-      if (d.size != 1) p.red[p.nr++] = d;
-    } else {
-      p.out_size *= d.size;
-      if (d.size != 1) p.kept[p.nk++] = d;
-    }
-  }
-  // The order of the reduced axes only changes the order of accumulation: put the smallest
-  // stride innermost so rows run along memory.
-  std::stable_sort(p.red, p.red + p.nr, [](const Dim& a, const Dim& b) {
-    return std::llabs(a.stride) > std::llabs(b.stride);
-  });
-  p.nk = MergeDims(p.kept, p.nk);
-  p.nr = MergeDims(p.red, p.nr);
-  if (p.nr == 0) p.red[p.nr++] = Dim{1, 1};
-  return p;
-}
 
 /*!
  * \brief Reduce the elements at base + red-offsets, red[0] restricted to [begin, end); the
@@ -556,7 +551,7 @@ FCompute MakeCompute(const char* fname) {
     const bool direct =
         SameDType(x.dtype, out_t) || SameDType(natural, out_t) || !std::is_same_v<R, SumOp>;
     if (direct) {
-      Dispatch<R, kMean>(MakePlan(x, mask), x, y, fname);
+      Dispatch<R, kMean>(MakeReducePlan(x, mask), x, y, fname);
       return;
     }
     // dtype=: cast first (numpy casts each element to dtype before it adds).
@@ -569,7 +564,7 @@ FCompute MakeCompute(const char* fname) {
     NDArray src = NDArray::FromBorrowed(x);
     NDArray converted = Invoke(cast_attrs, Span<const NDArray>(&src, 1));
     const DLTensor& c = converted.tensor();
-    Dispatch<R, kMean>(MakePlan(c, mask), c, y, fname);
+    Dispatch<R, kMean>(MakeReducePlan(c, mask), c, y, fname);
   };
 }
 
