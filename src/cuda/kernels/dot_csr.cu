@@ -4,12 +4,12 @@
  *
  * csr @ dense (and the product of a transpose with a dense array) gives each row of the result
  * to a group of G lanes, G the power of two covering the dense array's n columns up to a whole
- * warp; each lane accumulates Q columns 32 apart (Q up to 8, more columns in further passes).
- * A warp reads the stored values of its row 32 at a time, one per lane, coalesced, and hands
- * each (column, value) to all lanes by shuffles; each lane then loads its columns of that dense
- * row, so a warp reads a dense row as whole 128-byte lines, and writes its output row the same
- * way. Each output element sums its products in the order of the stored values, as the CPU
- * kernel does.
+ * warp. A warp reads the stored values of its row 32 at a time, one per lane, coalesced, and
+ * hands each (column, value) to all lanes by shuffles; each lane then loads its columns of that
+ * dense row, up to 4 vectors of 1, 2 or 4 consecutive values (float4, float2, double2 where the
+ * width and alignment allow), so a warp reads a dense row as whole lines and writes its output
+ * row the same way; wider rows take further passes. Each output element sums its products in
+ * the order of the stored values, as the CPU kernel does.
  *
  * The transpose is a stable radix sort (CUB) of the stored values by column, so each row of the
  * transpose lists its values in increasing row of the original: the same order as the CPU's
@@ -17,7 +17,9 @@
  */
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cub/cub.cuh>
+#include <type_traits>
 
 #include "cuda/cuda_common.h"
 #include "cuda/kernel_util.cuh"
@@ -30,16 +32,39 @@ namespace {
 constexpr int kSpmmThreads = 256;
 constexpr unsigned kFullMask = 0xffffffffu;
 
+/*! \brief V consecutive DType values loaded or stored as one access (V = 1, 2 or 4). */
+template <typename DType, int V>
+struct VecOf;
+template <typename DType>
+struct VecOf<DType, 1> {
+  using type = DType;
+};
+template <>
+struct VecOf<float, 2> {
+  using type = float2;
+};
+template <>
+struct VecOf<float, 4> {
+  using type = float4;
+};
+template <>
+struct VecOf<double, 2> {
+  using type = double2;
+};
+
 /*!
  * \brief out[r, :] = sum over p in [ptr[s], ptr[s+1]) of val[p] * dense[idx[p], :], s =
- *  map[r] (r without a map), for each row r this lane group takes; G lanes per row, Q
- *  columns per lane in each pass over the row's values.
+ *  map[r] (r without a map), for each row r this lane group takes. G lanes per row; in each
+ *  pass over the row's values a lane accumulates Q vectors of V consecutive columns, vector q
+ *  at column c0 + (q * G + lane) * V, so that the warp reads whole lines of a dense row. V > 1
+ *  needs n a multiple of V and dense and out aligned to V values.
  */
-template <int G, int Q, typename DType, typename IType, typename PType>
+template <int G, int Q, int V, typename DType, typename IType, typename PType>
 __global__ void __launch_bounds__(kSpmmThreads)
     SpmmKernel(int64_t rows, const PType* __restrict__ ptr, const IType* __restrict__ idx,
                const DType* __restrict__ val, const int64_t* __restrict__ map,
                const DType* __restrict__ dense, int64_t n, DType* __restrict__ out) {
+  using Vec = typename VecOf<DType, V>::type;
   const int lane = threadIdx.x % G;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * (kSpmmThreads / G);
   for (int64_t r = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / G; r < rows;
@@ -47,12 +72,28 @@ __global__ void __launch_bounds__(kSpmmThreads)
     const int64_t src = map == nullptr ? r : map[r];
     const int64_t jb = static_cast<int64_t>(ptr[src]), je = static_cast<int64_t>(ptr[src + 1]);
     DType* orow = out + r * n;
-    for (int64_t c0 = 0; c0 < n; c0 += G * Q) {
-      DType acc[Q];
+    for (int64_t c0 = 0; c0 < n; c0 += G * Q * V) {
+      DType acc[Q][V];
 #pragma unroll
-      for (int q = 0; q < Q; ++q) acc[q] = DType(0);
-      const DType* base = dense + c0 + lane;
-      const int64_t left = n - c0 - lane;  // columns of this pass at or after this lane's first
+      for (int q = 0; q < Q; ++q) {
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[q][e] = DType(0);
+      }
+      const int64_t first = c0 + static_cast<int64_t>(lane) * V;  // this lane's first column
+      const int64_t left = n - first;  // columns of the row at or after it
+      // acc += x * (this lane's vectors of dense row c).
+      auto add_row = [&](int64_t c, DType x) {
+        const DType* b = dense + c * n + first;
+#pragma unroll
+        for (int q = 0; q < Q; ++q) {
+          if (q * G * V < left) {
+            const Vec y = __ldg(reinterpret_cast<const Vec*>(b + q * G * V));
+            const DType* ye = reinterpret_cast<const DType*>(&y);
+#pragma unroll
+            for (int e = 0; e < V; ++e) acc[q][e] += x * ye[e];
+          }
+        }
+      };
       if constexpr (G == 32) {
         // The whole warp has this row: its values are read 32 at a time and shuffled.
         for (int64_t j0 = jb; j0 < je; j0 += 32) {
@@ -67,67 +108,91 @@ __global__ void __launch_bounds__(kSpmmThreads)
           // Unrolled so that the loads of several dense rows are in flight at once.
 #pragma unroll 4
           for (int t = 0; t < count; ++t) {
-            const int64_t c = static_cast<int64_t>(__shfl_sync(kFullMask, col, t));
-            const DType x = __shfl_sync(kFullMask, v, t);
-            const DType* b = base + c * n;
-#pragma unroll
-            for (int q = 0; q < Q; ++q) {
-              if (q * 32 < left) acc[q] += x * __ldg(b + q * 32);
-            }
+            add_row(static_cast<int64_t>(__shfl_sync(kFullMask, col, t)),
+                    __shfl_sync(kFullMask, v, t));
           }
         }
       } else {
-        for (int64_t j = jb; j < je; ++j) {
-          const int64_t c = static_cast<int64_t>(idx[j]);
-          const DType x = val[j];
-          const DType* b = base + c * n;
-#pragma unroll
-          for (int q = 0; q < Q; ++q) {
-            if (q * G < left) acc[q] += x * __ldg(b + q * G);
-          }
-        }
+        for (int64_t j = jb; j < je; ++j) add_row(static_cast<int64_t>(idx[j]), val[j]);
       }
 #pragma unroll
       for (int q = 0; q < Q; ++q) {
-        if (q * G < left) orow[c0 + lane + q * G] = acc[q];
+        if (q * G * V < left) {
+          Vec y;
+          DType* ye = reinterpret_cast<DType*>(&y);
+#pragma unroll
+          for (int e = 0; e < V; ++e) ye[e] = acc[q][e];
+          *reinterpret_cast<Vec*>(orow + first + q * G * V) = y;
+        }
       }
     }
   }
 }
 
-template <int G, int Q, typename DType, typename IType, typename PType>
+template <int G, int Q, int V, typename DType, typename IType, typename PType>
 void LaunchSpmm(int64_t rows, const PType* ptr, const IType* idx, const DType* val,
                 const int64_t* map, const DType* dense, int64_t n, DType* out, cudaStream_t s) {
   const int64_t per_block = kSpmmThreads / G;
   const int64_t blocks = std::min<int64_t>((rows + per_block - 1) / per_block, int64_t{1} << 20);
-  SpmmKernel<G, Q, DType, IType, PType>
+  SpmmKernel<G, Q, V, DType, IType, PType>
       <<<static_cast<unsigned>(std::max<int64_t>(blocks, 1)), kSpmmThreads, 0, s>>>(
           rows, ptr, idx, val, map, dense, n, out);
 }
 
-/*! \brief The lane group and columns per lane for n dense columns. */
+/*! \brief A warp per row, V columns per access, Q accesses per lane and pass (1, 2 or 4). */
+template <int V, typename DType, typename IType, typename PType>
+void LaunchWarpSpmm(int64_t rows, const PType* ptr, const IType* idx, const DType* val,
+                    const int64_t* map, const DType* dense, int64_t n, DType* out, cudaStream_t s) {
+  if (n <= 32 * V) {
+    LaunchSpmm<32, 1, V>(rows, ptr, idx, val, map, dense, n, out, s);
+  } else if (n <= 64 * V) {
+    LaunchSpmm<32, 2, V>(rows, ptr, idx, val, map, dense, n, out, s);
+  } else {
+    LaunchSpmm<32, 4, V>(rows, ptr, idx, val, map, dense, n, out, s);
+  }
+}
+
+bool Aligned(const void* p, size_t bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
+
+/*!
+ * \brief The lane group, vector width and vectors per lane for n dense columns: a group as
+ *  wide as n up to 32 columns; beyond, a warp per row with 16-byte (float4, double2) or 8-byte
+ *  (float2) accesses where n and the arrays' alignment allow, else one value per access.
+ */
 template <typename DType, typename IType, typename PType>
 void Spmm(int64_t rows, const PType* ptr, const IType* idx, const DType* val, const int64_t* map,
           const DType* dense, int64_t n, DType* out, cudaStream_t s) {
   if (rows == 0 || n == 0) return;
+  auto fits = [&](int v) {
+    const size_t bytes = v * sizeof(DType);
+    return n % v == 0 && Aligned(dense, bytes) && Aligned(out, bytes);
+  };
   if (n <= 1) {
-    LaunchSpmm<1, 1>(rows, ptr, idx, val, map, dense, n, out, s);
+    LaunchSpmm<1, 1, 1>(rows, ptr, idx, val, map, dense, n, out, s);
   } else if (n <= 2) {
-    LaunchSpmm<2, 1>(rows, ptr, idx, val, map, dense, n, out, s);
+    LaunchSpmm<2, 1, 1>(rows, ptr, idx, val, map, dense, n, out, s);
   } else if (n <= 4) {
-    LaunchSpmm<4, 1>(rows, ptr, idx, val, map, dense, n, out, s);
+    LaunchSpmm<4, 1, 1>(rows, ptr, idx, val, map, dense, n, out, s);
   } else if (n <= 8) {
-    LaunchSpmm<8, 1>(rows, ptr, idx, val, map, dense, n, out, s);
+    LaunchSpmm<8, 1, 1>(rows, ptr, idx, val, map, dense, n, out, s);
   } else if (n <= 16) {
-    LaunchSpmm<16, 1>(rows, ptr, idx, val, map, dense, n, out, s);
+    LaunchSpmm<16, 1, 1>(rows, ptr, idx, val, map, dense, n, out, s);
   } else if (n <= 32) {
-    LaunchSpmm<32, 1>(rows, ptr, idx, val, map, dense, n, out, s);
-  } else if (n <= 64) {
-    LaunchSpmm<32, 2>(rows, ptr, idx, val, map, dense, n, out, s);
-  } else if (n <= 128) {
-    LaunchSpmm<32, 4>(rows, ptr, idx, val, map, dense, n, out, s);
+    LaunchSpmm<32, 1, 1>(rows, ptr, idx, val, map, dense, n, out, s);
+  } else if constexpr (std::is_same_v<DType, float>) {
+    if (n >= 128 && fits(4)) {
+      LaunchWarpSpmm<4>(rows, ptr, idx, val, map, dense, n, out, s);
+    } else if (fits(2)) {
+      LaunchWarpSpmm<2>(rows, ptr, idx, val, map, dense, n, out, s);
+    } else {
+      LaunchWarpSpmm<1>(rows, ptr, idx, val, map, dense, n, out, s);
+    }
   } else {
-    LaunchSpmm<32, 8>(rows, ptr, idx, val, map, dense, n, out, s);
+    if (fits(2)) {
+      LaunchWarpSpmm<2>(rows, ptr, idx, val, map, dense, n, out, s);
+    } else {
+      LaunchWarpSpmm<1>(rows, ptr, idx, val, map, dense, n, out, s);
+    }
   }
   MXFFI_CUDA_CHECK_LAUNCH("dot");
 }

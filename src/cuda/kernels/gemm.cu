@@ -91,56 +91,58 @@ __global__ void __launch_bounds__(kGemmThreads)
   __shared__ A bs[kTileK][kTile + 1];
   const int tid = threadIdx.x;
   const int tx = tid % 16, ty = tid / 16;
-  const int64_t row0 = static_cast<int64_t>(blockIdx.y) * kTile;
   const int64_t col0 = static_cast<int64_t>(blockIdx.x) * kTile;
   for (int64_t t = blockIdx.z; t < nbatch; t += gridDim.z) {
-    int64_t oa, ob;
-    BatchOffsets(batch, t, &oa, &ob);
-    const T* at = a + oa;
-    const T* bt = b + ob;
-    A acc[kPerThread][kPerThread];
+    for (int64_t row0 = static_cast<int64_t>(blockIdx.y) * kTile; row0 < M;
+         row0 += static_cast<int64_t>(gridDim.y) * kTile) {
+      int64_t oa, ob;
+      BatchOffsets(batch, t, &oa, &ob);
+      const T* at = a + oa;
+      const T* bt = b + ob;
+      A acc[kPerThread][kPerThread];
 #pragma unroll
-    for (int i = 0; i < kPerThread; ++i) {
+      for (int i = 0; i < kPerThread; ++i) {
 #pragma unroll
-      for (int j = 0; j < kPerThread; ++j) acc[i][j] = A(0);
-    }
-    for (int64_t k0 = 0; k0 < K; k0 += kTileK) {
-      // a's tile: 64 rows x 16 k, k fastest; b's: 16 k x 64 columns, columns fastest.
-#pragma unroll
-      for (int l = 0; l < kTile * kTileK / kGemmThreads; ++l) {
-        const int e = tid + l * kGemmThreads;
-        const int kk = e % kTileK, r = e / kTileK;
-        const int64_t gi = row0 + r, gk = k0 + kk;
-        as[kk][r] = gi < M && gk < K ? LoadAcc(at[gi * a_rs + gk * a_cs]) : A(0);
-        const int cc = e % kTile, kb = e / kTile;
-        const int64_t gj = col0 + cc, gkb = k0 + kb;
-        bs[kb][cc] = gj < N && gkb < K ? LoadAcc(bt[gkb * b_rs + gj * b_cs]) : A(0);
+        for (int j = 0; j < kPerThread; ++j) acc[i][j] = A(0);
       }
-      __syncthreads();
+      for (int64_t k0 = 0; k0 < K; k0 += kTileK) {
+        // a's tile: 64 rows x 16 k, k fastest; b's: 16 k x 64 columns, columns fastest.
 #pragma unroll
-      for (int kk = 0; kk < kTileK; ++kk) {
-        A x[kPerThread], y[kPerThread];
-#pragma unroll
-        for (int i = 0; i < kPerThread; ++i) x[i] = as[kk][ty + 16 * i];
-#pragma unroll
-        for (int j = 0; j < kPerThread; ++j) y[j] = bs[kk][tx + 16 * j];
-#pragma unroll
-        for (int i = 0; i < kPerThread; ++i) {
-#pragma unroll
-          for (int j = 0; j < kPerThread; ++j) acc[i][j] = MulAdd<A>(acc[i][j], x[i], y[j]);
+        for (int l = 0; l < kTile * kTileK / kGemmThreads; ++l) {
+          const int e = tid + l * kGemmThreads;
+          const int kk = e % kTileK, r = e / kTileK;
+          const int64_t gi = row0 + r, gk = k0 + kk;
+          as[kk][r] = gi < M && gk < K ? LoadAcc(at[gi * a_rs + gk * a_cs]) : A(0);
+          const int cc = e % kTile, kb = e / kTile;
+          const int64_t gj = col0 + cc, gkb = k0 + kb;
+          bs[kb][cc] = gj < N && gkb < K ? LoadAcc(bt[gkb * b_rs + gj * b_cs]) : A(0);
         }
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < kTileK; ++kk) {
+          A x[kPerThread], y[kPerThread];
+#pragma unroll
+          for (int i = 0; i < kPerThread; ++i) x[i] = as[kk][ty + 16 * i];
+#pragma unroll
+          for (int j = 0; j < kPerThread; ++j) y[j] = bs[kk][tx + 16 * j];
+#pragma unroll
+          for (int i = 0; i < kPerThread; ++i) {
+#pragma unroll
+            for (int j = 0; j < kPerThread; ++j) acc[i][j] = MulAdd<A>(acc[i][j], x[i], y[j]);
+          }
+        }
+        __syncthreads();
       }
-      __syncthreads();
-    }
-    T* ct = c + t * M * N;
+      T* ct = c + t * M * N;
 #pragma unroll
-    for (int i = 0; i < kPerThread; ++i) {
-      const int64_t gi = row0 + ty + 16 * i;
-      if (gi >= M) continue;
+      for (int i = 0; i < kPerThread; ++i) {
+        const int64_t gi = row0 + ty + 16 * i;
+        if (gi >= M) continue;
 #pragma unroll
-      for (int j = 0; j < kPerThread; ++j) {
-        const int64_t gj = col0 + tx + 16 * j;
-        if (gj < N) ct[gi * N + gj] = StoreAcc<T>(acc[i][j]);
+        for (int j = 0; j < kPerThread; ++j) {
+          const int64_t gj = col0 + tx + 16 * j;
+          if (gj < N) ct[gi * N + gj] = StoreAcc<T>(acc[i][j]);
+        }
       }
     }
   }
@@ -158,6 +160,8 @@ void PackStrided(const void* src, DLDataType src_dtype, int ndim, const int64_t*
   for (int d = 0; d < ndim; ++d) {
     n *= shape[d];
     if (shape[d] == 1) continue;
+    MXFFI_CHECK(m < kMaxDims * 2, ValueError)
+        << "dot: an operand of more than " << kMaxDims * 2 << " axes cannot be packed";
     if (m > 0 && mstride[m - 1] == strides[d] * shape[d]) {
       mshape[m - 1] *= shape[d];
       mstride[m - 1] = strides[d];
@@ -191,9 +195,10 @@ void TiledGemm(DLDataType dtype, int64_t M, int64_t N, int64_t K, const void* a,
                int64_t nbatch, void* c, void* stream) {
   if (M == 0 || N == 0 || nbatch == 0) return;
   const int64_t gx = (N + kTile - 1) / kTile, gy = (M + kTile - 1) / kTile;
-  MXFFI_CHECK(gx <= INT32_MAX && gy <= 65535, ValueError)
-      << "dot: a product of " << M << " x " << N << " is too large for the GPU GEMM kernel";
-  const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy),
+  MXFFI_CHECK(gx <= INT32_MAX, ValueError)
+      << "dot: a product with " << N << " columns is too wide for the GPU GEMM kernel";
+  // Row blocks beyond the grid's 65535 are taken by the blocks in turn.
+  const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(std::min<int64_t>(gy, 65535)),
                   static_cast<unsigned>(std::min<int64_t>(nbatch, 65535)));
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   MXFFI_CUDA_TYPE_SWITCH(dtype, "dot", T, {
