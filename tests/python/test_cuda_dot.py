@@ -221,7 +221,7 @@ def test_strided_operands_through_dlpack(dtype):
         (ta.t().contiguous().t(), tb),  # a transposed view
         (ta, tb.t().contiguous().t()),  # b transposed view
         (ta[:, ::2], tb[::2]),  # stepped: packed
-        (ta.flip(0), tb),  # negative strides, where the producer gives them
+        (ta[::2], tb),  # every other row: a leading dimension wider than the row
     ]
     for x, y in pairs:
         xn, yn = x.cpu().numpy(), y.cpu().numpy()
