@@ -323,7 +323,7 @@ int64_t ElementBytes(DLDataType t) { return (t.bits * t.lanes + 7) / 8; }
 void BlasGemm(int64_t M, int64_t N, int64_t K, const Matrix& a, const Matrix& b, int nb,
               const int64_t* batch_shape, DLDataType dtype, void* c, DLDevice device,
               cudaStream_t stream, const char* fname) {
-  cudaDataType type;
+  cudaDataType type = CUDA_R_32F;
   BlasType(dtype, &type);
   bool a_cm = false, b_cm = false;
   int64_t lda = 0, ldb = 0;
@@ -419,7 +419,7 @@ void DeviceGemm(const DeviceGemmOperand& a, const DeviceGemmOperand& b, int nbat
     MXFFI_CUDA_CALL(fname, cudaMemsetAsync(c, 0, nbatch * M * N * ElementBytes(out_dtype), s));
     return;
   }
-  cudaDataType type;
+  cudaDataType type = CUDA_R_32F;
   const bool use_blas =
       BlasType(out_dtype, &type) && M <= INT_MAX && N <= INT_MAX && K <= INT_MAX && BlasAvailable();
   Matrix ma = Prepare(a, nbatch_dims, batch_shape, out_dtype, use_blas, device, s);
