@@ -135,8 +135,7 @@ __device__ __forceinline__ int64_t RowOf(const I* indptr, int64_t rows, int64_t 
   return lo - 1;
 }
 
-// ---- conversion
-// ----------------------------------------------------------------------------------
+// ---- conversion ---------------------------------------------------------------------------------
 
 template <typename To, typename From>
 __global__ void ConvertKernel(const From* src, To* dst, int64_t n) {
@@ -172,8 +171,7 @@ bool Compact(const DLTensor& t) {
   return true;
 }
 
-// ---- csr with csr
-// --------------------------------------------------------------------------------
+// ---- csr with csr -------------------------------------------------------------------------------
 
 template <typename I>
 __global__ void CSRMergeCountKernel(bool union_rows, const I* ap, const I* ai, const I* bp,
@@ -234,8 +232,7 @@ __global__ void CSRMergeWriteKernel(const T* ad, const I* ap, const I* ai, const
   }
 }
 
-// ---- row_sparse rows
-// -----------------------------------------------------------------------------
+// ---- row_sparse rows ----------------------------------------------------------------------------
 
 template <typename I>
 __global__ void RowMarkAllKernel(const I* ids, int64_t k, int64_t* marks) {
@@ -279,8 +276,7 @@ __global__ void RowCombineKernel(const T* ad, const int64_t* as, const T* bd, co
   }
 }
 
-// ---- dense with sparse
-// ---------------------------------------------------------------------------
+// ---- dense with sparse --------------------------------------------------------------------------
 
 /*! \brief sparse op dense (sparse_first) or dense op sparse, sparse an implicit zero when absent.
  */
@@ -324,8 +320,7 @@ __global__ void SparseValuesWithDenseKernel(bool sparse_first, const T* dense, c
   }
 }
 
-// ---- add_n
-// ---------------------------------------------------------------------------------------
+// ---- add_n --------------------------------------------------------------------------------------
 
 template <typename T>
 struct Summands {
@@ -451,8 +446,7 @@ CSRSummands MakeSummands(const DLTensor* data, const DLTensor* indptr, const DLT
 
 }  // namespace
 
-// ---- shared
-// --------------------------------------------------------------------------------------
+// ---- shared -------------------------------------------------------------------------------------
 
 void CopyConvert(const DLTensor& src, const DLTensor& dst, void* stream) {
   constexpr const char* fname = "CopyConvert";
@@ -553,8 +547,7 @@ int64_t OffsetsFromCounts(const DLTensor& offsets, void* workspace, size_t works
   return total;
 }
 
-// ---- csr with csr
-// --------------------------------------------------------------------------------
+// ---- csr with csr -------------------------------------------------------------------------------
 
 void CSRMergeCount(bool union_rows, const DLTensor& a_indptr, const DLTensor& a_indices,
                    const DLTensor& b_indptr, const DLTensor& b_indices, const DLTensor& out_indptr,
@@ -598,8 +591,7 @@ void CSRMergeWrite(SparseBinaryOp op, const DLTensor& a_data, const DLTensor& a_
   MXFFI_CUDA_CHECK_LAUNCH(fname);
 }
 
-// ---- row_sparse rows
-// -----------------------------------------------------------------------------
+// ---- row_sparse rows ----------------------------------------------------------------------------
 
 void RowMarkAll(const DLTensor& indices, const DLTensor& marks, void* stream) {
   constexpr const char* fname = "RowMarkAll";
@@ -667,8 +659,7 @@ void RowCombine(SparseBinaryOp op, const DLTensor& a_data, const DLTensor& a_sou
   MXFFI_CUDA_CHECK_LAUNCH(fname);
 }
 
-// ---- dense with sparse
-// ---------------------------------------------------------------------------
+// ---- dense with sparse --------------------------------------------------------------------------
 
 void DenseWithSparse(SparseBinaryOp op, bool sparse_first, const DLTensor& dense,
                      const DLTensor& s_data, const DLTensor& s_indices, const DLTensor* s_indptr,
@@ -725,8 +716,7 @@ void SparseValuesWithDense(SparseBinaryOp op, bool sparse_first, const DLTensor&
   MXFFI_CUDA_CHECK_LAUNCH(fname);
 }
 
-// ---- add_n
-// ---------------------------------------------------------------------------------------
+// ---- add_n --------------------------------------------------------------------------------------
 
 void AddNDense(const DLTensor* in, int n, const DLTensor& out, void* stream) {
   constexpr const char* fname = "add_n";

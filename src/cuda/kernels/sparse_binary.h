@@ -25,7 +25,7 @@ namespace cuda {
 /*! \brief Which binary op a kernel applies (binary_functors.cuh's BinaryFn). */
 enum class SparseBinaryOp : int { kAdd = 0, kSubtract = 1, kMultiply = 2 };
 
-// ---- shared ------------------------------------------------------------------------------------
+// ---- shared -------------------------------------------------------------------------------------
 
 /*!
  * \brief dst = src converted elementwise to dst's dtype (numpy's astype); both dense, of one
@@ -49,7 +49,7 @@ size_t OffsetsWorkspaceBytes(int64_t n, DLDataType itype);
 int64_t OffsetsFromCounts(const DLTensor& offsets, void* workspace, size_t workspace_bytes,
                           void* stream);
 
-// ---- csr with csr ------------------------------------------------------------------------------
+// ---- csr with csr -------------------------------------------------------------------------------
 
 /*!
  * \brief The number of entries of each row of a op b (the union of the two rows' columns, or the
@@ -69,7 +69,7 @@ void CSRMergeWrite(SparseBinaryOp op, const DLTensor& a_data, const DLTensor& a_
                    const DLTensor& b_indices, const DLTensor& out_data, const DLTensor& out_indptr,
                    const DLTensor& out_indices, void* stream);
 
-// ---- row_sparse rows ---------------------------------------------------------------------------
+// ---- row_sparse rows ----------------------------------------------------------------------------
 
 /*!
  * \brief marks[1 + r] = 1 for every row id r in indices (marks is int64, rows + 1 long, zeroed
@@ -100,7 +100,7 @@ void RowCombine(SparseBinaryOp op, const DLTensor& a_data, const DLTensor& a_sou
                 const DLTensor& b_data, const DLTensor& b_source, const DLTensor& out_data,
                 int64_t width, void* stream);
 
-// ---- dense with sparse -------------------------------------------------------------------------
+// ---- dense with sparse --------------------------------------------------------------------------
 
 /*!
  * \brief out (dense, C-contiguous, may be the dense operand) = dense op sparse, or sparse op
@@ -119,7 +119,7 @@ void SparseValuesWithDense(SparseBinaryOp op, bool sparse_first, const DLTensor&
                            const DLTensor& s_data, const DLTensor& s_indices,
                            const DLTensor* s_indptr, const DLTensor& out_data, void* stream);
 
-// ---- add_n -------------------------------------------------------------------------------------
+// ---- add_n --------------------------------------------------------------------------------------
 
 /*! \brief Most summands of one add_n kernel (the op's kMaxAddN). */
 constexpr int kMaxSummands = 16;

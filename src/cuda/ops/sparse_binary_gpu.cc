@@ -182,7 +182,7 @@ void BinarySparseGPU(const OpAttrs&, const OpContext& ctx, Span<const NDArray> i
   DenseWithSparse(K, sparse_first, sparse_first ? b : a, sparse_first ? a : b, dtype, out[0], ctx);
 }
 
-// ---- add_n -------------------------------------------------------------------------------------
+// ---- add_n --------------------------------------------------------------------------------------
 
 void AddNDenseGPU(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in,
                   Span<const OpReqType>, Span<const DLTensor> out) {
