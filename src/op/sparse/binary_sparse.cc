@@ -12,11 +12,12 @@
  *  | multiply          | dense with csr or row_sparse     | the sparse one's stype     |
  *
  * Other storage pairs (csr with row_sparse), operands of different shapes (the op sets
- * "TSparseSameShape", so broadcasting takes the dense path) and non-CPU devices take the
- * fallback. Values are combined by the dense ops' own functions (functors.h), so integers wrap
- * and bools add as logical or, as numpy's; an operand of another dtype is converted to the
- * result's first. As in scipy and MXNet, a product where one side is not stored is 0, also when
- * the other side holds inf or NaN (numpy's dense product would give NaN there).
+ * "TSparseSameShape", so broadcasting takes the dense path) and devices for which the op has no
+ * FComputeEx kernel take the fallback (the GPU kernels: src/cuda/ops/sparse_binary_gpu.cc).
+ * Values are combined by the dense ops' own functions (functors.h), so integers wrap and bools
+ * add as logical or, as numpy's; an operand of another dtype is converted to the result's first.
+ * As in scipy and MXNet, a product where one side is not stored is 0, also when the other side
+ * holds inf or NaN (numpy's dense product would give NaN there).
  *
  * Every kernel makes one pass over each row, with rows split across the kernel pool.
  */
@@ -365,7 +366,7 @@ void SparseValuesWithDense(const T* dense, const Parts<T, I>& s, bool csr, int64
  *  dense with sparse keeps the sparse operand's storage type (multiply), else it is dense.
  */
 template <bool kStructured>
-DispatchMode BinaryStorageType(const OpAttrs&, DLDevice device, Span<const StorageType> in,
+DispatchMode BinaryStorageType(const OpAttrs& attrs, DLDevice device, Span<const StorageType> in,
                                Span<StorageType> out) {
   const StorageType a = in[0], b = in[1];
   if (a == StorageType::kDefault && b == StorageType::kDefault) {
@@ -373,7 +374,8 @@ DispatchMode BinaryStorageType(const OpAttrs&, DLDevice device, Span<const Stora
     return DispatchMode::kFCompute;
   }
   out[0] = StorageType::kDefault;
-  if (device.device_type != kDLCPU) return DispatchMode::kFComputeFallback;
+  const bool gpu = device.device_type != kDLCPU;
+  if (attrs.op->call_attrs().compute_ex[gpu] == nullptr) return DispatchMode::kFComputeFallback;
   if (a == b) {
     out[0] = a;
     return DispatchMode::kFComputeEx;
