@@ -56,6 +56,8 @@ for need in "$carry/root/usr/include/dlpack/dlpack.h" "$carry/root/usr/include/d
     "and carry .carry"; exit 1; }
 done
 [ -x "$python" ] || { note "gpu_test.sh: no interpreter at $python (MXFFI_GPU_PYTHON)"; exit 1; }
+# cmake and ninja may be the interpreter's own (pip packages) rather than the system's.
+export PATH="$(dirname "$python"):$PATH"
 
 # The carried prefix comes first for every find_package, find_library and find_path; the
 # libraries it holds are found at run time through LD_LIBRARY_PATH (the installed package's
