@@ -161,7 +161,7 @@ if ! "${pip[@]}" install -v --disable-pip-version-check --no-build-isolation --n
   exit 1
 fi
 note "build: ok in $(($(date +%s) - start)) s"
-grep -E "^-- (mxffi|The CUDA compiler)" "$logs/build.log"
+grep -E "^\s*-- (mxffi|The CUDA compiler)" "$logs/build.log"
 
 check_deps "$build" || { note "dependencies: FAILED"; exit 1; }
 

@@ -22,7 +22,7 @@ mkdir -p "$build"
 python3 -m pip install -v --disable-pip-version-check --no-build-isolation -e ".[test]" \
   -Cbuild-dir="$build" -Ccmake.define.MXFFI_BUILD_TESTS=ON > "$build/pip-install.log" 2>&1 ||
   { tail -n 200 "$build/pip-install.log"; exit 1; }
-grep -E "^-- (mxffi|The CUDA compiler)" "$build/pip-install.log" || true
+grep -E "^\s*-- (mxffi|The CUDA compiler)" "$build/pip-install.log" || true
 echo "== ctest"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
 # PyTorch for the DLPack tests: 2.13.0 is the CPU build this machine keeps (others pull CUDA).
