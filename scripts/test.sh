@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
-# Build everything and run every test: the C++ GoogleTest suites, the C99 header check, the
-# documentation example and the outside consumer project through ctest; then installs the Python
-# package (editable, with its test extras) and runs pytest.
-# usage: scripts/test.sh            (build dir: build/)
+# Build everything once and run every test. One configure and build, by pip through
+# scikit-build-core, makes libmxffi, the Cython extension and the C++ tests in one build tree
+# (build/): the package is installed from it (editable, with its test extras), then ctest runs
+# the C++ GoogleTest suites, the C99 header check, the documentation example and the outside
+# consumer project from it, then pytest runs the Python suite on each core.
+# usage: scripts/test.sh            (build dir: build/, or $MXFFI_BUILD_DIR)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 build=${MXFFI_BUILD_DIR:-build}
-echo "== configure and build ($build)"
-mkdir -p "$build"
-cmake -S . -B "$build" -G Ninja -DMXFFI_BUILD_TESTS=ON > "$build/configure.log" 2>&1 ||
-  { cat "$build/configure.log"; exit 1; }
-cmake --build "$build" -j "$(nproc)"
-echo "== ctest"
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
-echo "== pip install -e .[test]"
 # The build requirements are installed here and the build isolation is skipped, so that the
-# editable build directory (build-py/) and ccache make a second run incremental.
+# build tree and ccache make a second run incremental.
 python3 -m pip install -q --disable-pip-version-check "scikit-build-core>=0.10" "cython>=3.0" \
   "numpy>=1.24" "pytest>=7"
-python3 -m pip install -q --disable-pip-version-check --no-build-isolation -e ".[test]"
+echo "== configure, build and pip install -e .[test] ($build)"
+# -Cbuild-dir moves the editable build from pyproject's build-py/{wheel_tag} into $build, and
+# MXFFI_BUILD_TESTS adds the C++ tests to it, so ctest runs from the tree the package came from:
+# every source, the CUDA kernels among them, is compiled once.
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+mkdir -p "$build"
+python3 -m pip install -v --disable-pip-version-check --no-build-isolation -e ".[test]" \
+  -Cbuild-dir="$build" -Ccmake.define.MXFFI_BUILD_TESTS=ON > "$build/pip-install.log" 2>&1 ||
+  { tail -n 200 "$build/pip-install.log"; exit 1; }
+grep -E "^\s*-- (mxffi|The CUDA compiler)" "$build/pip-install.log" || true
+echo "== ctest"
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
 # PyTorch for the DLPack tests: 2.13.0 is the CPU build this machine keeps (others pull CUDA).
 python3 -c "import torch" 2> /dev/null ||
   python3 -m pip install -q --disable-pip-version-check "torch==2.13.0"
