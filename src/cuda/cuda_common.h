@@ -1,7 +1,7 @@
 /*!
  * \file cuda_common.h
- * \brief What the CUDA kernels (kernels/*.cu) and the GPU ops (ops/*.cc) share: checked CUDA
- *  calls and the stream type. Included only where MXFFI_USE_CUDA is 1.
+ * \brief What the CUDA kernels (kernels/<family>.cu) and the GPU ops (ops/<family>_gpu.cc)
+ *  share: checked CUDA calls and the stream type. Included only where MXFFI_USE_CUDA is 1.
  */
 #ifndef MXFFI_CUDA_CUDA_COMMON_H_
 #define MXFFI_CUDA_CUDA_COMMON_H_
