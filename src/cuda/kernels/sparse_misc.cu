@@ -280,7 +280,7 @@ void QuadraticValues(const DLTensor& x, double a, double b, double c, const DLTe
   if (n == 0) return;
   MXFFI_CUDA_TYPE_SWITCH(x.dtype, fname, X, {
     using T = std::conditional_t<std::is_floating_point_v<X> || kIsHalf<X>, X, double>;
-    MXFFI_CHECK(out.dtype.bits == sizeof(T) * 8, TypeError)
+    MXFFI_CHECK(static_cast<size_t>(out.dtype.bits) == sizeof(T) * 8, TypeError)
         << fname << ": the output dtype does not match the input's result dtype";
     using A = AccT<T>;
     QuadraticKernel<X, T><<<Blocks(n), kThreads, 0, Stream(stream)>>>(
