@@ -198,16 +198,19 @@ def test_cast_to_int32_indices_is_refused_when_they_do_not_fit():
 
 def test_dense_op_on_csr_falls_back_on_the_gpu():
     d = random_dense((50, 13), 0.2, "float32", 1)
-    e = random_dense((50, 13), 1.0, "float32", 2)
     x = sparse.csr_matrix(d)
-    want = mxffi.ops.invoke("quadratic", x, a=1.0, b=2.0, c=3.0)  # c != 0: the fallback
     xg = x.to(GPU)
-    assert mxffi.ops.dispatch("quadratic", xg, a=1.0, b=2.0, c=3.0)[0] == "fallback"
+    # c != 0 fills every element, and exp has no sparse kernel: both make xg dense on the GPU.
+    assert mxffi.ops.dispatch("quadratic", xg, a=1.0, b=2.0, c=3.0) == ("fallback", ["default"])
+    want = mxffi.ops.invoke("quadratic", x, a=1.0, b=2.0, c=3.0)
     got = mxffi.ops.invoke("quadratic", xg, a=1.0, b=2.0, c=3.0)
     assert on_gpu(got) and got.stype == "default"
     np.testing.assert_allclose(got.to("cpu").asnumpy(), want.asnumpy(), rtol=1e-6)
-    got = mnp.add(xg, mnp.array(e).to(GPU))
-    np.testing.assert_allclose(got.to("cpu").asnumpy(), d + e, rtol=1e-6)
+    assert mxffi.ops.dispatch("_npi_exp", xg) == ("fallback", ["default"])
+    got = mnp.exp(xg)
+    assert on_gpu(got) and got.stype == "default"
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(got.to("cpu").asnumpy(), np.exp(d), rtol=1e-6)
 
 
 # ---------------------------------------------------------------------------------------------
