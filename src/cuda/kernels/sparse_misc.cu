@@ -121,7 +121,9 @@ void LaunchReduce(const DLTensor& data, const DLTensor& indices, const DLTensor&
       ColumnSumKernel<T, I, kMean>
           <<<Blocks(nnz), kThreads, 0, s>>>(DataPtr<T>(data), DataPtr<I>(indices), nnz, acc);
     } else {
-      TotalSumKernel<T, kMean><<<Blocks(nnz), kThreads, 0, s>>>(DataPtr<T>(data), nnz, acc);
+      // A bounded grid: each warp adds its partial sum to the one accumulator once.
+      const unsigned int blocks = std::min(Blocks(nnz), 2048u);
+      TotalSumKernel<T, kMean><<<blocks, kThreads, 0, s>>>(DataPtr<T>(data), nnz, acc);
     }
     MXFFI_CUDA_CHECK_LAUNCH(fname);
   }
