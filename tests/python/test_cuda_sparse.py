@@ -259,7 +259,9 @@ def test_values_ops_match_cpu(stype, dtype, itype):
             assert mxffi.ops.dispatch(op, xg) == ("fcompute_ex", [stype])
             with np.errstate(all="ignore"):
                 want = mxffi.ops.invoke(op, x)
-            assert_same(mxffi.ops.invoke(op, xg), want)
+            # sqrt may differ from the CPU's in the last ulp; the rest are exact.
+            rtol = (1e-3 if dtype == "float16" else 1e-6) if op == "_npi_sqrt" else None
+            assert_same(mxffi.ops.invoke(op, xg), want, rtol=rtol)
         for op, scalar in (("_npi_multiply_scalar", -1.5), ("_npi_true_divide_scalar", 4.0)):
             want = mxffi.ops.invoke(op, x, scalar=scalar)
             got = mxffi.ops.invoke(op, xg, scalar=scalar)
