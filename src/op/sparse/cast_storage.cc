@@ -346,6 +346,22 @@ NDArray RowSparseToCSR(const NDArray& rsp, const char* fname) {
   return out;
 }
 
+/*!
+ * \brief CastStorage of an array on another device (CUDA): the cast_storage op, whose kernel
+ *  for that device converts it there; a C-contiguous dense array asked to be dense as it is.
+ */
+NDArray CastOnDevice(const NDArray& src, StorageType stype, DLDataType idx_dtype) {
+  if (stype == StorageType::kDefault && !src.is_sparse() && src.IsContiguous()) return src;
+  static const Op* cast = Op::Get("cast_storage");
+  CastStorageParam p;
+  p.stype = static_cast<int>(stype);
+  p.idx_dtype = idx_dtype;
+  OpAttrs attrs;
+  attrs.op = cast;
+  attrs.param = &p;
+  return Invoke(attrs, Span<const NDArray>(&src, 1));
+}
+
 /*! \brief A copy of a sparse array: new parts with the same contents. */
 NDArray CopySparse(const NDArray& src) {
   auto copy = [](const NDArray& part) { return NDArray::Copy(part.tensor()); };
@@ -361,9 +377,7 @@ NDArray CopySparse(const NDArray& src) {
 NDArray CastStorage(const NDArray& src, StorageType stype, const char* fname,
                     DLDataType idx_dtype) {
   MXFFI_CHECK(src.defined(), TypeError) << fname << ": the array is None";
-  MXFFI_CHECK(src.tensor().device.device_type == kDLCPU, NotImplementedError)
-      << fname << ": sparse storage is CPU only; the array is on device type "
-      << src.tensor().device.device_type;
+  if (src.tensor().device.device_type != kDLCPU) return CastOnDevice(src, stype, idx_dtype);
   MXFFI_CHECK(src.storage_initialized(), ValueError)
       << fname << ": the sparse array's storage is not initialised";
   const StorageType from = src.stype();
@@ -383,23 +397,6 @@ NDArray CastStorage(const NDArray& src, StorageType stype, const char* fname,
   __builtin_unreachable();
 }
 
-/*! \brief cast_storage's parameters. */
-struct CastStorageParam : public dmlc::Parameter<CastStorageParam> {
-  int stype;
-  DTypeParam idx_dtype;
-  DMLC_DECLARE_PARAMETER(CastStorageParam) {
-    DMLC_DECLARE_FIELD(stype)
-        .add_enum("default", static_cast<int>(StorageType::kDefault))
-        .add_enum("row_sparse", static_cast<int>(StorageType::kRowSparse))
-        .add_enum("csr", static_cast<int>(StorageType::kCSR))
-        .describe("Storage type of the output.");
-    DMLC_DECLARE_FIELD(idx_dtype)
-        .set_default(DTypeParam())
-        .describe(
-            "Index dtype (int32 or int64) of a sparse output made from a dense input; "
-            "None means int64.");
-  }
-};
 DMLC_REGISTER_PARAMETER(CastStorageParam);
 
 namespace {

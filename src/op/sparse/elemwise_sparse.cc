@@ -21,13 +21,13 @@ namespace op {
 
 DMLC_REGISTER_PARAMETER(ZerosLikeParam);
 
-DispatchMode SameStorageType(const OpAttrs&, DLDevice device, Span<const StorageType> in,
+DispatchMode SameStorageType(const OpAttrs& attrs, DLDevice device, Span<const StorageType> in,
                              Span<StorageType> out) {
   if (in[0] == StorageType::kDefault) {
     out[0] = StorageType::kDefault;
     return DispatchMode::kFCompute;
   }
-  if (device.device_type != kDLCPU) {
+  if (!HasSparseKernel(attrs, device)) {
     out[0] = StorageType::kDefault;
     return DispatchMode::kFComputeFallback;
   }
@@ -102,7 +102,7 @@ DispatchMode ScalarStorageType(const OpAttrs& attrs, DLDevice device, Span<const
   const ScalarValue& s = attrs.get<BinaryScalarParam>().scalar;
   const double v = s.kind == ScalarKind::kFloat ? s.f : static_cast<double>(s.i);
   const bool keeps_zero = K == BinaryKind::kMultiply ? std::isfinite(v) : v == v && v != 0.0;
-  if (!keeps_zero || device.device_type != kDLCPU) {
+  if (!keeps_zero || !HasSparseKernel(attrs, device)) {
     out[0] = StorageType::kDefault;
     return DispatchMode::kFComputeFallback;
   }

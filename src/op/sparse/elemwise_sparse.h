@@ -31,9 +31,17 @@ inline bool AllDense(Span<const StorageType> in) {
 }
 
 /*!
+ * \return whether the op has a storage-aware kernel (FComputeEx<cpu> or FComputeEx<gpu>) for
+ *  device; storage inference picks the fallback where it has none.
+ */
+inline bool HasSparseKernel(const OpAttrs& attrs, DLDevice device) {
+  return attrs.op->call_attrs().compute_ex[device.device_type != kDLCPU] != nullptr;
+}
+
+/*!
  * \brief Storage inference of an op whose sparse kernel keeps the storage type of its one
  *  input (a zero-preserving unary op): dense -> the dense kernel, csr -> csr, row_sparse ->
- *  row_sparse with the storage-aware kernel (CPU only; elsewhere the fallback).
+ *  row_sparse with the storage-aware kernel (the fallback on a device it has no kernel for).
  */
 DispatchMode SameStorageType(const OpAttrs& attrs, DLDevice device, Span<const StorageType> in,
                              Span<StorageType> out);

@@ -26,7 +26,7 @@ DispatchMode QuadraticStorageType(const OpAttrs& attrs, DLDevice device, Span<co
     return DispatchMode::kFCompute;
   }
   if (in[0] == StorageType::kCSR && attrs.get<QuadraticParam>().c == 0.0 &&
-      device.device_type == kDLCPU) {
+      HasSparseKernel(attrs, device)) {
     out[0] = StorageType::kCSR;
     return DispatchMode::kFComputeEx;
   }

@@ -7,7 +7,7 @@
  * accumulates). Floats accumulate in double and round once; integers accumulate with
  * wrap-around, as numpy's do; mean divides the sum by the number of elements reduced, stored or
  * not (0 / 0 is NaN for an empty axis, as numpy's). A row_sparse input, an empty axis tuple and
- * non-CPU devices take the fallback.
+ *  a device without a csr kernel take the fallback.
  */
 #include <algorithm>
 #include <type_traits>
@@ -32,7 +32,7 @@ DispatchMode ReduceStorageType(const OpAttrs& attrs, DLDevice device, Span<const
   out[0] = StorageType::kDefault;
   if (in[0] == StorageType::kDefault) return DispatchMode::kFCompute;
   const bool csr_kernel =
-      in[0] == StorageType::kCSR && device.device_type == kDLCPU && CSRMask(attrs, kName) != 0;
+      in[0] == StorageType::kCSR && HasSparseKernel(attrs, device) && CSRMask(attrs, kName) != 0;
   return csr_kernel ? DispatchMode::kFComputeEx : DispatchMode::kFComputeFallback;
 }
 
