@@ -79,12 +79,14 @@ def list_ops():
 
 
 def info(op):
-    """A dict describing op: description, num_inputs, num_outputs, arguments, params."""
-    desc, nin, nout, args, params = _info(op)
+    """A dict describing op: description, num_inputs, num_outputs, arguments, params, and
+    kernels (the FCompute/FComputeEx kernels it has: "FCompute<cpu>", "FComputeEx<gpu>", ...)."""
+    desc, nin, nout, args, params, kernels = _info(op)
     return {
         "description": str(desc),
         "num_inputs": int(nin),
         "num_outputs": int(nout),
         "arguments": [str(a) for a in args],
         "params": str(params),
+        "kernels": [str(k) for k in kernels],
     }

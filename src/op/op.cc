@@ -399,7 +399,9 @@ MXFFI_REGISTER_API("ops.list")
     });
 
 MXFFI_REGISTER_API("ops.info")
-    .describe("(description, num_inputs, num_outputs, argument names, parameter doc) of an op.")
+    .describe(
+        "(description, num_inputs, num_outputs, argument names, parameter doc, kernels) of an "
+        "op; kernels names the FCompute/FComputeEx kernels it has, by device.")
     .arg("name")
     .set_body_typed([](std::string name) {
       const Op* op = Op::Find(name);
@@ -413,6 +415,14 @@ MXFFI_REGISTER_API("ops.info")
       out.push_back(static_cast<int64_t>(op->num_outputs));
       out.push_back(args);
       out.push_back(String(op->param_doc));
+      // The kernels the op has, by device: what it can run on, and on which storage types.
+      const Op::CallAttrs& call = op->call_attrs();
+      Array<String> kernels;
+      if (call.compute[0] != nullptr) kernels.push_back(String("FCompute<cpu>"));
+      if (call.compute_ex[0] != nullptr) kernels.push_back(String("FComputeEx<cpu>"));
+      if (call.compute[1] != nullptr) kernels.push_back(String("FCompute<gpu>"));
+      if (call.compute_ex[1] != nullptr) kernels.push_back(String("FComputeEx<gpu>"));
+      out.push_back(kernels);
       return out;
     });
 

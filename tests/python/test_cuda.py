@@ -6,7 +6,10 @@ answers every question without crashing, refuses CUDA work with that same reason
 device-independent parts (to("cpu"), copyto between CPU arrays) work.
 """
 
+import json
 import re
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -607,3 +610,29 @@ def test_dlpack_with_cupy_arrays_shares_memory_both_ways():
     with cuda.stream(cuda.ExternalStream(cs.ptr, 0)):
         m2 = mxffi.np.from_dlpack(e)
         np.testing.assert_array_equal(m2.asnumpy()[:3], [7.0, 7.0, 7.0])
+
+
+@pytest.mark.skipif(not cuda.compiled(), reason="this build of mxffi has no CUDA support")
+def test_every_built_in_op_has_a_cuda_kernel():
+    # A fresh process: ops that other tests load from libraries are not built in.
+    script = (
+        "import json, mxffi\n"
+        "print(json.dumps({n: mxffi.ops.info(n)['kernels'] for n in mxffi.ops.list_ops()}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    kernels = json.loads(proc.stdout)
+    assert len(kernels) > 50
+    missing = sorted(
+        name
+        for name, ks in kernels.items()
+        if "FCompute<gpu>" not in ks and "FComputeEx<gpu>" not in ks
+    )
+    assert missing == []
+    # Every op with a CPU kernel of a kind has the GPU kernel of that kind too.
+    for name, ks in kernels.items():
+        for kind in ("FCompute", "FComputeEx"):
+            if f"{kind}<cpu>" in ks:
+                assert f"{kind}<gpu>" in ks, (name, ks)

@@ -77,7 +77,8 @@ class NDArray : public ObjectRef {
   /*!
    * \brief An uninitialised C-contiguous array.
    * \throws ValueError for a negative dimension or a size that overflows; NotImplementedError
-   *  for a device other than the CPU (device memory comes with the CUDA allocator).
+   *  for a device other than the CPU and CUDA. CUDA memory comes from the caching allocator, for
+   *  the device's current stream (docs/cuda.md); RuntimeError where no CUDA device is available.
    */
   MXFFI_DLL static NDArray Empty(const int64_t* shape, int32_t ndim, DLDataType dtype,
                                  DLDevice device);
@@ -97,11 +98,12 @@ class NDArray : public ObjectRef {
    */
   MXFFI_DLL static NDArray FromBorrowed(const DLTensor& tensor);
   /*!
-   * \brief Copy src's elements into dst (same shape and dtype, any strides, CPU).
+   * \brief Copy src's elements into dst (same shape and dtype, any strides, CPU or CUDA on
+   *  either side; CUDA copies run on the current stream, and a copy to the host waits for it).
    * \throws ValueError when shapes or dtypes differ.
    */
   MXFFI_DLL static void CopyFromTo(const DLTensor& src, const DLTensor& dst);
-  /*! \brief A new C-contiguous array with src's shape, dtype and elements (CPU). */
+  /*! \brief A new C-contiguous array with src's shape, dtype and elements, on src's device. */
   MXFFI_DLL static NDArray Copy(const DLTensor& src);
   /*! \return this array when it is C-contiguous, else a C-contiguous copy of it (dense only). */
   NDArray Contiguous() const { return IsContiguous() ? *this : Copy(tensor()); }
