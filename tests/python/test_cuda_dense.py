@@ -159,6 +159,15 @@ def test_arange_matches_cpu(dtype):
     check(mnp.arange(0.1, 1e5, 0.7, device=DEV), mnp.arange(0.1, 1e5, 0.7))
 
 
+def test_arange_of_uint64_past_int64_matches_cpu():
+    # Values in [2**63, 2**64) fit uint64: the CPU stores them exactly, not as INT64_MIN.
+    start, stop, step = 2.0**63, 2.0**63 + 2.0**20, 2.0**10
+    got = mnp.arange(start, stop, step, dtype="uint64", device=DEV)
+    want = mnp.arange(start, stop, step, dtype="uint64")
+    check(got, want)
+    assert got.asnumpy()[-1] == 2**63 + 2**20 - 2**10
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_copy_of_contiguous_and_strided_arrays(dtype):
     rng = np.random.default_rng()

@@ -7,6 +7,7 @@
  * dtype; arange converts per dtype as the CPU kernel does.
  */
 #include <cstring>
+#include <type_traits>
 
 #include "cuda/cuda_common.h"
 #include "cuda/kernel_util.cuh"
@@ -30,10 +31,22 @@ __global__ void FillKernel(U* __restrict__ out, U v, uint4 pattern, int64_t n, i
   for (int64_t i = nvec * kPer + first; i < n; i += step) out[i] = v;
 }
 
+/*!
+ * \brief One arange value as the CPU kernel stores it (static_cast<T>(double)): numpy's
+ *  conversion, except that a uint64 value in [2^63, 2^64) is exact there, not INT64_MIN.
+ */
+template <typename T>
+__device__ __forceinline__ T ArangeValue(double v) {
+  if constexpr (std::is_same_v<T, uint64_t>) {
+    if (v >= 9.2233720368547758e18 && v < 1.8446744073709552e19) return static_cast<T>(v);
+  }
+  return elemwise::CastOne<T>(v);
+}
+
 template <typename T>
 __global__ void ArangeKernel(T* __restrict__ out, double start, double step, int64_t n) {
   MXFFI_CUDA_LOOP(i, n) {
-    out[i] = elemwise::CastOne<T>(__dadd_rn(start, __dmul_rn(static_cast<double>(i), step)));
+    out[i] = ArangeValue<T>(__dadd_rn(start, __dmul_rn(static_cast<double>(i), step)));
   }
 }
 
