@@ -240,6 +240,21 @@ def test_csr_sum_and_mean_match_cpu(dtype, itype):
         assert_same(got, mnp.sum(x, axis=0, dtype="float64"), rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "int64"])
+def test_csr_sum_to_an_integer_dtype_converts_floats_as_the_cpu(dtype):
+    # Negative, out-of-range, NaN and infinite floats cast as numpy's astype (through int64),
+    # not as a saturating device cast.
+    d = np.array(
+        [[-1.0, 0, 300.5, 0], [3e9, -2.5, 0, 7.0], [0, 0, 0, 0], [np.nan, np.inf, 0, -1e30]]
+    )
+    x = sparse.csr_matrix(d)
+    xg = x.to(GPU)
+    for axis in (0, 1, None):
+        want = mnp.sum(x, axis=axis, dtype=dtype)
+        assert mxffi.ops.dispatch("_sum", xg, axis=axis, dtype=dtype)[0] == "fcompute_ex"
+        assert_same(mnp.sum(xg, axis=axis, dtype=dtype), want)
+
+
 # ---------------------------------------------------------------------------------------------
 # Ops on the stored values
 

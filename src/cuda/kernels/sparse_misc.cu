@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "elemwise_functors.cuh"
 #include "sparse_misc.h"
 #include "sparse_util.cuh"
 
@@ -17,9 +18,13 @@ inline cudaStream_t Stream(void* s) { return static_cast<cudaStream_t>(s); }
 
 // ---- dtype conversion --------------------------------------------------------------------------
 
+/*!
+ * \brief out = in as To, by numpy's astype (the CPU's _cast): a float to an integer through
+ *  int64, out of range and NaN giving INT64_MIN truncated, where a plain device cast saturates.
+ */
 template <typename From, typename To>
 __global__ void ConvertKernel(const From* __restrict__ in, To* __restrict__ out, int64_t n) {
-  MXFFI_CUDA_LOOP(i, n) { out[i] = Convert<To>(in[i]); }
+  MXFFI_CUDA_LOOP(i, n) { out[i] = elemwise::CastOne<To>(in[i]); }
 }
 
 // ---- csr sum and mean --------------------------------------------------------------------------
