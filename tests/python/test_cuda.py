@@ -6,6 +6,7 @@ answers every question without crashing, refuses CUDA work with that same reason
 device-independent parts (to("cpu"), copyto between CPU arrays) work.
 """
 
+import ctypes
 import json
 import re
 import subprocess
@@ -168,6 +169,41 @@ def test_other_device_types_are_refused():
         mxffi.np.zeros((2,)).to("rocm:0")
     with pytest.raises(NotImplementedError, match="np.array: device type 10 is not supported"):
         mxffi.np.array([1.0], device=mxffi.Device("rocm:0"))
+
+
+def _claiming_device(a, device_type, device_id=0):
+    """An mxffi array over numpy array a's host memory whose DLPack tensor claims another device
+    (its device field rewritten before import): reaches device checks without that device. Only
+    checks that refuse it before any kernel runs may be given one."""
+    api = mxffi.ndarray._api  # ctypes.pythonapi, with the capsule functions' prototypes set
+    capsule = a.__dlpack__()  # unversioned: the DLManagedTensor starts with its DLTensor
+    managed = api.PyCapsule_GetPointer(capsule, b"dltensor")
+    device = (ctypes.c_int32 * 2).from_address(managed + ctypes.sizeof(ctypes.c_void_p))
+    device[0], device[1] = device_type, device_id
+    arr = mxffi.get_global_func("ndarray.from_dlpack")(ctypes.c_void_p(managed), False)
+    api.PyCapsule_SetName(capsule, b"used_dltensor")  # taken: the array runs the deleter
+    return arr
+
+
+def test_an_out_array_on_another_device_is_refused_before_any_kernel():
+    # A CPU kernel writing into device memory segfaults; a GPU kernel writing into host memory
+    # faults the CUDA context for good: out= must be on the inputs' device.
+    x = mxffi.np.array(np.arange(6.0))
+    out = _claiming_device(np.zeros(6), 2)
+    assert out.device == mxffi.Device("cuda", 0)
+    with pytest.raises(ValueError, match=r"output #0 is on device \(2, 0\) but the op runs on "):
+        mxffi.np.add(x, x, out=out)
+    with pytest.raises(ValueError, match=r"output #0 is on device \(2, 0\)"):
+        mxffi.np.negative(x, out=out)
+    with pytest.raises(ValueError, match=r"output #0 is on device \(2, 0\)"):
+        mxffi.np.multiply(2.0, 3.0, out=out)
+
+
+def test_ops_on_arrays_of_other_device_types_are_refused():
+    r = _claiming_device(np.ones(4), 10)
+    out = _claiming_device(np.zeros(4), 10)
+    with pytest.raises(NotImplementedError, match="device type 10 is not supported"):
+        mxffi.np.add(r, r, out=out)
 
 
 # ---- copies on the CPU (every machine) --------------------------------------------------------
