@@ -206,6 +206,27 @@ def test_ops_on_arrays_of_other_device_types_are_refused():
         mxffi.np.add(r, r, out=out)
 
 
+def test_negative_stream_handles_are_refused_before_reaching_the_driver():
+    # A negative handle is no cudaStream_t; the driver would dereference it (record_stream's
+    # only later, in the array's deleter).
+    g = _claiming_device(np.zeros(2), 2)
+    with pytest.raises(ValueError, match="cuda.record_stream: stream handle must be >= 0, got -5"):
+        cuda.record_stream(g, -5)
+    with pytest.raises(
+        ValueError, match=r"stream must be None, -1, 1, 2 or a cudaStream_t, got -2"
+    ):
+        g.__dlpack__(stream=-2)
+    set_current = mxffi.get_global_func("cuda.set_current_stream")
+    with pytest.raises(ValueError, match="cuda.set_current_stream: stream handle must be >= 0"):
+        set_current(0, -1)
+    wait = mxffi.get_global_func("cuda.stream_wait_stream")
+    with pytest.raises(ValueError, match="cuda.stream_wait_stream: waitee handle must be >= 0"):
+        wait(0, 0, -7)
+    sync = mxffi.get_global_func("cuda.stream_synchronize")
+    with pytest.raises(ValueError, match="cuda.stream_synchronize: stream handle must be >= 0"):
+        sync(0, -3)
+
+
 # ---- copies on the CPU (every machine) --------------------------------------------------------
 
 
