@@ -644,6 +644,34 @@ def test_torch_cuda_tensors_as_direct_arguments_run_on_torchs_stream():
 
 
 @needs_gpu
+def test_cupy_arrays_as_direct_arguments_are_ordered_before_mxffis_stream():
+    # CuPy exports with stream=None as the legacy default stream: it orders its work before
+    # that stream, and mxffi's current (non-blocking) stream must wait for that one in turn.
+    cupy = pytest.importorskip("cupy")
+    spin_fill = cupy.RawKernel(
+        r"""
+        extern "C" __global__ void spin_fill(double* x, long long n, long long cycles) {
+          const long long start = clock64();
+          while (clock64() - start < cycles) {
+          }
+          for (long long i = threadIdx.x; i < n; i += blockDim.x) x[i] = 1.0;
+        }""",
+        "spin_fill",
+    )
+    n = 1 << 16
+    cs = cupy.cuda.Stream(non_blocking=True)
+    s = cuda.Stream(0)
+    with cs:
+        c = cupy.zeros(n, dtype=cupy.float64)
+        cs.synchronize()
+        # About a tenth of a second of spinning before c holds ones.
+        spin_fill((1,), (256,), (c, cupy.int64(n), cupy.int64(200_000_000)))
+        with cuda.stream(s):
+            got = mxffi.np.add(c, c).asnumpy()  # the add and the copy run on s
+    np.testing.assert_array_equal(got, np.full(n, 2.0))
+
+
+@needs_gpu
 def test_dlpack_with_cupy_arrays_shares_memory_both_ways():
     cupy = pytest.importorskip("cupy")
     a = np.arange(20, dtype=np.int32)
