@@ -644,6 +644,19 @@ def test_torch_cuda_tensors_as_direct_arguments_run_on_torchs_stream():
 
 
 @needs_gpu
+def test_a_failed_call_with_a_torch_argument_restores_the_current_stream():
+    torch = _torch_cuda()
+    ts = torch.cuda.Stream()
+    t = torch.ones(4, device="cuda:0")
+    with torch.cuda.stream(ts):
+        with pytest.raises((TypeError, ValueError)) as info:
+            mxffi.np.add(t, "not a number")
+    # Restored at once, though the error's traceback (info) still holds the call's frame.
+    assert info.value is not None
+    assert cuda.current_stream(0).handle == 0
+
+
+@needs_gpu
 def test_cupy_arrays_as_direct_arguments_are_ordered_before_mxffis_stream():
     # CuPy exports with stream=None as the legacy default stream: it orders its work before
     # that stream, and mxffi's current (non-blocking) stream must wait for that one in turn.

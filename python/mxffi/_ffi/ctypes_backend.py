@@ -615,10 +615,15 @@ class Function(Object):
         n = len(args)
         cells = _ARRAY_TYPES[n]() if n < 8 else (Any * n)()
         keep = []
-        for i, arg in enumerate(args):
-            _to_cell(self, i, arg, cells[i], keep)
-        result = Any()
-        _check(_lib.MXFFIFuncCall(self._handle, cells, n, byref(result)))
+        try:
+            for i, arg in enumerate(args):
+                _to_cell(self, i, arg, cells[i], keep)
+            result = Any()
+            _check(_lib.MXFFIFuncCall(self._handle, cells, n, byref(result)))
+        finally:
+            # Released now, last first, even when an error's traceback keeps this frame alive:
+            # a torch stream made current for the call (_TorchStream) must not outlive it.
+            keep.clear()
         return _from_cell(result, True, self)
 
     def __get__(self, obj, objtype=None):
