@@ -179,6 +179,12 @@ class NDArray(Object):
                     "mxffi.NDArray.__dlpack__: stream 0 is ambiguous for CUDA and not allowed; "
                     "use 1 for the legacy default stream or 2 for the per-thread one"
                 )
+            if stream is not None and stream < -1:
+                # Not a cudaStream_t: the driver would dereference it as one.
+                raise ValueError(
+                    f"mxffi.NDArray.__dlpack__: stream must be None, -1, 1, 2 or a cudaStream_t, "
+                    f"got {stream}"
+                )
             if stream != -1:
                 # None and 1 name the legacy default stream, which handle 0 is in mxffi.
                 consumer = 0 if stream in (None, 1) else stream

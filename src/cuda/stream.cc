@@ -36,6 +36,16 @@ int64_t StreamToHandle(void* stream) {
   return static_cast<int64_t>(reinterpret_cast<intptr_t>(stream));
 }
 
+/*!
+ * \brief A stream handle from Python is a cudaStream_t's value (0, 1 and 2 are the legacy,
+ *  legacy and per-thread default streams); a negative one is none, and the driver would
+ *  dereference it as a stream.
+ */
+void CheckStreamHandle(int64_t handle, const char* fname, const char* arg = "stream") {
+  MXFFI_CHECK(handle >= 0, ValueError)
+      << fname << ": " << arg << " handle must be >= 0 (a cudaStream_t), got " << handle;
+}
+
 /*! \brief CheckDevice for an integer device index. */
 void CheckDeviceId(int64_t device_id, const char* fname) {
   MXFFI_CHECK(device_id >= 0 && device_id < (int64_t{1} << 31), ValueError)
@@ -107,6 +117,7 @@ MXFFI_REGISTER_API("cuda.set_current_stream")
     .arg("device")
     .arg("stream")
     .set_body_typed([](int64_t device, int64_t stream) {
+      cuda::CheckStreamHandle(stream, "cuda.set_current_stream");
       cuda::CheckDeviceId(device, "cuda.set_current_stream");
       return cuda::StreamToHandle(
           cuda::SetCurrentStream(static_cast<int>(device), cuda::HandleToStream(stream)));
@@ -134,6 +145,7 @@ MXFFI_REGISTER_API("cuda.stream_destroy")
     .arg("device")
     .arg("stream")
     .set_body_typed([](int64_t device, int64_t stream) {
+      cuda::CheckStreamHandle(stream, "cuda.stream_destroy");
       cuda::CheckDeviceId(device, "cuda.stream_destroy");
       MXFFI_CHECK(stream != 0, ValueError)
           << "cuda.stream_destroy: the legacy default stream (0) cannot be destroyed";
@@ -152,6 +164,7 @@ MXFFI_REGISTER_API("cuda.stream_synchronize")
     .arg("device")
     .arg("stream")
     .set_body_typed([](int64_t device, int64_t stream) {
+      cuda::CheckStreamHandle(stream, "cuda.stream_synchronize");
       cuda::CheckDeviceId(device, "cuda.stream_synchronize");
       cuda::SynchronizeStream(static_cast<int>(device), cuda::HandleToStream(stream),
                               "cuda.stream_synchronize");
@@ -165,6 +178,8 @@ MXFFI_REGISTER_API("cuda.stream_wait_stream")
     .arg("waiter")
     .arg("waitee")
     .set_body_typed([](int64_t device, int64_t waiter, int64_t waitee) {
+      cuda::CheckStreamHandle(waiter, "cuda.stream_wait_stream", "waiter");
+      cuda::CheckStreamHandle(waitee, "cuda.stream_wait_stream", "waitee");
       cuda::CheckDeviceId(device, "cuda.stream_wait_stream");
       cuda::StreamWaitStream(static_cast<int>(device), cuda::HandleToStream(waiter),
                              cuda::HandleToStream(waitee), "cuda.stream_wait_stream");
@@ -204,6 +219,7 @@ MXFFI_REGISTER_API("cuda.record_stream")
     .arg("array")
     .arg("stream")
     .set_body_typed([](NDArray array, int64_t stream) {
+      cuda::CheckStreamHandle(stream, "cuda.record_stream");
       const DLTensor& t = array.tensor();
       MXFFI_CHECK(t.device.device_type == kDLCUDA, ValueError)
           << "cuda.record_stream: the array is not on a CUDA device (device type "

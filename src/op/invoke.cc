@@ -196,6 +196,22 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     }
   }
 
+  // Kernels exist for the CPU and CUDA only, and run on the inputs' device: memory of another
+  // device type, or an out= array on another device, would be dereferenced by the wrong kind of
+  // kernel (a CPU kernel on device memory segfaults; a GPU kernel on host memory faults the
+  // CUDA context for good).
+  MXFFI_CHECK(device.device_type == kDLCPU || device.device_type == kDLCUDA, NotImplementedError)
+      << name << ": device type " << device.device_type
+      << " is not supported; only the CPU (1) and CUDA (2) are";
+  for (size_t i = 0; i < nout; ++i) {
+    if (!outputs[i].defined()) continue;
+    const DLDevice d = outputs[i].tensor().device;
+    MXFFI_CHECK(d.device_type == device.device_type && d.device_id == device.device_id, ValueError)
+        << name << ": output #" << i << " is on device (" << d.device_type << ", " << d.device_id
+        << ") but the op runs on (" << device.device_type << ", " << device.device_id
+        << "), the inputs' device";
+  }
+
   const FInferShape* infer_shape = call.infer_shape;
   MXFFI_CHECK(infer_shape != nullptr, NotImplementedError) << name << ": has no FInferShape";
   (*infer_shape)(attrs, Span<const TShape>(in_shape, nin), Span<TShape>(out_shape, nout));

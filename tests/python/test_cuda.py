@@ -6,6 +6,7 @@ answers every question without crashing, refuses CUDA work with that same reason
 device-independent parts (to("cpu"), copyto between CPU arrays) work.
 """
 
+import ctypes
 import json
 import re
 import subprocess
@@ -168,6 +169,62 @@ def test_other_device_types_are_refused():
         mxffi.np.zeros((2,)).to("rocm:0")
     with pytest.raises(NotImplementedError, match="np.array: device type 10 is not supported"):
         mxffi.np.array([1.0], device=mxffi.Device("rocm:0"))
+
+
+def _claiming_device(a, device_type, device_id=0):
+    """An mxffi array over numpy array a's host memory whose DLPack tensor claims another device
+    (its device field rewritten before import): reaches device checks without that device. Only
+    checks that refuse it before any kernel runs may be given one."""
+    api = mxffi.ndarray._api  # ctypes.pythonapi, with the capsule functions' prototypes set
+    capsule = a.__dlpack__()  # unversioned: the DLManagedTensor starts with its DLTensor
+    managed = api.PyCapsule_GetPointer(capsule, b"dltensor")
+    device = (ctypes.c_int32 * 2).from_address(managed + ctypes.sizeof(ctypes.c_void_p))
+    device[0], device[1] = device_type, device_id
+    arr = mxffi.get_global_func("ndarray.from_dlpack")(ctypes.c_void_p(managed), False)
+    api.PyCapsule_SetName(capsule, b"used_dltensor")  # taken: the array runs the deleter
+    return arr
+
+
+def test_an_out_array_on_another_device_is_refused_before_any_kernel():
+    # A CPU kernel writing into device memory segfaults; a GPU kernel writing into host memory
+    # faults the CUDA context for good: out= must be on the inputs' device.
+    x = mxffi.np.array(np.arange(6.0))
+    out = _claiming_device(np.zeros(6), 2)
+    assert out.device == mxffi.Device("cuda", 0)
+    with pytest.raises(ValueError, match=r"output #0 is on device \(2, 0\) but the op runs on "):
+        mxffi.np.add(x, x, out=out)
+    with pytest.raises(ValueError, match=r"output #0 is on device \(2, 0\)"):
+        mxffi.np.negative(x, out=out)
+    with pytest.raises(ValueError, match=r"output #0 is on device \(2, 0\)"):
+        mxffi.np.multiply(2.0, 3.0, out=out)
+
+
+def test_ops_on_arrays_of_other_device_types_are_refused():
+    r = _claiming_device(np.ones(4), 10)
+    out = _claiming_device(np.zeros(4), 10)
+    with pytest.raises(NotImplementedError, match="device type 10 is not supported"):
+        mxffi.np.add(r, r, out=out)
+
+
+def test_negative_stream_handles_are_refused_before_reaching_the_driver():
+    # A negative handle is no cudaStream_t; the driver would dereference it (record_stream's
+    # only later, in the array's deleter).
+    g = _claiming_device(np.zeros(2), 2)
+    with pytest.raises(ValueError, match="cuda.record_stream: stream handle must be >= 0, got -5"):
+        cuda.record_stream(g, -5)
+    with pytest.raises(
+        ValueError, match=r"stream must be None, -1, 1, 2 or a cudaStream_t, got -2"
+    ):
+        g.__dlpack__(stream=-2)
+    set_current = mxffi.get_global_func("cuda.set_current_stream")
+    with pytest.raises(ValueError, match="cuda.set_current_stream: stream handle must be >= 0"):
+        set_current(0, -1)
+    wait = mxffi.get_global_func("cuda.stream_wait_stream")
+    with pytest.raises(ValueError, match="cuda.stream_wait_stream: waitee handle must be >= 0"):
+        wait(0, 0, -7)
+    sync = mxffi.get_global_func("cuda.stream_synchronize")
+    with pytest.raises(ValueError, match="cuda.stream_synchronize: stream handle must be >= 0"):
+        sync(0, -3)
 
 
 # ---- copies on the CPU (every machine) --------------------------------------------------------
@@ -584,6 +641,47 @@ def test_torch_cuda_tensors_as_direct_arguments_run_on_torchs_stream():
     expected = np.arange(1 << 20, dtype=np.float32) + 10
     np.testing.assert_array_equal(r.asnumpy(), expected)
     np.testing.assert_array_equal(e.asnumpy(), expected * 2)
+
+
+@needs_gpu
+def test_a_failed_call_with_a_torch_argument_restores_the_current_stream():
+    torch = _torch_cuda()
+    ts = torch.cuda.Stream()
+    t = torch.ones(4, device="cuda:0")
+    with torch.cuda.stream(ts):
+        with pytest.raises((TypeError, ValueError)) as info:
+            mxffi.np.add(t, "not a number")
+    # Restored at once, though the error's traceback (info) still holds the call's frame.
+    assert info.value is not None
+    assert cuda.current_stream(0).handle == 0
+
+
+@needs_gpu
+def test_cupy_arrays_as_direct_arguments_are_ordered_before_mxffis_stream():
+    # CuPy exports with stream=None as the legacy default stream: it orders its work before
+    # that stream, and mxffi's current (non-blocking) stream must wait for that one in turn.
+    cupy = pytest.importorskip("cupy")
+    spin_fill = cupy.RawKernel(
+        r"""
+        extern "C" __global__ void spin_fill(double* x, long long n, long long cycles) {
+          const long long start = clock64();
+          while (clock64() - start < cycles) {
+          }
+          for (long long i = threadIdx.x; i < n; i += blockDim.x) x[i] = 1.0;
+        }""",
+        "spin_fill",
+    )
+    n = 1 << 16
+    cs = cupy.cuda.Stream(non_blocking=True)
+    s = cuda.Stream(0)
+    with cs:
+        c = cupy.zeros(n, dtype=cupy.float64)
+        cs.synchronize()
+        # About a tenth of a second of spinning before c holds ones.
+        spin_fill((1,), (256,), (c, cupy.int64(n), cupy.int64(200_000_000)))
+        with cuda.stream(s):
+            got = mxffi.np.add(c, c).asnumpy()  # the add and the copy run on s
+    np.testing.assert_array_equal(got, np.full(n, 2.0))
 
 
 @needs_gpu

@@ -390,6 +390,23 @@ class _TorchStream:
             self._set[0](self.device_id, self.previous)
 
 
+_STREAM_FUNCS = []  # cuda.current_stream and cuda.stream_wait_stream, fetched on first use
+
+
+def _wait_for_legacy_stream(device_id):
+    """A CUDA tensor of another producer (CuPy, ...), exported by __dlpack__() with no stream:
+    the array API has the producer order its work before the legacy default stream then, so
+    mxffi's current stream of the device, where the call runs, waits for that stream (on the
+    device; nothing when it is the legacy default stream itself)."""
+    if not _STREAM_FUNCS:
+        _STREAM_FUNCS.extend(
+            (get_global_func("cuda.current_stream"), get_global_func("cuda.stream_wait_stream"))
+        )
+    current = _STREAM_FUNCS[0](device_id)
+    if current != 0:
+        _STREAM_FUNCS[1](device_id, current, 0)
+
+
 def _tensor_arg(obj, label, keep):
     """A borrowed DLTensor for an object with __dlpack__ or the buffer protocol."""
     if hasattr(type(obj), "__dlpack__"):
@@ -414,9 +431,12 @@ def _tensor_arg(obj, label, keep):
                 "not a DLPack capsule"
             )
         device = DLTensor.from_address(addr).device
-        if device.device_type == 2 and type(obj).__module__.startswith("torch"):
+        if device.device_type == 2:
             # Looked at only now, from the tensor itself: CPU tensors pay nothing for it.
-            keep.append(_TorchStream(device.device_id))
+            if type(obj).__module__.startswith("torch"):
+                keep.append(_TorchStream(device.device_id))
+            else:
+                _wait_for_legacy_stream(device.device_id)
         return addr
     holder = _BufferView(obj)
     keep.append(holder)
@@ -595,10 +615,15 @@ class Function(Object):
         n = len(args)
         cells = _ARRAY_TYPES[n]() if n < 8 else (Any * n)()
         keep = []
-        for i, arg in enumerate(args):
-            _to_cell(self, i, arg, cells[i], keep)
-        result = Any()
-        _check(_lib.MXFFIFuncCall(self._handle, cells, n, byref(result)))
+        try:
+            for i, arg in enumerate(args):
+                _to_cell(self, i, arg, cells[i], keep)
+            result = Any()
+            _check(_lib.MXFFIFuncCall(self._handle, cells, n, byref(result)))
+        finally:
+            # Released now, last first, even when an error's traceback keeps this frame alive:
+            # a torch stream made current for the call (_TorchStream) must not outlive it.
+            keep.clear()
         return _from_cell(result, True, self)
 
     def __get__(self, obj, objtype=None):

@@ -67,6 +67,25 @@ cdef int _use_torch_stream(_TensorArg holder, int device_id) except -1:
 
 
 
+cdef Function _CURRENT_STREAM_FUNC = None
+cdef Function _WAIT_STREAM_FUNC = None
+
+
+cdef int _wait_for_legacy_stream(int device_id) except -1:
+    """A CUDA tensor of another producer (CuPy, ...), exported by __dlpack__() with no stream:
+    the array API has the producer order its work before the legacy default stream then, so
+    mxffi's current stream of the device, where the call runs, waits for that stream (on the
+    device; nothing when it is the legacy default stream itself)."""
+    global _CURRENT_STREAM_FUNC, _WAIT_STREAM_FUNC
+    if _CURRENT_STREAM_FUNC is None:
+        _CURRENT_STREAM_FUNC = get_global_func("cuda.current_stream")
+        _WAIT_STREAM_FUNC = get_global_func("cuda.stream_wait_stream")
+    current = _CURRENT_STREAM_FUNC(device_id)
+    if current != 0:
+        _WAIT_STREAM_FUNC(device_id, current, 0)
+    return 0
+
+
 cdef int _tensor_from_buffer(obj, str label, MXFFIAny* cell, MXFFIPyArgTemp* temp,
                              PyObject** keep) except -1:
     cdef _TensorArg holder = _TensorArg.__new__(_TensorArg)
@@ -124,9 +143,12 @@ cdef int _tensor_from_dlpack(obj, str label, MXFFIAny* cell, PyObject** keep) ex
     else:
         raise TypeError(f"{label}: __dlpack__() of {type(obj).__name__} returned {capsule!r}, "
                         "not a DLPack capsule")
-    if t.device.device_type == 2 and type(obj).__module__.startswith("torch"):
+    if t.device.device_type == 2:
         # Looked at only now, from the tensor itself: CPU tensors pay nothing for it.
-        _use_torch_stream(holder, t.device.device_id)
+        if type(obj).__module__.startswith("torch"):
+            _use_torch_stream(holder, t.device.device_id)
+        else:
+            _wait_for_legacy_stream(t.device.device_id)
     _keep(keep, holder)
     cell.type_index = kMXFFIDLTensorPtr
     cell.v_ptr = t
