@@ -135,6 +135,20 @@ struct StridedIndex {
   }
 };
 
+/*! \brief Run f(I{}) with I the C type of an index dtype (int32 or int64); TypeError naming
+ *  fname for any other. */
+template <typename F>
+void IndexSwitch(DLDataType t, const char* fname, F&& f) {
+  if (t.code == kDLInt && t.lanes == 1 && t.bits == 32) {
+    f(int32_t{});
+  } else if (t.code == kDLInt && t.lanes == 1 && t.bits == 64) {
+    f(int64_t{});
+  } else {
+    MXFFI_THROW(TypeError) << fname << ": index arrays must be int32 or int64, got dtype code "
+                           << int(t.code) << " bits " << int(t.bits);
+  }
+}
+
 }  // namespace cuda
 }  // namespace mxffi
 

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "cuda/kernel_util.cuh"
+#include "op/promote.h"
 
 namespace mxffi {
 namespace cuda {
@@ -58,43 +59,9 @@ __device__ __forceinline__ To CastOne(From v) {
   }
 }
 
-/*!
- * \brief Dense index of a supported dtype, the order of op/promote.h's DTypeIndex; -1 for any
- *  other. The general kernels switch on it to read an input of another dtype.
- */
-inline int DTypeIndex(DLDataType t) {
-  if (t.lanes != 1) return -1;
-  switch (t.code << 8 | t.bits) {
-    case kDLBool << 8 | 8:
-      return 0;
-    case kDLInt << 8 | 8:
-      return 1;
-    case kDLInt << 8 | 16:
-      return 2;
-    case kDLInt << 8 | 32:
-      return 3;
-    case kDLInt << 8 | 64:
-      return 4;
-    case kDLUInt << 8 | 8:
-      return 5;
-    case kDLUInt << 8 | 16:
-      return 6;
-    case kDLUInt << 8 | 32:
-      return 7;
-    case kDLUInt << 8 | 64:
-      return 8;
-    case kDLFloat << 8 | 16:
-      return 9;
-    case kDLBfloat << 8 | 16:
-      return 10;
-    case kDLFloat << 8 | 32:
-      return 11;
-    case kDLFloat << 8 | 64:
-      return 12;
-    default:
-      return -1;
-  }
-}
+/*! \brief Dense index of a supported dtype (the promotion table's); the general kernels switch
+ *  on it to read an input of another dtype. */
+using op::DTypeIndex;
 
 /*! \return element off of base (an array whose dtype has index code) converted to To. */
 template <typename To>

@@ -177,19 +177,6 @@ void RealSwitch(DLDataType t, const char* fname, F&& f) {
   }
 }
 
-/*! \brief Run f(I{}) with I int32 or int64. */
-template <typename F>
-void IndexSwitch(DLDataType t, const char* fname, F&& f) {
-  if (t.code == kDLInt && t.lanes == 1 && t.bits == 32) {
-    f(int32_t{});
-  } else if (t.code == kDLInt && t.lanes == 1 && t.bits == 64) {
-    f(int64_t{});
-  } else {
-    MXFFI_THROW(TypeError) << fname << ": index arrays must be int32 or int64, got dtype code "
-                           << int(t.code) << " bits " << int(t.bits);
-  }
-}
-
 /*! \return the number of values a row_sparse step visits, and the row width. */
 int64_t RowStepCount(bool lazy, const DLTensor& w, const DLTensor& g_indices, int64_t* width) {
   const int64_t n = NumElements(w);

@@ -26,19 +26,6 @@ namespace mxffi {
 namespace cuda {
 namespace {
 
-/*! \brief Run f(I{}) with I the C type of an index dtype (int32 or int64). */
-template <typename F>
-void IndexSwitch(DLDataType t, const char* fname, F&& f) {
-  if (t.code == kDLInt && t.lanes == 1 && t.bits == 32) {
-    f(int32_t{});
-  } else if (t.code == kDLInt && t.lanes == 1 && t.bits == 64) {
-    f(int64_t{});
-  } else {
-    MXFFI_THROW(TypeError) << fname << ": index arrays must be int32 or int64, got dtype code "
-                           << int(t.code) << " bits " << int(t.bits);
-  }
-}
-
 /*! \brief Run f(BinaryFn constant) for op. */
 template <typename F>
 void OpSwitch(SparseBinaryOp op, F&& f) {
