@@ -27,6 +27,7 @@
 
 #include "cuda_common.h"
 #include "kernels/gemm.h"
+#include "op/dot/gemm_layout.h"
 #endif
 
 namespace mxffi {
@@ -210,54 +211,11 @@ bool BlasType(DLDataType t, cudaDataType* out) {
   return true;
 }
 
-/*! \brief Drop extent-1 axes and merge neighbours whose strides allow it; returns the count. */
-int Simplify(const GemmAxis* in, int n, GemmAxis* out) {
-  int m = 0;
-  for (int i = 0; i < n; ++i) {
-    if (in[i].size == 1) continue;
-    if (m > 0 && out[m - 1].stride == in[i].stride * in[i].size) {
-      out[m - 1].size *= in[i].size;
-      out[m - 1].stride = in[i].stride;
-    } else {
-      out[m++] = in[i];
-    }
-  }
-  return m;
-}
-
 /*! \brief The operand's matrix as (rs, cs) when its rows and columns each collapse. */
 bool As2D(const DeviceGemmOperand& op, int64_t* rs, int64_t* cs) {
-  GemmAxis r[kBlasMaxDims], c[kBlasMaxDims];
-  const int nr = Simplify(op.row, op.nrow, r);
-  const int nc = Simplify(op.col, op.ncol, c);
-  if (nr > 1 || nc > 1) return false;
-  *rs = nr == 1 ? r[0].stride : 0;
-  *cs = nc == 1 ? c[0].stride : 0;
-  return true;
+  return op::OperandAs2D<DeviceGemmOperand, kBlasMaxDims>(op, rs, cs);
 }
-
-/*!
- * \brief How cuBLAS can read a row-major rows x cols matrix with strides (rs, cs) as it lies:
- *  unit column stride (row-major, leading dimension rs) or unit row stride (column-major,
- *  leading dimension cs); false when neither fits in an int.
- */
-bool BlasLayout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* col_major, int64_t* ld) {
-  if (rows <= 1) rs = std::max<int64_t>(cols, 1);  // the row stride of one row is free
-  if (cols <= 1) cs = 1;
-  if (cs == 1 && rs >= std::max<int64_t>(cols, 1) && rs <= INT_MAX) {
-    *col_major = false;
-    *ld = rs;
-    return true;
-  }
-  if (cols <= 1) cs = std::max<int64_t>(rows, 1);
-  if (rows <= 1) rs = 1;
-  if (rs == 1 && cs >= std::max<int64_t>(rows, 1) && cs <= INT_MAX) {
-    *col_major = true;
-    *ld = cs;
-    return true;
-  }
-  return false;
-}
+using op::BlasLayout;
 
 /*! \brief One operand as the kernels read it: a strided matrix of the result's dtype. */
 struct Matrix {

@@ -23,6 +23,7 @@
 #include "../dtype.h"
 #include "../parallel.h"
 #include "dot_op.h"
+#include "gemm_layout.h"
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -58,53 +59,9 @@ struct View2D {
   int64_t rs, cs;
 };
 
-/*! \brief Drop extent-1 axes and merge neighbours whose strides allow it; returns the count. */
-int Simplify(const GemmDim* in, int n, GemmDim* out) {
-  int m = 0;
-  for (int i = 0; i < n; ++i) {
-    if (in[i].size == 1) continue;
-    if (m > 0 && out[m - 1].stride == in[i].stride * in[i].size) {
-      out[m - 1].size *= in[i].size;
-      out[m - 1].stride = in[i].stride;
-    } else {
-      out[m++] = in[i];
-    }
-  }
-  return m;
-}
-
 /*! \brief The operand as (rs, cs) when its rows and columns each collapse to one stride. */
 bool As2D(const GemmOperand& op, int64_t* rs, int64_t* cs) {
-  GemmDim r[kMaxNDim], c[kMaxNDim];
-  int nr = Simplify(op.row, op.nrow, r);
-  int nc = Simplify(op.col, op.ncol, c);
-  if (nr > 1 || nc > 1) return false;
-  *rs = nr == 1 ? r[0].stride : 0;
-  *cs = nc == 1 ? c[0].stride : 0;
-  return true;
-}
-
-/*!
- * \brief How cblas (row-major) can read a rows x cols matrix with strides (rs, cs) as it lies:
- *  NoTrans needs unit column stride, Trans unit row stride; the other stride is the leading
- *  dimension and must cover the row (column). false when neither fits.
- */
-bool BlasLayout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* trans, int64_t* ld) {
-  if (rows <= 1) rs = std::max<int64_t>(cols, 1);  // the row stride of one row is free
-  if (cols <= 1) cs = 1;
-  if (cs == 1 && rs >= std::max<int64_t>(cols, 1) && rs <= INT_MAX) {
-    *trans = false;
-    *ld = rs;
-    return true;
-  }
-  if (cols <= 1) cs = std::max<int64_t>(rows, 1);
-  if (rows <= 1) rs = 1;
-  if (rs == 1 && cs >= std::max<int64_t>(rows, 1) && cs <= INT_MAX) {
-    *trans = true;
-    *ld = cs;
-    return true;
-  }
-  return false;
+  return OperandAs2D<GemmOperand, kMaxNDim>(op, rs, cs);
 }
 
 /*! \brief One element of From as To, the way numpy converts dot's operands. */
