@@ -210,7 +210,10 @@ def test_negative_stream_handles_are_refused_before_reaching_the_driver():
     # A negative handle is no cudaStream_t; the driver would dereference it (record_stream's
     # only later, in the array's deleter).
     g = _claiming_device(np.zeros(2), 2)
-    with pytest.raises(ValueError, match="cuda.record_stream: stream handle must be >= 0, got -5"):
+    with pytest.raises(
+        ValueError,
+        match=r"cuda.record_stream: stream handle must be >= 0 \(a cudaStream_t\), got -5",
+    ):
         cuda.record_stream(g, -5)
     with pytest.raises(
         ValueError, match=r"stream must be None, -1, 1, 2 or a cudaStream_t, got -2"
