@@ -22,11 +22,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "../../op/sparse/cast_storage.h"
 #include "../../op/sparse/dot_sparse.h"
 #include "../blas.h"
 #include "../kernels/dot_csr.h"
-#include "../kernels/gemm.h"
 
 namespace mxffi {
 namespace op {
@@ -80,15 +78,6 @@ class Scratch {
   std::vector<NDArray> buffers_;
 };
 
-/*! \brief a as a C-contiguous device array: itself, or a packed copy (kept in *keep). */
-const void* ContiguousData(const NDArray& a, DLDevice device, void* stream, NDArray* keep) {
-  if (a.IsContiguous()) return a.data();
-  const DLTensor& t = a.tensor();
-  *keep = NDArray::Empty(t.shape, t.ndim, t.dtype, device);
-  cuda::PackStrided(a.data(), t.dtype, t.ndim, t.shape, t.strides, keep->data(), t.dtype, stream);
-  return keep->data();
-}
-
 cuda::CsrParts PartsOf(const NDArray& csr) {
   cuda::CsrParts parts;
   const DLTensor& t = csr.tensor();
@@ -121,9 +110,11 @@ Transposed Transpose(const cuda::CsrParts& a, DLDevice device, Scratch& scratch,
 }
 
 /*! \brief csr.T @ dense into out: row_sparse (the columns of csr holding a value) or dense. */
-void CsrTDenseGPU(const NDArray& csr, const void* dense, int64_t n, const NDArray& out,
+void CsrTDenseGPU(const NDArray& csr, const NDArray& dense_array, const NDArray& out,
                   const OpContext& ctx) {
   const cuda::CsrParts a = PartsOf(csr);
+  const void* dense = dense_array.data();
+  const int64_t n = dense_array.tensor().shape[1];
   Scratch scratch(ctx.device);
   Transposed t = Transpose(a, ctx.device, scratch, ctx.stream);
   const int64_t* tptr = static_cast<const int64_t*>(t.ptr.data());
@@ -144,58 +135,29 @@ void CsrTDenseGPU(const NDArray& csr, const void* dense, int64_t n, const NDArra
                         n, out.sparse_data().data(), ctx.stream);
 }
 
+/*! \brief dense @ csr on the device, on csr transposed (dot_csr.h's DenseTransposed). */
+void DenseCsrGPU(const NDArray& dense, const NDArray& csr, const NDArray& out,
+                 const OpContext& ctx) {
+  const cuda::CsrParts b = PartsOf(csr);
+  Scratch scratch(ctx.device);
+  Transposed t = Transpose(b, ctx.device, scratch, ctx.stream);
+  cuda::DenseTransposed(dense.tensor().shape[0], b.rows, b.cols, dense.data(),
+                        static_cast<const int64_t*>(t.ptr.data()), t.idx.data(), t.val.data(),
+                        b.dtype, b.itype, out.data(), ctx.stream);
+}
+
+const DotKernels kGpuDot = {
+    DenseDotGPU,
+    [](const NDArray& csr, const NDArray& dense, const NDArray& out, const OpContext& ctx) {
+      cuda::CsrDense(PartsOf(csr), dense.data(), dense.tensor().shape[1], out.data(), ctx.stream);
+    },
+    CsrTDenseGPU,
+    DenseCsrGPU,
+};
+
 void DotComputeExGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
                      Span<const OpReqType> req, Span<const NDArray> out) {
-  if (req[0] == OpReqType::kNullOp) return;
-  const char* name = attrs.op->name.c_str();
-  MXFFI_CHECK(req[0] != OpReqType::kAddTo, NotImplementedError)
-      << name << ": adding to the output is not supported";
-  const DotParam& p = attrs.get<DotParam>();
-  for (int i = 0; i < 2; ++i) {
-    MXFFI_CHECK(in[i].storage_initialized(), ValueError)
-        << name << ": input #" << i << " is a sparse array whose storage is not initialised";
-  }
-  const StorageType lhs = in[0].stype(), rhs = in[1].stype();
-  const NDArray& result = out[0];
-  if (lhs == StorageType::kDefault && rhs == StorageType::kDefault) {
-    // The dense product, stored as forward_stype asks.
-    const DLTensor& t = result.tensor();
-    NDArray dense = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
-    DenseDotGPU(p, ctx, in[0].tensor(), in[1].tensor(), dense.tensor());
-    NDArray cast = CastStorage(dense, result.stype(), name);
-    result.SetSparseStorage(cast.sparse_data(), cast.sparse_indices(),
-                            result.stype() == StorageType::kCSR ? cast.sparse_indptr() : NDArray());
-    return;
-  }
-  // A dense output the caller gave with strides is written through a contiguous temporary.
-  NDArray target = result;
-  if (!result.is_sparse() && !result.IsContiguous()) {
-    const DLTensor& t = result.tensor();
-    target = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
-  }
-  NDArray keep;
-  if (lhs == StorageType::kCSR && rhs == StorageType::kDefault && !p.transpose_b) {
-    const void* dense = ContiguousData(in[1], ctx.device, ctx.stream, &keep);
-    const int64_t n = in[1].tensor().shape[1];
-    if (p.transpose_a) {
-      CsrTDenseGPU(in[0], dense, n, target, ctx);
-    } else {
-      cuda::CsrDense(PartsOf(in[0]), dense, n, target.data(), ctx.stream);
-    }
-  } else if (lhs == StorageType::kDefault && rhs == StorageType::kCSR && !p.transpose_a &&
-             !p.transpose_b) {
-    const void* dense = ContiguousData(in[0], ctx.device, ctx.stream, &keep);
-    const cuda::CsrParts b = PartsOf(in[1]);
-    Scratch scratch(ctx.device);
-    Transposed t = Transpose(b, ctx.device, scratch, ctx.stream);
-    cuda::DenseTransposed(in[0].tensor().shape[0], b.rows, b.cols, dense,
-                          static_cast<const int64_t*>(t.ptr.data()), t.idx.data(), t.val.data(),
-                          b.dtype, b.itype, target.data(), ctx.stream);
-  } else {
-    MXFFI_THROW(ValueError) << name << ": no kernel for storage types (" << StorageTypeName(lhs)
-                            << ", " << StorageTypeName(rhs) << ")";
-  }
-  if (!target.same_as(result)) NDArray::CopyFromTo(target.tensor(), result.tensor());
+  DotComputeExWith(kGpuDot, attrs, ctx, in, req, out);
 }
 
 }  // namespace

@@ -145,8 +145,29 @@ void DotCompute(const OpAttrs& attrs, const OpContext&, Span<const DLTensor> in,
   DenseDot(attrs.get<DotParam>(), in[0], in[1], out[0]);
 }
 
-void DotComputeEx(const OpAttrs& attrs, const OpContext&, Span<const NDArray> in,
+const DotKernels kCpuDot = {
+    [](const DotParam& p, const OpContext&, const DLTensor& lhs, const DLTensor& rhs,
+       const DLTensor& out) { DenseDot(p, lhs, rhs, out); },
+    [](const NDArray& csr, const NDArray& dense, const NDArray& out, const OpContext&) {
+      DotCsrDense(csr, dense, out);
+    },
+    [](const NDArray& csr, const NDArray& dense, const NDArray& out, const OpContext&) {
+      DotCsrTDense(csr, dense, out);
+    },
+    [](const NDArray& dense, const NDArray& csr, const NDArray& out, const OpContext&) {
+      DotDenseCsr(dense, csr, out);
+    },
+};
+
+void DotComputeEx(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
                   Span<const OpReqType> req, Span<const NDArray> out) {
+  DotComputeExWith(kCpuDot, attrs, ctx, in, req, out);
+}
+
+}  // namespace
+
+void DotComputeExWith(const DotKernels& k, const OpAttrs& attrs, const OpContext& ctx,
+                      Span<const NDArray> in, Span<const OpReqType> req, Span<const NDArray> out) {
   if (req[0] == OpReqType::kNullOp) return;
   const char* name = attrs.op->name.c_str();
   MXFFI_CHECK(req[0] != OpReqType::kAddTo, NotImplementedError)
@@ -162,7 +183,7 @@ void DotComputeEx(const OpAttrs& attrs, const OpContext&, Span<const NDArray> in
     // The dense product, stored as forward_stype asks.
     const DLTensor& t = result.tensor();
     NDArray dense = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
-    DenseDot(p, in[0].tensor(), in[1].tensor(), dense.tensor());
+    k.dense(p, ctx, in[0].tensor(), in[1].tensor(), dense.tensor());
     NDArray cast = CastStorage(dense, result.stype(), name);
     result.SetSparseStorage(cast.sparse_data(), cast.sparse_indices(),
                             result.stype() == StorageType::kCSR ? cast.sparse_indptr() : NDArray());
@@ -176,21 +197,19 @@ void DotComputeEx(const OpAttrs& attrs, const OpContext&, Span<const NDArray> in
   }
   if (lhs == StorageType::kCSR && rhs == StorageType::kDefault && !p.transpose_b) {
     if (p.transpose_a) {
-      DotCsrTDense(in[0], in[1].Contiguous(), target);
+      k.csr_t_dense(in[0], in[1].Contiguous(), target, ctx);
     } else {
-      DotCsrDense(in[0], in[1].Contiguous(), target);
+      k.csr_dense(in[0], in[1].Contiguous(), target, ctx);
     }
   } else if (lhs == StorageType::kDefault && rhs == StorageType::kCSR && !p.transpose_a &&
              !p.transpose_b) {
-    DotDenseCsr(in[0].Contiguous(), in[1], target);
+    k.dense_csr(in[0].Contiguous(), in[1], target, ctx);
   } else {
     MXFFI_THROW(ValueError) << name << ": no kernel for storage types (" << StorageTypeName(lhs)
                             << ", " << StorageTypeName(rhs) << ")";
   }
   if (!target.same_as(result)) NDArray::CopyFromTo(target.tensor(), result.tensor());
 }
-
-}  // namespace
 
 MXFFI_REGISTER_OP(dot)
     .describe(

@@ -51,6 +51,33 @@ void DotCsrTDense(const NDArray& csr, const NDArray& dense, const NDArray& out);
  */
 void DotDenseCsr(const NDArray& dense, const NDArray& csr, const NDArray& out);
 
+/*!
+ * \brief The kernels a device gives dot's storage-aware path (DotComputeExWith). Dense inputs
+ *  reach them C-contiguous; dense outputs are C-contiguous.
+ */
+struct DotKernels {
+  /*! \brief out = op(lhs) @ op(rhs) for dense 2-D tensors, as p's transposes say. */
+  void (*dense)(const DotParam& p, const OpContext& ctx, const DLTensor& lhs, const DLTensor& rhs,
+                const DLTensor& out);
+  /*! \brief out = csr @ dense (DotCsrDense). */
+  void (*csr_dense)(const NDArray& csr, const NDArray& dense, const NDArray& out,
+                    const OpContext& ctx);
+  /*! \brief out = csr.T @ dense, out row_sparse or dense (DotCsrTDense). */
+  void (*csr_t_dense)(const NDArray& csr, const NDArray& dense, const NDArray& out,
+                      const OpContext& ctx);
+  /*! \brief out = dense @ csr (DotDenseCsr). */
+  void (*dense_csr)(const NDArray& dense, const NDArray& csr, const NDArray& out,
+                    const OpContext& ctx);
+};
+
+/*!
+ * \brief dot's FComputeEx on one device: the storage combination picks one of k's kernels, a
+ *  dense product is cast to the storage type asked of the output, and a strided dense output is
+ *  written through a contiguous temporary. Shared by the CPU op and the CUDA one.
+ */
+void DotComputeExWith(const DotKernels& k, const OpAttrs& attrs, const OpContext& ctx,
+                      Span<const NDArray> in, Span<const OpReqType> req, Span<const NDArray> out);
+
 }  // namespace op
 }  // namespace mxffi
 
