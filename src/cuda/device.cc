@@ -71,26 +71,23 @@ void FreeDeviceBuffer(DLManagedTensor* self) {
 
 bool Compiled() { return MXFFI_USE_CUDA != 0; }
 
-DeviceGuard::DeviceGuard(DLDevice device) {
+void DeviceGuard::Enter(int device_id) {
 #if MXFFI_USE_CUDA
-  if (device.device_type != kDLCUDA) return;
   int current = 0;
   if (cudaGetDevice(&current) != cudaSuccess) {
     cudaGetLastError();
     return;
   }
-  if (current != device.device_id && cudaSetDevice(device.device_id) == cudaSuccess) {
-    previous_ = current;
-  }
+  if (current != device_id && cudaSetDevice(device_id) == cudaSuccess) previous_ = current;
   cudaGetLastError();
 #else
-  (void)device;
+  (void)device_id;
 #endif
 }
 
-DeviceGuard::~DeviceGuard() {
+void DeviceGuard::Leave() {
 #if MXFFI_USE_CUDA
-  if (previous_ >= 0) cudaSetDevice(previous_);
+  cudaSetDevice(previous_);
 #endif
 }
 

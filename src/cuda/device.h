@@ -62,12 +62,19 @@ NDArray ToDevice(const NDArray& src, DLDevice device, const char* fname);
  */
 class DeviceGuard {
  public:
-  explicit DeviceGuard(DLDevice device);
-  ~DeviceGuard();
+  // Inline, so the CPU calls of Invoke pay one comparison each way, not two calls.
+  explicit DeviceGuard(DLDevice device) {
+    if (device.device_type == kDLCUDA) Enter(device.device_id);
+  }
+  ~DeviceGuard() {
+    if (previous_ >= 0) Leave();
+  }
   DeviceGuard(const DeviceGuard&) = delete;
   DeviceGuard& operator=(const DeviceGuard&) = delete;
 
  private:
+  void Enter(int device_id);
+  void Leave();
   int previous_ = -1;
 };
 
