@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
+# shellcheck source=scripts/venv.sh
+source scripts/venv.sh
 echo "== pip install ."
 python3 -m pip install -q --disable-pip-version-check "numpy>=1.24"
 python3 -m pip install -q --disable-pip-version-check .

@@ -4,10 +4,15 @@
 # (build/): the package is installed from it (editable, with its test extras), then ctest runs
 # the C++ GoogleTest suites, the C99 header check, the documentation example and the outside
 # consumer project from it, then pytest runs the Python suite on each core.
+# Everything Python is installed into a virtual environment (scripts/venv.sh: .venv, or
+# $MXFFI_VENV), so a stock Debian python3 works and checkouts side by side do not share an
+# installed mxffi.
 # usage: scripts/test.sh            (build dir: build/, or $MXFFI_BUILD_DIR)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
+# shellcheck source=scripts/venv.sh
+source scripts/venv.sh
 build=${MXFFI_BUILD_DIR:-build}
 # The build requirements are installed here and the build isolation is skipped, so that the
 # build tree and ccache make a second run incremental.

@@ -9,6 +9,7 @@
  * contiguous temporary: gathered (or scattered) by the strided copy kernel on the device, or by
  * the CPU copy on the host.
  */
+#include <mxffi/error.h>
 #include <mxffi/ndarray/ndarray.h>
 
 #include "device.h"
