@@ -2,7 +2,8 @@
 # Install the system packages mxffi builds with, if any is missing (Debian 12).
 # usage: scripts/deps.sh [extra packages...]
 set -euo pipefail
-pkgs=(cmake ninja-build g++ libgtest-dev libgmock-dev libdlpack-dev libdmlc-dev libopenblas-dev ccache "$@")
+pkgs=(cmake ninja-build g++ libgtest-dev libgmock-dev libdlpack-dev libdmlc-dev libopenblas-dev ccache
+  libclang-common-14-dev "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p")
@@ -20,6 +21,9 @@ if [ ${#filtered[@]} -gt 0 ]; then
   echo "== installing system packages: ${filtered[*]}"
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${filtered[@]}" > /dev/null
+  # shellcheck source=scripts/progress.sh
+  source "$(dirname "$0")/progress.sh"
+  run_with_progress "apt-get update" "${TMPDIR:-/tmp}/mxffi-apt.log" $SUDO apt-get update
+  run_with_progress "apt-get install" "${TMPDIR:-/tmp}/mxffi-apt.log" \
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y "${filtered[@]}"
 fi

@@ -187,6 +187,39 @@ MXFFI_REGISTER_API("testing.sleep_add")
       return a + b;
     });
 
+/*! \brief The state of testing.rendezvous: how many callers are waiting in the current round. */
+struct Rendezvous {
+  std::mutex mu;
+  std::condition_variable cv;
+  int64_t waiting = 0;
+  int64_t round = 0;
+};
+
+MXFFI_REGISTER_API("testing.rendezvous")
+    .describe(
+        "Wait, with the GIL released, until n callers are inside this function at once, then "
+        "return True; return False if timeout_ms passes first. Tells whether calls from several "
+        "Python threads really run at the same time, without measuring time.")
+    .arg("n")
+    .arg("timeout_ms")
+    .set_long_running()
+    .set_body_typed([](int64_t n, int64_t timeout_ms) {
+      if (n < 1) MXFFI_THROW(ValueError) << "testing.rendezvous: n must be >= 1, got " << n;
+      static Rendezvous r;
+      std::unique_lock<std::mutex> lock(r.mu);
+      const int64_t round = r.round;
+      if (++r.waiting == n) {
+        r.waiting = 0;
+        ++r.round;
+        r.cv.notify_all();
+        return true;
+      }
+      bool met = r.cv.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                               [&] { return r.round != round; });
+      if (!met) --r.waiting;
+      return met;
+    });
+
 /*! \brief A run-time registered object type with reflected fields, for the bindings' tests. */
 class PointObj : public Object {
  public:

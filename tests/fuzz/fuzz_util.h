@@ -42,9 +42,12 @@ inline bool ExpectedKind(const std::string& kind, const std::string& message) {
   for (const char* k : kKinds) {
     if (kind == k) return true;
   }
-  // mxffi raises RuntimeError itself only for a missing kernel; any other RuntimeError is a C++
-  // exception (std::out_of_range, std::length_error, ...) that escaped the argument checks.
-  return kind == "RuntimeError" && message.find("no kernel from") != std::string::npos;
+  // mxffi raises RuntimeError itself only for a missing kernel and for a CUDA device asked of a
+  // machine or build without one (as PyTorch does); any other RuntimeError is a C++ exception
+  // (std::out_of_range, std::length_error, ...) that escaped the argument checks.
+  return kind == "RuntimeError" &&
+         (message.find("no kernel from") != std::string::npos ||
+          message.find("no CUDA device is available") != std::string::npos);
 }
 
 /*! \brief Check the error a failed call left: a known kind and a message naming something. */

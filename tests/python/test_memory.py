@@ -2,12 +2,11 @@
 and a long run of calls leaves resident memory flat."""
 
 import gc
-import time
 import uuid
 import weakref
 
 import pytest
-from conftest import SANITIZED, rss_bytes
+from conftest import rss_bytes
 
 import mxffi
 import mxffi.testing as t
@@ -159,9 +158,7 @@ def test_a_million_mixed_calls_keep_resident_memory_flat():
     _mixed_calls(20_000, arr, containers)  # warm up caches, allocator pools, interned strings
     gc.collect()
     before = rss_bytes()
-    start = time.perf_counter()
     last = _mixed_calls(ITERATIONS, arr, containers)
-    elapsed = time.perf_counter() - start
     gc.collect()
     grown = rss_bytes() - before
 
@@ -181,5 +178,3 @@ def test_a_million_mixed_calls_keep_resident_memory_flat():
     assert shape == (i, 2)
 
     assert grown < 5 * 1024 * 1024, f"resident memory grew by {grown / 2**20:.1f} MB"
-    if not SANITIZED:
-        assert elapsed < 30, f"a million calls took {elapsed:.1f} s"
