@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "../cuda/device.h"
+#include "../ndarray/cuda/device.h"
 #include "../op/dtype.h"
 #include "../op/init/init_op.h"
 #include "../op/sparse/elemwise_sparse.h"

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <vector>
 
-#include "../cuda/device.h"
+#include "cuda/device.h"
 
 namespace mxffi {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "../cuda/device.h"
+#include "../ndarray/cuda/device.h"
 #include "sparse/cast_storage.h"
 
 namespace mxffi {

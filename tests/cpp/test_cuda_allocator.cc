@@ -1,4 +1,4 @@
-// The caching allocator's policy (src/cuda/allocator.h) against a fake device: no GPU needed.
+// The caching allocator's policy (src/ndarray/cuda/allocator.h) against a fake device: no GPU needed.
 #include <gtest/gtest.h>
 #include <mxffi/error.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "../../src/cuda/allocator.h"
+#include "../../src/ndarray/cuda/allocator.h"
 
 namespace {
 

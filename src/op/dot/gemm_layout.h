@@ -2,7 +2,7 @@
  * \file gemm_layout.h
  * \brief How a strided GEMM operand lies as a matrix a BLAS reads in place: its axes merged, and
  *  whether it is row- or column-major with which leading dimension. Shared by the CPU GEMM
- *  (gemm.cc, cblas) and the CUDA one (src/cuda/blas.cc, cuBLAS).
+ *  (gemm.cc, cblas) and the CUDA one (src/ndarray/cuda/blas.cc, cuBLAS).
  */
 #ifndef MXFFI_SRC_OP_DOT_GEMM_LAYOUT_H_
 #define MXFFI_SRC_OP_DOT_GEMM_LAYOUT_H_

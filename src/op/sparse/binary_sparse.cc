@@ -13,7 +13,7 @@
  *
  * Other storage pairs (csr with row_sparse), operands of different shapes (the op sets
  * "TSparseSameShape", so broadcasting takes the dense path) and devices for which the op has no
- * FComputeEx kernel take the fallback (the GPU kernels: src/cuda/ops/sparse_binary_gpu.cc).
+ * FComputeEx kernel take the fallback (the GPU kernels: binary_sparse_gpu.cc).
  * Values are combined by the dense ops' own functions (functors.h), so integers wrap and bools
  * add as logical or, as numpy's; an operand of another dtype is converted to the result's first.
  * As in scipy and MXNet, a product where one side is not stored is 0, also when the other side

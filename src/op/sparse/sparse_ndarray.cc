@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "../../cuda/device.h"
+#include "../../ndarray/cuda/device.h"
 #include "sparse_util.h"
 
 namespace mxffi {

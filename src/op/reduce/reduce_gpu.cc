@@ -1,0 +1,97 @@
+/*!
+ * \file reduce_gpu.cc
+ * \brief FCompute<gpu> of _sum, _mean, _max and _min (src/op/reduce): the CPU kernel's plan
+ *  (MakeReducePlan) and dtype rules, run by reduce.cu on the op's stream.
+ *
+ * As on the CPU, a result dtype other than the input's or the op's natural one (sum and mean's
+ * dtype=) reduces a converted copy of the input: numpy converts each element to dtype before
+ * it accumulates.
+ */
+#include <mxffi/op/op.h>
+
+#include <algorithm>
+
+#include "../dtype.h"
+#include "../elemwise/broadcast.h"
+#include "../elemwise/elemwise_cuda.h"
+#include "reduce_cuda.h"
+#include "reduce_op.h"
+
+namespace mxffi {
+namespace op {
+namespace {
+
+cuda::ReduceLayout LayoutOf(const ReducePlan& p) {
+  cuda::ReduceLayout l;
+  l.nk = p.nk;
+  l.nr = p.nr;
+  for (int i = 0; i < p.nk; ++i) {
+    l.kept_shape[i] = p.kept[i].size;
+    l.kept_stride[i] = p.kept[i].stride;
+  }
+  for (int i = 0; i < p.nr; ++i) {
+    l.red_shape[i] = p.red[i].size;
+    l.red_stride[i] = p.red[i].stride;
+  }
+  l.out_size = p.out_size;
+  l.red_size = p.red_size;
+  return l;
+}
+
+/*! \return x converted to dtype in a new C-contiguous device array (the _cast kernel). */
+NDArray ConvertOnDevice(const OpContext& ctx, const DLTensor& x, DLDataType dtype,
+                        const char* fname) {
+  NDArray c = NDArray::Empty(x.shape, x.ndim, dtype, ctx.device);
+  const DLTensor& ct = c.tensor();
+  if (std::any_of(x.shape, x.shape + x.ndim, [](int64_t d) { return d == 0; })) return c;
+  const DLTensor* ins[1] = {&x};
+  const elemwise::StridedLoop<2> loop(ct, ins);
+  cuda::ElemInput in;
+  in.data = DataPtr<const char>(x);
+  in.dtype = x.dtype;
+  cuda::UnaryElemwise(cuda::UnaryOpCode::kIdentity, in, cuda::LayoutOf<1>(loop), ct, nullptr, fname,
+                      ctx.stream);
+  return c;
+}
+
+template <cuda::ReduceOpCode kCode>
+FCompute MakeGpuCompute(const char* fname) {
+  return [fname](const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
+                 Span<const OpReqType>, Span<const DLTensor> out) {
+    constexpr bool kMean = kCode == cuda::ReduceOpCode::kMean;
+    constexpr bool kSumLike = kCode == cuda::ReduceOpCode::kSum || kMean;
+    const DLTensor& x = in[0];
+    const DLTensor& y = out[0];
+    const ReduceParam& param = attrs.get<ReduceParam>();
+    const uint64_t mask = ReduceAxesMask(param.axis, x.ndim, fname);
+    if (NumElements(y) == 0) return;
+    const DLDataType natural =
+        kMean ? MeanType(x.dtype, DTypeParam()) : SumType(x.dtype, DTypeParam());
+    const bool direct = SameDType(x.dtype, y.dtype) || SameDType(natural, y.dtype) || !kSumLike;
+    NDArray converted;
+    if (!direct) converted = ConvertOnDevice(ctx, x, y.dtype, fname);
+    const DLTensor& src = direct ? x : converted.tensor();
+    const cuda::ReduceLayout layout = LayoutOf(MakeReducePlan(src, mask));
+    NDArray scratch;
+    if (const size_t bytes = cuda::ReduceScratchBytes(layout)) {
+      const int64_t n = static_cast<int64_t>(bytes);
+      scratch = NDArray::Empty(&n, 1, DLDataType{kDLUInt, 8, 1}, ctx.device);
+    }
+    cuda::Reduce(kCode, src, y, layout, scratch.defined() ? scratch.data() : nullptr, fname,
+                 ctx.stream);
+  };
+}
+
+}  // namespace
+
+MXFFI_EXTEND_OP(_sum).set_attr<FCompute>("FCompute<gpu>",
+                                         MakeGpuCompute<cuda::ReduceOpCode::kSum>("np.sum"));
+MXFFI_EXTEND_OP(_mean).set_attr<FCompute>("FCompute<gpu>",
+                                          MakeGpuCompute<cuda::ReduceOpCode::kMean>("np.mean"));
+MXFFI_EXTEND_OP(_max).set_attr<FCompute>("FCompute<gpu>",
+                                         MakeGpuCompute<cuda::ReduceOpCode::kMax>("np.max"));
+MXFFI_EXTEND_OP(_min).set_attr<FCompute>("FCompute<gpu>",
+                                         MakeGpuCompute<cuda::ReduceOpCode::kMin>("np.min"));
+
+}  // namespace op
+}  // namespace mxffi

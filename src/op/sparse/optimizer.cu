@@ -1,0 +1,256 @@
+/*!
+ * \file optimizer.cu
+ * \brief GPU kernels of sgd_update and adam_update (launchers in optimizer_cuda.h).
+ *
+ * One thread per value. Every multiply, add, subtract, divide and square root is written with
+ * the round-to-nearest intrinsics (__fmul_rn, __dadd_rn, ...), which the compiler never fuses
+ * into a multiply-add: each operation then rounds as the CPU kernel's does, in the same order,
+ * and a step gives the CPU's bits. The clip is the CPU's std::min(std::max(x, -c), c), NaN
+ * passing through.
+ */
+#include "ndarray/cuda/kernel_util.cuh"
+#include "optimizer_cuda.h"
+
+namespace mxffi {
+namespace cuda {
+namespace {
+
+/*! \brief IEEE operations rounded to nearest, each on its own. */
+template <typename T>
+struct Rn;
+template <>
+struct Rn<float> {
+  static __device__ __forceinline__ float Add(float a, float b) { return __fadd_rn(a, b); }
+  static __device__ __forceinline__ float Sub(float a, float b) { return __fsub_rn(a, b); }
+  static __device__ __forceinline__ float Mul(float a, float b) { return __fmul_rn(a, b); }
+  static __device__ __forceinline__ float Div(float a, float b) { return __fdiv_rn(a, b); }
+  static __device__ __forceinline__ float Sqrt(float a) { return __fsqrt_rn(a); }
+};
+template <>
+struct Rn<double> {
+  static __device__ __forceinline__ double Add(double a, double b) { return __dadd_rn(a, b); }
+  static __device__ __forceinline__ double Sub(double a, double b) { return __dsub_rn(a, b); }
+  static __device__ __forceinline__ double Mul(double a, double b) { return __dmul_rn(a, b); }
+  static __device__ __forceinline__ double Div(double a, double b) { return __ddiv_rn(a, b); }
+  static __device__ __forceinline__ double Sqrt(double a) { return __dsqrt_rn(a); }
+};
+
+/*! \return x limited to [-c, c] when on, as std::min(std::max(x, -c), c) computes it. */
+template <typename T>
+__device__ __forceinline__ T Clip(T x, T c, bool on) {
+  if (!on) return x;
+  const T lo = x < -c ? -c : x;  // std::max(x, -c)
+  return c < lo ? c : lo;        // std::min(lo, c)
+}
+
+/*! \brief sgd_update's hyper-parameters in the arrays' dtype, as the CPU kernel casts them. */
+template <typename T>
+struct SGDStep {
+  T lr, wd, rescale, clip;
+  bool clip_on;
+  explicit SGDStep(const SGDHyper& p)
+      : lr(static_cast<T>(p.lr)),
+        wd(static_cast<T>(p.wd)),
+        rescale(static_cast<T>(p.rescale_grad)),
+        clip(static_cast<T>(p.clip_gradient)),
+        clip_on(p.clip_gradient >= 0) {}
+  /*! \return the new weight; has_g false means a zero gradient. */
+  __device__ __forceinline__ T operator()(T w, T g, bool has_g) const {
+    using R = Rn<T>;
+    const T gr = has_g ? Clip(R::Mul(rescale, g), clip, clip_on) : T(0);
+    return R::Sub(w, R::Mul(lr, R::Add(gr, R::Mul(wd, w))));
+  }
+};
+
+/*! \brief adam_update's hyper-parameters in the arrays' dtype. */
+template <typename T>
+struct AdamStep {
+  T lr, beta1, beta2, epsilon, wd, rescale, clip;
+  bool clip_on;
+  explicit AdamStep(const AdamHyper& p)
+      : lr(static_cast<T>(p.lr)),
+        beta1(static_cast<T>(p.beta1)),
+        beta2(static_cast<T>(p.beta2)),
+        epsilon(static_cast<T>(p.epsilon)),
+        wd(static_cast<T>(p.wd)),
+        rescale(static_cast<T>(p.rescale_grad)),
+        clip(static_cast<T>(p.clip_gradient)),
+        clip_on(p.clip_gradient >= 0) {}
+  /*! \brief w, m and v updated; has_g false means a zero gradient. */
+  __device__ __forceinline__ void operator()(T& w, T g, bool has_g, T& m, T& v) const {
+    using R = Rn<T>;
+    const T gr = Clip(R::Add(has_g ? R::Mul(rescale, g) : T(0), R::Mul(wd, w)), clip, clip_on);
+    const T mi = R::Add(R::Mul(beta1, m), R::Mul(R::Sub(T(1), beta1), gr));
+    const T vi = R::Add(R::Mul(beta2, v), R::Mul(R::Mul(R::Sub(T(1), beta2), gr), gr));
+    m = mi;
+    v = vi;
+    w = R::Sub(w, R::Div(R::Mul(lr, mi), R::Add(R::Sqrt(vi), epsilon)));
+  }
+};
+
+/*! \return the position of row r in the sorted ids[0, k), or -1. */
+template <typename I>
+__device__ __forceinline__ int64_t FindRow(const I* ids, int64_t k, int64_t r) {
+  int64_t lo = 0, hi = k;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (static_cast<int64_t>(ids[mid]) < r) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo < k && static_cast<int64_t>(ids[lo]) == r ? lo : -1;
+}
+
+/*!
+ * \brief Index i of the values a row_sparse step visits: lazy, the i-th stored gradient value;
+ *  else the i-th weight value. Sets the weight offset and the gradient offset (-1: none).
+ */
+template <typename I>
+__device__ __forceinline__ void RowStepAt(bool lazy, const I* ids, int64_t k, int64_t width,
+                                          int64_t i, int64_t* w_at, int64_t* g_at) {
+  const int64_t q = i / width, c = i - q * width;
+  if (lazy) {
+    *w_at = static_cast<int64_t>(ids[q]) * width + c;
+    *g_at = i;
+  } else {
+    const int64_t j = FindRow(ids, k, q);
+    *w_at = i;
+    *g_at = j < 0 ? -1 : j * width + c;
+  }
+}
+
+template <typename T>
+__global__ void SGDDenseKernel(SGDStep<T> step, const T* w, const T* g, T* w_out, int64_t n) {
+  MXFFI_CUDA_LOOP(i, n) { w_out[i] = step(w[i], g[i], true); }
+}
+
+template <typename T, typename I>
+__global__ void SGDRowsKernel(SGDStep<T> step, bool lazy, T* w, const T* gd, const I* ids,
+                              int64_t k, int64_t width, int64_t n) {
+  MXFFI_CUDA_LOOP(i, n) {
+    int64_t wa, ga;
+    RowStepAt(lazy, ids, k, width, i, &wa, &ga);
+    w[wa] = step(w[wa], ga >= 0 ? gd[ga] : T(0), ga >= 0);
+  }
+}
+
+template <typename T>
+__global__ void AdamDenseKernel(AdamStep<T> step, const T* w, const T* g, const T* m, const T* v,
+                                T* w_out, T* m_out, T* v_out, int64_t n) {
+  MXFFI_CUDA_LOOP(i, n) {
+    T wi = w[i], mi = m[i], vi = v[i];
+    step(wi, g[i], true, mi, vi);
+    m_out[i] = mi;
+    v_out[i] = vi;
+    w_out[i] = wi;
+  }
+}
+
+template <typename T, typename I>
+__global__ void AdamRowsKernel(AdamStep<T> step, bool lazy, T* w, T* m, T* v, const T* gd,
+                               const I* ids, int64_t k, int64_t width, int64_t n) {
+  MXFFI_CUDA_LOOP(i, n) {
+    int64_t wa, ga;
+    RowStepAt(lazy, ids, k, width, i, &wa, &ga);
+    T wi = w[wa], mi = m[wa], vi = v[wa];
+    step(wi, ga >= 0 ? gd[ga] : T(0), ga >= 0, mi, vi);
+    w[wa] = wi;
+    m[wa] = mi;
+    v[wa] = vi;
+  }
+}
+
+cudaStream_t AsStream(void* stream) { return static_cast<cudaStream_t>(stream); }
+
+/*! \brief Run f(T{}) with T float or double. */
+template <typename F>
+void RealSwitch(DLDataType t, const char* fname, F&& f) {
+  if (t.code == kDLFloat && t.lanes == 1 && t.bits == 32) {
+    f(float{});
+  } else if (t.code == kDLFloat && t.lanes == 1 && t.bits == 64) {
+    f(double{});
+  } else {
+    MXFFI_THROW(TypeError) << fname << ": arrays must be float32 or float64, got dtype code "
+                           << int(t.code) << " bits " << int(t.bits);
+  }
+}
+
+/*! \return the number of values a row_sparse step visits, and the row width. */
+int64_t RowStepCount(bool lazy, const DLTensor& w, const DLTensor& g_indices, int64_t* width) {
+  const int64_t n = NumElements(w);
+  *width = w.shape[0] > 0 ? n / w.shape[0] : 0;
+  return lazy ? g_indices.shape[0] * *width : n;
+}
+
+}  // namespace
+
+void SGDDense(const SGDHyper& p, const DLTensor& w, const DLTensor& g, const DLTensor& w_out,
+              void* stream) {
+  constexpr const char* fname = "sgd_update";
+  const int64_t n = NumElements(w);
+  if (n == 0) return;
+  RealSwitch(w.dtype, fname, [&](auto tag) {
+    using T = decltype(tag);
+    SGDDenseKernel<T><<<Blocks(n), kThreads, 0, AsStream(stream)>>>(
+        SGDStep<T>(p), DataPtr<T>(w), DataPtr<T>(g), DataPtr<T>(w_out), n);
+  });
+  MXFFI_CUDA_CHECK_LAUNCH(fname);
+}
+
+void SGDRows(const SGDHyper& p, bool lazy, const DLTensor& w, const DLTensor& g_data,
+             const DLTensor& g_indices, void* stream) {
+  constexpr const char* fname = "sgd_update";
+  int64_t width = 0;
+  const int64_t n = RowStepCount(lazy, w, g_indices, &width);
+  if (n == 0) return;
+  const int64_t k = g_indices.shape[0];
+  RealSwitch(w.dtype, fname, [&](auto tag) {
+    using T = decltype(tag);
+    IndexSwitch(g_indices.dtype, fname, [&](auto itag) {
+      using I = decltype(itag);
+      SGDRowsKernel<T, I><<<Blocks(n), kThreads, 0, AsStream(stream)>>>(
+          SGDStep<T>(p), lazy, DataPtr<T>(w), DataPtr<T>(g_data), DataPtr<I>(g_indices), k, width,
+          n);
+    });
+  });
+  MXFFI_CUDA_CHECK_LAUNCH(fname);
+}
+
+void AdamDense(const AdamHyper& p, const DLTensor& w, const DLTensor& g, const DLTensor& m,
+               const DLTensor& v, const DLTensor& w_out, const DLTensor& m_out,
+               const DLTensor& v_out, void* stream) {
+  constexpr const char* fname = "adam_update";
+  const int64_t n = NumElements(w);
+  if (n == 0) return;
+  RealSwitch(w.dtype, fname, [&](auto tag) {
+    using T = decltype(tag);
+    AdamDenseKernel<T><<<Blocks(n), kThreads, 0, AsStream(stream)>>>(
+        AdamStep<T>(p), DataPtr<T>(w), DataPtr<T>(g), DataPtr<T>(m), DataPtr<T>(v),
+        DataPtr<T>(w_out), DataPtr<T>(m_out), DataPtr<T>(v_out), n);
+  });
+  MXFFI_CUDA_CHECK_LAUNCH(fname);
+}
+
+void AdamRows(const AdamHyper& p, bool lazy, const DLTensor& w, const DLTensor& m,
+              const DLTensor& v, const DLTensor& g_data, const DLTensor& g_indices, void* stream) {
+  constexpr const char* fname = "adam_update";
+  int64_t width = 0;
+  const int64_t n = RowStepCount(lazy, w, g_indices, &width);
+  if (n == 0) return;
+  const int64_t k = g_indices.shape[0];
+  RealSwitch(w.dtype, fname, [&](auto tag) {
+    using T = decltype(tag);
+    IndexSwitch(g_indices.dtype, fname, [&](auto itag) {
+      using I = decltype(itag);
+      AdamRowsKernel<T, I><<<Blocks(n), kThreads, 0, AsStream(stream)>>>(
+          AdamStep<T>(p), lazy, DataPtr<T>(w), DataPtr<T>(m), DataPtr<T>(v), DataPtr<T>(g_data),
+          DataPtr<I>(g_indices), k, width, n);
+    });
+  });
+  MXFFI_CUDA_CHECK_LAUNCH(fname);
+}
+
+}  // namespace cuda
+}  // namespace mxffi

@@ -1,0 +1,122 @@
+/*!
+ * \file sparse_util.cuh
+ * \brief What the sparse CUDA kernels share: index and element-size dtype switches, the zero
+ *  test on a value's bits, warp-per-item launch sizes, the int64 prefix sum and reading one
+ *  device count back to the host. nvcc only.
+ */
+#ifndef MXFFI_SRC_OP_SPARSE_SPARSE_UTIL_CUH_
+#define MXFFI_SRC_OP_SPARSE_SPARSE_UTIL_CUH_
+
+#include <cstdint>
+#include <cub/device/device_scan.cuh>
+#include <type_traits>
+
+#include "ndarray/cuda/kernel_util.cuh"
+
+namespace mxffi {
+namespace cuda {
+
+/*! \brief Every lane of a warp. */
+constexpr unsigned kFullMask = 0xffffffffu;
+
+/*!
+ * \brief How a value's bits tell a zero (the CPU's cast_storage ZeroBits): U is the unsigned
+ *  integer as wide as T and kMask the bits that must all be clear, all but the sign for
+ *  floats, so -0.0 is a zero and NaN is not, exactly as v != 0.
+ */
+template <typename T>
+struct ZeroBits {
+  static constexpr bool kFloat = std::is_floating_point_v<T> || kIsHalf<T>;
+  using U = std::conditional_t<
+      sizeof(T) == 1, uint8_t,
+      std::conditional_t<sizeof(T) == 2, uint16_t,
+                         std::conditional_t<sizeof(T) == 4, uint32_t, unsigned long long>>>;
+  static_assert(sizeof(T) == sizeof(U), "a value type without a same-size unsigned integer");
+  static constexpr U kAll = static_cast<U>(~U(0));
+  static constexpr U kMask = kFloat ? static_cast<U>(kAll >> 1) : kAll;
+};
+
+/*! \return the number of blocks of kThreads giving one warp to each of n items (grid-stride). */
+inline unsigned int WarpBlocks(int64_t n) { return Blocks(n * 32); }
+
+/*! \return the scratch bytes cub needs to scan n int64 values. */
+inline size_t ScanTempBytes(int64_t n, const char* fname) {
+  size_t bytes = 0;
+  if (n > 0) {
+    MXFFI_CUDA_CALL(
+        fname, cub::DeviceScan::InclusiveSum(nullptr, bytes, static_cast<const int64_t*>(nullptr),
+                                             static_cast<int64_t*>(nullptr), n));
+  }
+  return bytes;
+}
+
+/*! \brief out[0] = 0 and out[i + 1] = in[0] + ... + in[i] for i < n, on stream. */
+inline void ExclusiveOffsets(const int64_t* in, int64_t* out, int64_t n, void* temp,
+                             size_t temp_bytes, cudaStream_t stream, const char* fname) {
+  MXFFI_CUDA_CALL(fname, cudaMemsetAsync(out, 0, sizeof(int64_t), stream));
+  if (n == 0) return;
+  MXFFI_CUDA_CALL(fname, cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out + 1, n, stream));
+}
+
+/*! \return *p (device memory), copied back on stream after waiting for it. */
+inline int64_t ReadBack(const int64_t* p, cudaStream_t stream, const char* fname) {
+  int64_t v = 0;
+  MXFFI_CUDA_CALL(fname, cudaMemcpyAsync(&v, p, sizeof(v), cudaMemcpyDeviceToHost, stream));
+  MXFFI_CUDA_CALL(fname, cudaStreamSynchronize(stream));
+  return v;
+}
+
+/*! \return x rounded up to a multiple of 256 (the alignment of workspace parts). */
+inline int64_t Align256(int64_t x) { return (x + 255) & ~int64_t{255}; }
+
+}  // namespace cuda
+}  // namespace mxffi
+
+/*! \brief Run the body with IType bound to the C type of an index dtype (int32 or int64). */
+#define MXFFI_CUDA_INDEX_SWITCH(dtype, fname, IType, ...)                                        \
+  do {                                                                                           \
+    const DLDataType mxffi_ix_t_ = (dtype);                                                      \
+    if (mxffi_ix_t_.code == kDLInt && mxffi_ix_t_.bits == 32 && mxffi_ix_t_.lanes == 1) {        \
+      using IType = int32_t;                                                                     \
+      { __VA_ARGS__ }                                                                            \
+    } else if (mxffi_ix_t_.code == kDLInt && mxffi_ix_t_.bits == 64 && mxffi_ix_t_.lanes == 1) { \
+      using IType = int64_t;                                                                     \
+      { __VA_ARGS__ }                                                                            \
+    } else {                                                                                     \
+      MXFFI_THROW(TypeError) << (fname) << ": index arrays must be int32 or int64, got code "    \
+                             << int(mxffi_ix_t_.code) << " bits " << int(mxffi_ix_t_.bits);      \
+    }                                                                                            \
+  } while (0)
+
+/*!
+ * \brief Run the body with U bound to the unsigned integer as wide as one element of dtype:
+ *  for kernels that move values without looking at them.
+ */
+#define MXFFI_CUDA_SIZE_SWITCH(dtype, fname, U, ...)                                              \
+  do {                                                                                            \
+    const DLDataType mxffi_sz_t_ = (dtype);                                                       \
+    switch (mxffi_sz_t_.lanes == 1 ? mxffi_sz_t_.bits : 0) {                                      \
+      case 8: {                                                                                   \
+        using U = uint8_t;                                                                        \
+        { __VA_ARGS__ }                                                                           \
+      } break;                                                                                    \
+      case 16: {                                                                                  \
+        using U = uint16_t;                                                                       \
+        { __VA_ARGS__ }                                                                           \
+      } break;                                                                                    \
+      case 32: {                                                                                  \
+        using U = uint32_t;                                                                       \
+        { __VA_ARGS__ }                                                                           \
+      } break;                                                                                    \
+      case 64: {                                                                                  \
+        using U = unsigned long long;                                                             \
+        { __VA_ARGS__ }                                                                           \
+      } break;                                                                                    \
+      default:                                                                                    \
+        MXFFI_THROW(TypeError) << (fname) << ": unsupported dtype code " << int(mxffi_sz_t_.code) \
+                               << " bits " << int(mxffi_sz_t_.bits) << " lanes "                  \
+                               << mxffi_sz_t_.lanes;                                              \
+    }                                                                                             \
+  } while (0)
+
+#endif  // MXFFI_SRC_OP_SPARSE_SPARSE_UTIL_CUH_
