@@ -110,10 +110,8 @@ def why_no_gpu():
     """Why nothing can be measured here ("" when a GPU can be used by mxffi and PyTorch)."""
     reasons = []
     if not mxffi.cuda.is_available():
-        why = mxffi.cuda.unavailable_reason() or "no CUDA device"
-        if not mxffi.cuda.compiled():
-            why = "this build of mxffi has no CUDA support"
-        reasons.append(f"mxffi: {why}")
+        # The library's own reason, which also covers a build without CUDA.
+        reasons.append(f"mxffi: {mxffi.cuda.unavailable_reason() or 'no CUDA device'}")
     try:
         import torch
     except ImportError as e:
