@@ -14,6 +14,10 @@ if [ ! -x "$mxffi_venv/bin/python3" ]; then
     python3 -m venv --system-site-packages "$mxffi_venv"
   fi
 fi
+# The Cython extension compiles against the interpreter's headers (Debian: python3-dev).
+"$mxffi_venv/bin/python3" -c 'import os, sysconfig, sys
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' ||
+  bash scripts/deps.sh python3-dev
 export VIRTUAL_ENV=$mxffi_venv
 export PATH="$mxffi_venv/bin:$PATH"
 hash -r
