@@ -289,11 +289,6 @@ static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg,
     return 0;
   } else if (tp == mxffi_py_ndarray_type) {
     if (MXFFIPyNumpyTensor(arg, cell, temp)) return 0;
-  } else if (tp == mxffi_py_dtype_type) {
-    cell->type_index = kMXFFIDataType;
-    cell->v_int64 = 0;
-    memcpy(&cell->v_dtype, (char*)arg + mxffi_py_dtype_offset, sizeof(DLDataType));
-    return 0;
   } else if (tp == &PyTuple_Type || tp == &PyList_Type) {
     if (MXFFIPyIntSequence(func, arg, cell, temp)) return 0;
     if (PyErr_Occurred()) return -1;
@@ -304,6 +299,11 @@ static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg,
       cell->v_obj = obj;
       return 0;
     }
+  } else if (tp == mxffi_py_dtype_type) {  /* last: shapes and arrays pay nothing for it */
+    cell->type_index = kMXFFIDataType;
+    cell->v_int64 = 0;
+    memcpy(&cell->v_dtype, (char*)arg + mxffi_py_dtype_offset, sizeof(DLDataType));
+    return 0;
   }
   return mxffi_py_hooks.arg_slow(func, i, arg, cell, temp, keep);
 }
