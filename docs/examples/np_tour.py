@@ -17,6 +17,28 @@ assert str((y + np.ones(4)).dtype) == "float64"  # a numpy array is not weak
 assert y.T.shape == (4, 3)  # transpose is a view too
 # [arrays.end]
 
+# [dtypes.begin]
+f32 = mxffi.DataType("f4")  # numpy's names and codes: one grammar for DataType(x) and dtype=x
+assert f32 == mnp.float32 == "float32" and hash(f32) == hash("float32")
+assert mnp.zeros(2, dtype=float).dtype == "float64"  # Python's float is numpy's float64
+assert mnp.zeros(2, dtype=int).dtype == mnp.int64
+assert mxffi.DataType(np.dtype("<c8")) == mnp.complex64  # complex types read (ops come later)
+assert mxffi.DataType("float32x4").lanes == 4  # DLPack's lane form, which numpy has no reading for
+for bad in (">f8", "U", "V8", "float128"):  # big-endian, str, void, long double: no such arrays
+    try:
+        mxffi.DataType(bad)
+    except TypeError as e:
+        assert f"mxffi.DataType: data type '{bad}'" in str(e)
+    else:
+        raise AssertionError(bad)
+try:
+    answer = f32 == np.float32  # numpy says True, but a DataType hashes as its name does
+except TypeError as e:
+    assert "compare with mxffi.DataType(<class 'numpy.float32'>) or 'float32'" in str(e)
+else:
+    raise AssertionError(answer)
+# [dtypes.end]
+
 # [numpy.begin]
 a = np.arange(6.0).reshape(2, 3)
 m = mnp.from_dlpack(a)  # zero copy, both ways

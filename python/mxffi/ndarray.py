@@ -12,7 +12,6 @@ from ctypes import POINTER, Structure, c_int, c_int32, c_int64, c_uint8, c_uint1
 
 from ._ffi import DataType, Device, Object, get_global_func, register_object
 from ._ffi import _impl as _core  # the selected core, Cython or ctypes
-from ._ffi.dtype import dtype_str
 from ._ffi.error import export_refused
 
 __all__ = ["NDArray", "empty", "from_dlpack"]
@@ -117,7 +116,7 @@ class NDArray(Object):
     @property
     def dtype(self):
         t = self._tensor()
-        return DataType(dtype_str(t.code, t.bits, t.lanes))
+        return _core.dtype_from_fields(t.code, t.bits, t.lanes)
 
     @property
     def device(self):

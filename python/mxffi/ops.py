@@ -8,7 +8,7 @@ functions (``mxffi.np.quadratic``) fill the same parameters from typed arguments
 """
 
 from ._ffi import DataType, get_global_func
-from ._ffi.dtype import is_numpy_dtype_like, numpy_dtype_name
+from ._ffi.dtype import is_builtin_dtype, is_numpy_dtype_like
 
 __all__ = ["dispatch", "info", "invoke", "list_ops"]
 
@@ -27,8 +27,10 @@ def _param_str(value):
         return str(value)
     if value is None:
         return "None"
-    if is_numpy_dtype_like(value):
-        return numpy_dtype_name(value)
+    if is_builtin_dtype(value) or is_numpy_dtype_like(value):
+        # float, numpy.float32, numpy.dtype("f4"): their canonical name, so the op's dtype
+        # parameter reads the type they name (a str goes as written, read by the same grammar).
+        return str(DataType(value))
     return str(value)
 
 

@@ -286,18 +286,6 @@ TEST(OpParam, ShapeAndDTypeFields) {
   EXPECT_EQ(os.str(), "float32");
 }
 
-TEST(DataType, FromStringReadsNumpyNames) {
-  auto bits = [](const char* s) { return mxffi::DataTypeFromString(s, "t").bits; };
-  EXPECT_EQ(bits("float64"), 64);
-  EXPECT_EQ(bits("f4"), 32);
-  EXPECT_EQ(bits("<f8"), 64);
-  EXPECT_EQ(mxffi::DataTypeFromString("bool", "t").code, kDLBool);
-  EXPECT_EQ(mxffi::DataTypeFromString("bfloat16", "t").code, kDLBfloat);
-  EXPECT_EQ(mxffi::DataTypeFromString("int8x4", "t").lanes, 4);
-  MXFFI_EXPECT_THROW_KIND(mxffi::DataTypeFromString("float33", "np.zeros"), "TypeError",
-                          "np.zeros: data type 'float33' not understood");
-}
-
 TEST(Parallel, EveryIndexRunsExactlyOnce) {
   constexpr int64_t n = 1 << 20;
   std::vector<std::atomic<int>> hits(n);

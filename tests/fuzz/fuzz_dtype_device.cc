@@ -1,13 +1,17 @@
 // The dtype and device string parsers: DataTypeFromString, and the dtype and device arguments
 // of np.empty given as every string cell kind (inline, raw, view, String object).
 //
-// A dtype name is accepted exactly when it is a known name, optionally after one byte-order
-// mark ('<', '=', '|') and optionally followed by "x<lanes>" with lanes in [1, 65535]; the
-// accepted dtype prints back (DataTypeToString) to a name that parses to the same dtype. A
-// device string is accepted exactly when it is "cpu", "cuda" or "gpu", optionally followed by
+// A dtype name is accepted exactly when it is one of numpy's type names (no byte-order mark),
+// one of numpy's character codes after at most one byte-order mark ('<', '=', '|', or '>' for a
+// one-byte type only: arrays are little-endian), or a canonical name followed by "x<lanes>" with
+// lanes in [1, 65535]; a refused name is a TypeError whose message starts "<caller>: data type
+// '"; the accepted dtype prints back (DataTypeToString) to a name that parses to the same dtype.
+// A device string is accepted exactly when it is "cpu", "cuda" or "gpu", optionally followed by
 // ":" and decimal digits naming an id in [0, 2^31); anything else is a ValueError or TypeError.
 #include <mxffi/mxffi.h>
 #include <mxffi/ndarray/ndarray.h>
+
+#include <algorithm>
 
 #include "fuzz_util.h"
 
@@ -56,27 +60,44 @@ std::optional<DLDevice> ReferenceDevice(std::string_view s) {
   return std::nullopt;
 }
 
-/*! \brief Whether the text is a known name with an optional byte-order mark and lanes suffix. */
-bool ReferenceDTypeShape(std::string_view s, const std::string_view* names, size_t n) {
-  if (!s.empty() && (s[0] == '<' || s[0] == '=' || s[0] == '|')) s.remove_prefix(1);
-  for (size_t i = 0; i < n; ++i) {
-    if (s == names[i]) return true;
-  }
-  size_t x = s.rfind('x');
-  if (x == std::string_view::npos || x == 0 || x + 1 >= s.size()) return false;
-  std::string_view tail = s.substr(x + 1);
-  if (tail.size() > 5) return false;
-  int64_t lanes = 0;
-  for (char c : tail) {
-    if (c < '0' || c > '9') return false;
-    lanes = lanes * 10 + (c - '0');
-  }
-  if (lanes < 1 || lanes > 65535) return false;
-  std::string_view base = s.substr(0, x);
-  for (size_t i = 0; i < n; ++i) {
-    if (base == names[i]) return true;
+template <size_t N>
+bool In(const std::string_view (&names)[N], std::string_view s) {
+  for (std::string_view n : names) {
+    if (s == n) return true;
   }
   return false;
+}
+
+/*! \brief Whether the grammar above accepts s (written apart from the parser, as a check). */
+bool ReferenceDType(std::string_view s) {
+  static const std::string_view kCanonical[] = {
+      "float64", "float32", "int64",  "int32",  "bool",   "float16",   "bfloat16",  "int8",
+      "int16",   "uint8",   "uint16", "uint32", "uint64", "complex64", "complex128"};
+  static const std::string_view kNames[] = {
+      "float", "int",  "complex", "uint",     "double",    "single",  "half",   "bool_",
+      "int_",  "intp", "uintp",   "byte",     "ubyte",     "short",   "ushort", "intc",
+      "uintc", "long", "ulong",   "longlong", "ulonglong", "csingle", "cdouble"};
+  static const std::string_view kCodes[] = {"f8", "f4", "i8", "i4", "?",  "b1",  "f2", "i1", "i2",
+                                            "u1", "u2", "u4", "u8", "c8", "c16", "b",  "B",  "h",
+                                            "H",  "i",  "I",  "l",  "L",  "q",   "Q",  "p",  "P",
+                                            "n",  "N",  "e",  "f",  "d",  "F",   "D"};
+  static const std::string_view kOneByte[] = {"?", "b1", "i1", "u1", "b", "B"};
+  if (In(kCanonical, s) || In(kNames, s)) return true;
+  std::string_view code = s;
+  char mark = 0;
+  if (!code.empty() && (code[0] == '<' || code[0] == '>' || code[0] == '=' || code[0] == '|')) {
+    mark = code[0];
+    code.remove_prefix(1);
+  }
+  if (In(kCodes, code)) return mark != '>' || In(kOneByte, code);
+  size_t x = s.rfind('x');
+  if (x == std::string_view::npos || x + 1 >= s.size()) return false;
+  int64_t lanes = 0;
+  for (char c : s.substr(x + 1)) {
+    if (c < '0' || c > '9') return false;
+    lanes = std::min<int64_t>(lanes * 10 + (c - '0'), 1 << 20);
+  }
+  return lanes >= 1 && lanes <= 65535 && In(kCanonical, s.substr(0, x));
 }
 
 /*! \brief A cell holding text as one of the string kinds; storage keeps it alive. */
@@ -111,14 +132,6 @@ MXFFIAny TextCell(FuzzedDataProvider* in, const std::string& text, std::string* 
 }
 
 void FuzzDType(FuzzedDataProvider* in, const std::string& text) {
-  static const std::string_view kNames[] = {
-      "float64", "float32",   "int64",  "int32",    "bool",  "float16", "bfloat16", "int8", "int16",
-      "uint8",   "uint16",    "uint32", "uint64",   "float", "int",     "bool_",    "?",    "b1",
-      "i1",      "byte",      "b",      "i2",       "short", "h",       "i4",       "intc", "i",
-      "i8",      "int_",      "long",   "longlong", "intp",  "l",       "q",        "u1",   "ubyte",
-      "B",       "u2",        "ushort", "H",        "u4",    "uintc",   "I",        "u8",   "uint",
-      "ulong",   "ulonglong", "uintp",  "L",        "Q",     "f2",      "half",     "e",    "f4",
-      "single",  "f",         "f8",     "double",   "d"};
   std::optional<DLDataType> parsed;
   try {
     parsed = mxffi::DataTypeFromString(text, "fuzz");
@@ -127,7 +140,7 @@ void FuzzDType(FuzzedDataProvider* in, const std::string& text) {
       Fail("DataTypeFromString(" + Show(text) + ") threw " + e.kind() + ": " + e.message());
     }
   }
-  bool want = ReferenceDTypeShape(text, kNames, sizeof(kNames) / sizeof(kNames[0]));
+  bool want = ReferenceDType(text);
   if (parsed.has_value() != want) {
     Fail("DataTypeFromString(" + Show(text) + ") " + (parsed ? "accepted" : "refused") +
          " a name the grammar " + (want ? "accepts" : "refuses"));

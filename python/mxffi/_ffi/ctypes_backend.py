@@ -40,6 +40,7 @@ __all__ = [
     "Function",
     "Object",
     "Shape",
+    "dtype_from_fields",
     "get_global_func",
     "list_global_func_names",
     "register_func",
@@ -268,17 +269,46 @@ def register_object(type_key=None):
     return register
 
 
+# What a user wrote (a str, Python's float, numpy.float32, a numpy dtype) -> its DataType, so a
+# repeated spelling costs one dict lookup; misses go to the C++ grammar (ndarray.parse_dtype).
+# Only spellings that parse are kept.
+_DTYPE_CACHE = {}
+
+
+def _as_dtype(obj, caller):
+    """obj as a DataType: a DataType as it is, anything else read by the one grammar, errors
+    naming caller (a TypeError for a spelling that names no type mxffi has)."""
+    if isinstance(obj, DataType):
+        return obj
+    try:
+        hit = _DTYPE_CACHE.get(obj)
+    except TypeError:  # unhashable: not a data type either; dtype_text says so
+        hit = None
+    if hit is not None:
+        return hit
+    text = str(obj) if isinstance(obj, str) else _dtype.dtype_text(obj, caller)
+    parsed = _GLOBALS["ndarray.parse_dtype"](text, caller)
+    if len(_DTYPE_CACHE) < _dtype.CACHE_LIMIT:
+        _DTYPE_CACHE[obj] = parsed
+    return parsed
+
+
 class DataType:
-    """A DLPack data type: DataType("float32")."""
+    """A data type: DataType("float32"), DataType("f4"), DataType(float), DataType(numpy.int8),
+    DataType("int8x4") (DLPack lanes).
+
+    Any spelling numpy reads as a type mxffi has is accepted, and so is "bfloat16"; a spelling
+    that names no such type is a TypeError (numpy's class). A DataType equals another DataType
+    of the same type and its canonical name (str(d), "float32") and hashes as that name does;
+    comparing it with another spelling of the same type ("f4", numpy.float32, a numpy dtype) is a
+    TypeError rather than an answer that a dict or set would contradict.
+    """
 
     __slots__ = ("code", "bits", "lanes")
 
     def __init__(self, dtype):
-        if isinstance(dtype, DataType):
-            self.code, self.bits, self.lanes = dtype.code, dtype.bits, dtype.lanes
-            return
-        key = dtype if isinstance(dtype, str) else _dtype.numpy_dtype_name(dtype)
-        self.code, self.bits, self.lanes = _dtype.parse_dtype(key)
+        d = _as_dtype(dtype, "mxffi.DataType")
+        self.code, self.bits, self.lanes = d.code, d.bits, d.lanes
 
     def __str__(self):
         return _dtype.dtype_str(self.code, self.bits, self.lanes)
@@ -287,17 +317,46 @@ class DataType:
         return f"mxffi.DataType('{self}')"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            try:
-                other = DataType(other)
-            except ValueError:
-                return False
-        if not isinstance(other, DataType):
+        if isinstance(other, DataType):
+            return (self.code, self.bits, self.lanes) == (other.code, other.bits, other.lanes)
+        if not (
+            isinstance(other, str)
+            or _dtype.is_builtin_dtype(other)
+            or _dtype.is_numpy_dtype_like(other)
+        ):
             return NotImplemented
-        return (self.code, self.bits, self.lanes) == (other.code, other.bits, other.lanes)
+        name = str(self)
+        if isinstance(other, str) and other == name:
+            return True
+        try:
+            o = _as_dtype(other, "mxffi.DataType.__eq__")
+        except TypeError:
+            return False  # names no type mxffi has ("csr", "U3"): not this one
+        if (o.code, o.bits, o.lanes) != (self.code, self.bits, self.lanes):
+            return False
+        raise TypeError(
+            f"mxffi.DataType: comparing {name} with {other!r}, another spelling of {name}: a "
+            f"DataType equals only DataTypes and its canonical name '{name}', so that equal "
+            f"values hash alike; compare with mxffi.DataType({other!r}) or '{name}'"
+        )
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
 
     def __hash__(self):
-        return hash((self.code, self.bits, self.lanes))
+        return hash(str(self))
+
+    def __reduce__(self):
+        return (_dtype.from_fields, (self.code, self.bits, self.lanes))
+
+
+def dtype_from_fields(code, bits, lanes):
+    """The DataType (code, bits, lanes), any DLPack data type (an imported tensor's included)."""
+    _dtype.check_fields(code, bits, lanes)
+    d = DataType.__new__(DataType)
+    d.code, d.bits, d.lanes = code, bits, lanes
+    return d
 
 
 class Device:
@@ -483,8 +542,11 @@ def _to_cell(func, index, arg, cell, keep):
     elif isinstance(arg, Device):
         cell.type_index = DEVICE
         cell.v_device = DLDevice(arg.device_type, arg.device_id)
-    elif _dtype.is_numpy_dtype_like(arg):
-        dt = DataType(_dtype.numpy_dtype_name(arg))
+    elif (tp is type and _dtype.is_builtin_dtype(arg)) or _dtype.is_numpy_dtype_like(arg):
+        # float, numpy.float32, numpy.dtype("int8"), ml_dtypes.bfloat16: a DataType wherever it
+        # is passed, as dtype= wants (a callable parameter then refuses it; wrap the type in a
+        # lambda to pass it as a callable).
+        dt = _DTYPE_CACHE.get(arg) or _as_dtype(arg, _label(func, index))
         cell.type_index = DATA_TYPE
         cell.v_dtype = DLDataType(dt.code, dt.bits, dt.lanes)
     elif tp.__module__ == "numpy" and tp.__name__ == "ndarray" and arg.dtype.name == "bfloat16":
@@ -925,6 +987,7 @@ for _name in (
     "container.shape",
     "object.get_attr",
     "object.field_names",
+    "ndarray.parse_dtype",
 ):
     _GLOBALS[_name] = get_global_func(_name)
 _lib.MXFFIEnvSetCheckSignals(_check_signals)

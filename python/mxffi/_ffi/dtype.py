@@ -1,26 +1,38 @@
 """Text forms of DLPack data types and devices, shared by the Cython and ctypes cores.
 
+Data types have one grammar, in C++ (``DataTypeFromString``, reached through the global
+``ndarray.parse_dtype``): numpy's names and character codes, byte-order marks, "bfloat16" and
+DLPack's lane form ("float32x4"). Each core keeps a cache from what a user wrote to its DataType,
+so a repeated spelling costs a dict lookup; this module says what text the grammar reads for a
+value that is not a str (Python's bool/int/float/complex, numpy dtypes and scalar types) and
+prints a data type's canonical name.
+
 "float32" <-> (kDLFloat, 32, 1)      "int8x4" <-> (kDLInt, 8, 4)      "bool" <-> (6, 8, 1)
 "cuda:1"  <-> (kDLCUDA, 1)
 """
 
 import operator
-import re
 
 __all__ = [
     "BUFFER_FORMATS",
     "DEVICE_TYPES",
+    "check_fields",
     "device_name",
     "dtype_str",
+    "dtype_text",
+    "from_fields",
+    "is_builtin_dtype",
+    "is_numpy_dtype_like",
     "parse_device",
-    "parse_dtype",
     "shape_dims",
 ]
 
-_DTYPE_CODES = {"int": 0, "uint": 1, "float": 2, "handle": 3, "bfloat": 4, "complex": 5}
-_DTYPE_NAMES = {v: k for k, v in _DTYPE_CODES.items()}
+_DTYPE_NAMES = {0: "int", 1: "uint", 2: "float", 3: "handle", 4: "bfloat", 5: "complex"}
 _BOOL = 6
-_DTYPE_RE = re.compile(r"^([a-z]+)(\d*)(?:x(\d+))?$")
+# Python's type objects that numpy reads as data types, checked by identity.
+_BUILTIN_DTYPES = ((bool, "bool"), (int, "int"), (float, "float"), (complex, "complex"))
+# The largest number of spellings a core's cache keeps; more (lane counts) are parsed each time.
+CACHE_LIMIT = 4096
 
 # Buffer-protocol (struct module) format characters as DLPack (code, bits), native byte order.
 BUFFER_FORMATS = {
@@ -63,36 +75,21 @@ DEVICE_TYPES = {
 _DEVICE_NAMES = {v: k for k, v in DEVICE_TYPES.items()}
 
 
-def parse_dtype(text):
-    """(code, bits, lanes) for a data type name such as "float32", "uint8x4" or "bool"."""
-    m = _DTYPE_RE.match(text.strip())
-    if m is None or (m.group(1) not in _DTYPE_CODES and m.group(1) != "bool"):
-        raise ValueError(
-            f"mxffi.DataType: cannot parse '{text}'; expected int, uint, float, bfloat, "
-            "complex or bool followed by a bit width and an optional lane count, e.g. 'float32' "
-            "or 'int8x4'"
-        )
-    name, digits, lane_text = m.groups()
-    lanes = int(lane_text) if lane_text else 1
-    if not 0 < lanes < 65536:
-        raise ValueError(f"mxffi.DataType: cannot parse '{text}'; lane count {lanes} out of range")
-    if name == "bool":
-        if digits and digits != "8":
-            raise ValueError(f"mxffi.DataType: cannot parse '{text}'; bool is 8 bits")
-        return _BOOL, 8, lanes
-    bits = int(digits) if digits else (64 if name == "handle" else 32)
-    if not 0 < bits < 256:
-        raise ValueError(f"mxffi.DataType: cannot parse '{text}'; bit width {bits} out of range")
-    return _DTYPE_CODES[name], bits, lanes
-
-
 def dtype_str(code, bits, lanes):
-    """The name of (code, bits, lanes), the inverse of parse_dtype."""
+    """The canonical name of (code, bits, lanes), as C++ DataTypeToString prints it."""
     if code == _BOOL and bits == 8:
         text = "bool"
+    elif code in _DTYPE_NAMES:
+        text = f"{_DTYPE_NAMES[code]}{bits}"
     else:
-        text = f"{_DTYPE_NAMES.get(code, f'code{code}_')}{bits}"
+        text = f"code{code}_{bits}"
     return text if lanes == 1 else f"{text}x{lanes}"
+
+
+def is_builtin_dtype(obj):
+    """Whether obj is Python's bool, int, float or complex type object (numpy's dtype spellings
+    for bool, int64, float64 and complex128)."""
+    return obj is float or obj is int or obj is bool or obj is complex
 
 
 def is_numpy_dtype_like(arg):
@@ -104,18 +101,41 @@ def is_numpy_dtype_like(arg):
     return False
 
 
-def numpy_dtype_name(dtype):
-    """The name of a numpy dtype-like (numpy.float32, "f4", numpy.dtype("int8"))."""
-    try:
+def dtype_text(obj, caller):
+    """The text the C++ grammar reads for a data type given as something other than a str: a
+    builtin type object ("float" for float), a numpy dtype or scalar type (numpy's own spelling
+    with its byte order, "<f4", ">f8", "|V8", so the grammar refuses what it cannot hold; the
+    name for ml_dtypes' types, "bfloat16"). TypeError naming caller for anything else."""
+    for t, name in _BUILTIN_DTYPES:
+        if obj is t:
+            return name
+    if is_numpy_dtype_like(obj):
         import numpy
-    except ImportError:
-        raise TypeError(
-            f"mxffi.DataType: expected a str or numpy dtype, got {type(dtype).__name__}"
-        ) from None
-    try:
-        return str(numpy.dtype(dtype))
-    except TypeError as e:
-        raise TypeError(f"mxffi.DataType: cannot interpret {dtype!r} as a data type: {e}") from None
+
+        d = numpy.dtype(obj)
+        return d.name if d.type.__module__.startswith("ml_dtypes") else d.str
+    got = f"the class {obj.__qualname__}" if isinstance(obj, type) else type(obj).__name__
+    raise TypeError(
+        f"{caller}: expected a data type (a name such as 'float32' or 'f4', a numpy dtype or "
+        f"scalar type, bool, int, float, complex or a DataType), got {got}"
+    )
+
+
+def check_fields(code, bits, lanes):
+    """ValueError unless (code, bits, lanes) fit DLDataType's uint8, uint8 and uint16 fields."""
+    for name, value, limit in (("code", code, 256), ("bits", bits, 256), ("lanes", lanes, 65536)):
+        if type(value) is not int or not 0 <= value < limit:
+            raise ValueError(
+                f"mxffi.DataType: {name} must be an int in [0, {limit}), got {value!r}"
+            )
+
+
+def from_fields(code, bits, lanes):
+    """The DataType (code, bits, lanes) of the selected core; pickled DataTypes load through it,
+    whichever core made them."""
+    from . import _impl
+
+    return _impl.dtype_from_fields(code, bits, lanes)
 
 
 def parse_device(device_type, device_id=0):

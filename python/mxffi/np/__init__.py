@@ -11,10 +11,13 @@ from . import _methods
 
 ndarray = NDArray
 
-bool_ = "bool"
-int8, int16, int32, int64 = "int8", "int16", "int32", "int64"
-uint8, uint16, uint32, uint64 = "uint8", "uint16", "uint32", "uint64"
-float16, bfloat16, float32, float64 = "float16", "bfloat16", "float32", "float64"
+# numpy's scalar type names, as DataTypes: mnp.zeros(3, dtype=mnp.float32), x.dtype == mnp.int8.
+bool = bool_ = DataType("bool")  # numpy 2 has both names
+int8, int16, int32, int64 = (DataType(f"int{b}") for b in (8, 16, 32, 64))
+uint8, uint16, uint32, uint64 = (DataType(f"uint{b}") for b in (8, 16, 32, 64))
+float16, bfloat16 = DataType("float16"), DataType("bfloat16")
+float32, float64 = DataType("float32"), DataType("float64")
+complex64, complex128 = DataType("complex64"), DataType("complex128")
 
 
 def cpu(device_id=0):
@@ -35,6 +38,7 @@ __all__ = _init_api("np", __name__) + [
     "cuda",
     "from_dlpack",
     "ndarray",
+    "bool",
     "bool_",
     "int8",
     "int16",
@@ -48,4 +52,6 @@ __all__ = _init_api("np", __name__) + [
     "bfloat16",
     "float32",
     "float64",
+    "complex64",
+    "complex128",
 ]

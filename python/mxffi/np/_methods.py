@@ -95,9 +95,7 @@ def __str__(self):  # noqa: N807
 
 def astype(self, dtype, copy=True):
     """A copy converted to dtype; self when copy is False and nothing needs converting."""
-    if not copy and str(self.dtype) == str(
-        DataType(dtype) if not isinstance(dtype, str) else dtype
-    ):
+    if not copy and self.dtype == DataType(dtype):
         return self
     return _np.astype(self, dtype)
 

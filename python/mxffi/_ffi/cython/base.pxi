@@ -151,6 +151,7 @@ cdef extern from "fastcall.h":
                         Py_ssize_t vectorcall_offset) except -1
     void* MXFFIPyVectorcallPtr()
     void MXFFIPySetNdarrayType(object tp)
+    void MXFFIPySetDataType(PyTypeObject* tp, Py_ssize_t offset)
     int MXFFIPySetClass(int32_t type_index, object cls) except -1
     int MXFFIPySetSparseClass(int32_t stype, object cls) except -1
     object MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize_t nargs)

@@ -222,10 +222,20 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
         cell.type_index = kMXFFIDataType
         cell.v_dtype = (<DataType>arg).cdtype
         return 0
-    if _dtype.is_numpy_dtype_like(arg):
-        # numpy.float32, numpy.dtype("int8"), ml_dtypes.bfloat16: a DataType, as dtype= wants.
-        dt = DataType(_dtype.numpy_dtype_name(arg))
-        _keep(keep, dt)
+    if tp is type or tp.__module__ == "numpy.dtypes":
+        # A class or a numpy dtype spelled before (float, numpy.float32): one dict lookup.
+        dt = _DTYPE_CACHE.get(arg)
+        if dt is not None:
+            cell.type_index = kMXFFIDataType
+            cell.v_dtype = (<DataType>dt).cdtype
+            return 0
+    if (tp is type and _dtype.is_builtin_dtype(arg)) or _dtype.is_numpy_dtype_like(arg):
+        # float, numpy.float32, numpy.dtype("int8"), ml_dtypes.bfloat16: a DataType wherever it
+        # is passed, as dtype= wants (a callable parameter then refuses it; wrap the type in a
+        # lambda to pass it as a callable).
+        dt = _DTYPE_CACHE.get(arg)
+        if dt is None:
+            dt = _as_dtype(arg, _arg_label(fn, index))
         cell.type_index = kMXFFIDataType
         cell.v_dtype = (<DataType>dt).cdtype
         return 0

@@ -56,9 +56,10 @@ cdef MXFFIPyHooks _hooks
 
 def _init():
     global _FUNCTION_INFO, _ARRAY, _MAP, _SHAPE, _GET_ATTR, _FIELD_NAMES
-    global _MAP_GET, _ARRAY_GET, _ARRAY_SIZE
+    global _MAP_GET, _ARRAY_GET, _ARRAY_SIZE, _PARSE_DTYPE
     cdef Function probe = Function.__new__(Function)
     cdef char* base = <char*><PyObject*>probe
+    cdef DataType dtype_probe = DataType.__new__(DataType)
     _hooks.arg_slow = _hook_arg_slow
     _hooks.ret_slow = _hook_ret_slow
     _hooks.raise_error = _hook_raise
@@ -67,6 +68,8 @@ def _init():
     _hooks.handle_offset = <char*>&probe.chandle - base
     _hooks.flags_offset = <char*>&probe._flags - base
     MXFFIPySetHooks(&_hooks, <PyTypeObject*>Function, <char*>&probe._vectorcall - base)
+    MXFFIPySetDataType(<PyTypeObject*>DataType,
+                       <char*>&dtype_probe.cdtype - <char*><PyObject*>dtype_probe)
     MXFFIEnvSetCheckSignals(_check_signals)
     MXFFIEnvSetGILHooks(_release_gil, _restore_gil)
     _ARRAY = get_global_func("container.array")
@@ -78,6 +81,7 @@ def _init():
     _ARRAY_GET = get_global_func("container.array_get_item")
     _ARRAY_SIZE = get_global_func("container.array_size")
     _FUNCTION_INFO = get_global_func("registry.function_info")
+    _PARSE_DTYPE = get_global_func("ndarray.parse_dtype")
 
 
 def abi_version():

@@ -78,6 +78,12 @@ static PyTypeObject* mxffi_py_sparse_class[3];
 static PyObject* mxffi_py_empty_tuple = NULL;
 /*! \brief numpy.ndarray once an argument of that exact type has been seen, else NULL. */
 static PyTypeObject* mxffi_py_ndarray_type = NULL;
+/*!
+ * \brief mxffi.DataType and where its DLDataType sits in the instance: dtype=mnp.float32 takes
+ *  the exact-type switch like a str does.
+ */
+static PyTypeObject* mxffi_py_dtype_type = NULL;
+static Py_ssize_t mxffi_py_dtype_offset = 0;
 
 #define MXFFI_PY_RELEASE_GIL 1
 
@@ -293,6 +299,11 @@ static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg,
       cell->v_obj = obj;
       return 0;
     }
+  } else if (tp == mxffi_py_dtype_type) {  /* last: shapes and arrays pay nothing for it */
+    cell->type_index = kMXFFIDataType;
+    cell->v_int64 = 0;
+    memcpy(&cell->v_dtype, (char*)arg + mxffi_py_dtype_offset, sizeof(DLDataType));
+    return 0;
   }
   return mxffi_py_hooks.arg_slow(func, i, arg, cell, temp, keep);
 }
@@ -460,5 +471,11 @@ static inline void* MXFFIPyVectorcallPtr(void) { return (void*)MXFFIPyFunctionVe
 
 /*! \brief Remember numpy.ndarray for the exact-type switch. */
 static inline void MXFFIPySetNdarrayType(PyObject* tp) { mxffi_py_ndarray_type = (PyTypeObject*)tp; }
+
+/*! \brief Remember mxffi.DataType, whose DLDataType is at offset, for the exact-type switch. */
+static inline void MXFFIPySetDataType(PyTypeObject* tp, Py_ssize_t offset) {
+  mxffi_py_dtype_type = tp;
+  mxffi_py_dtype_offset = offset;
+}
 
 #endif  /* MXFFI_PYTHON_FASTCALL_H_ */

@@ -165,29 +165,62 @@ cdef object _wrap_borrowed(MXFFIObject* handle):
 # ---------------------------------------------------------------------------------------------
 # DataType and Device: plain values carried inline in the value cell.
 
+# What a user wrote (a str, Python's float, numpy.float32, a numpy dtype) -> its DataType, so a
+# repeated spelling costs one dict lookup; misses go to the C++ grammar (ndarray.parse_dtype).
+# Only spellings that parse are kept.
 cdef dict _DTYPE_CACHE = {}
+_PARSE_DTYPE = None  # set by _init
+
+
+cdef DataType _as_dtype(obj, caller):
+    """obj as a DataType: a DataType as it is, anything else read by the one grammar, errors
+    naming caller (a TypeError for a spelling that names no type mxffi has)."""
+    if type(obj) is DataType:
+        return <DataType>obj
+    try:
+        hit = _DTYPE_CACHE.get(obj)
+    except TypeError:  # unhashable: not a data type either; dtype_text says so
+        hit = None
+    if hit is not None:
+        return <DataType>hit
+    if isinstance(obj, DataType):
+        return _make_dtype((<DataType>obj).cdtype)
+    text = str(obj) if isinstance(obj, str) else _dtype.dtype_text(obj, caller)
+    parsed = _PARSE_DTYPE(text, caller)
+    if len(_DTYPE_CACHE) < _dtype.CACHE_LIMIT:
+        _DTYPE_CACHE[obj] = parsed
+    return <DataType>parsed
+
+
+# (code, bits, lanes) packed in an int -> the canonical name, which str(), == and hash() use.
+cdef dict _DTYPE_NAMES = {}
+
+
+cdef str _dtype_name(DLDataType t):
+    key = <uint32_t>t.code | (<uint32_t>t.bits << 8) | (<uint32_t>t.lanes << 16)
+    name = _DTYPE_NAMES.get(key)
+    if name is None:
+        name = _dtype.dtype_str(t.code, t.bits, t.lanes)
+        if len(_DTYPE_NAMES) < _dtype.CACHE_LIMIT:
+            _DTYPE_NAMES[key] = name
+    return name
 
 
 cdef class DataType:
-    """A DLPack data type: DataType("float32"), DataType("int8x4"), DataType(numpy.float64)."""
+    """A data type: DataType("float32"), DataType("f4"), DataType(float), DataType(numpy.int8),
+    DataType("int8x4") (DLPack lanes).
+
+    Any spelling numpy reads as a type mxffi has is accepted, and so is "bfloat16"; a spelling
+    that names no such type is a TypeError (numpy's class). A DataType equals another DataType
+    of the same type and its canonical name (str(d), "float32") and hashes as that name does;
+    comparing it with another spelling of the same type ("f4", numpy.float32, a numpy dtype) is a
+    TypeError rather than an answer that a dict or set would contradict.
+    """
 
     cdef DLDataType cdtype
 
     def __init__(self, dtype):
-        cdef DataType parsed
-        if isinstance(dtype, DataType):
-            self.cdtype = (<DataType>dtype).cdtype
-            return
-        key = dtype if isinstance(dtype, str) else _dtype.numpy_dtype_name(dtype)
-        parsed = _DTYPE_CACHE.get(key)
-        if parsed is None:
-            code, bits, lanes = _dtype.parse_dtype(key)
-            parsed = DataType.__new__(DataType)
-            parsed.cdtype.code = code
-            parsed.cdtype.bits = bits
-            parsed.cdtype.lanes = lanes
-            _DTYPE_CACHE[key] = parsed
-        self.cdtype = parsed.cdtype
+        self.cdtype = _as_dtype(dtype, "mxffi.DataType").cdtype
 
     @property
     def code(self):
@@ -202,28 +235,58 @@ cdef class DataType:
         return self.cdtype.lanes
 
     def __str__(self):
-        return _dtype.dtype_str(self.cdtype.code, self.cdtype.bits, self.cdtype.lanes)
+        return _dtype_name(self.cdtype)
 
     def __repr__(self):
-        return f"mxffi.DataType('{self}')"
+        return f"mxffi.DataType('{_dtype_name(self.cdtype)}')"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            try:
-                other = DataType(other)
-            except ValueError:
-                return False
-        if not isinstance(other, DataType):
-            return NotImplemented
-        return (self.cdtype.code == (<DataType>other).cdtype.code
-                and self.cdtype.bits == (<DataType>other).cdtype.bits
-                and self.cdtype.lanes == (<DataType>other).cdtype.lanes)
+        return _dtype_equal(self, other)
+
+    def __ne__(self, other):
+        eq = _dtype_equal(self, other)
+        return eq if eq is NotImplemented else not eq
 
     def __hash__(self):
-        return hash((self.cdtype.code, self.cdtype.bits, self.cdtype.lanes))
+        return hash(_dtype_name(self.cdtype))
 
     def __reduce__(self):
-        return (DataType, (str(self),))
+        return (_dtype.from_fields, (self.cdtype.code, self.cdtype.bits, self.cdtype.lanes))
+
+
+cdef object _dtype_equal(DataType self, other):
+    cdef DLDataType o
+    if isinstance(other, DataType):
+        o = (<DataType>other).cdtype
+        return o.code == self.cdtype.code and o.bits == self.cdtype.bits and \
+            o.lanes == self.cdtype.lanes
+    if not (isinstance(other, str) or _dtype.is_builtin_dtype(other)
+            or _dtype.is_numpy_dtype_like(other)):
+        return NotImplemented
+    name = _dtype_name(self.cdtype)
+    if isinstance(other, str) and other == name:
+        return True
+    try:
+        o = _as_dtype(other, "mxffi.DataType.__eq__").cdtype
+    except TypeError:
+        return False  # names no type mxffi has ("csr", "U3"): not this one
+    if o.code != self.cdtype.code or o.bits != self.cdtype.bits or o.lanes != self.cdtype.lanes:
+        return False
+    raise TypeError(
+        f"mxffi.DataType: comparing {name} with {other!r}, another spelling of {name}: a "
+        f"DataType equals only DataTypes and its canonical name '{name}', so that equal values "
+        f"hash alike; compare with mxffi.DataType({other!r}) or '{name}'"
+    )
+
+
+def dtype_from_fields(code, bits, lanes):
+    """The DataType (code, bits, lanes), any DLPack data type (an imported tensor's included)."""
+    cdef DLDataType t
+    _dtype.check_fields(code, bits, lanes)
+    t.code = code
+    t.bits = bits
+    t.lanes = lanes
+    return _make_dtype(t)
 
 
 cdef DataType _make_dtype(DLDataType t):
