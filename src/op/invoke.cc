@@ -149,6 +149,9 @@ DispatchMode InferDispatch(const OpAttrs& attrs, Span<const NDArray> inputs,
     MXFFI_CHECK(inputs[i].defined(), TypeError) << op->name << ": input #" << i << " is None";
     const DLTensor& t = inputs[i].tensor();
     in_stype[i] = inputs[i].stype();
+    if (!IsKnownStorageType(in_stype[i])) {
+      ThrowUnknownStorage(in_stype[i], op->name, "input #" + std::to_string(i));
+    }
     shapes.emplace_back(t.shape, t.ndim);
     if (i == 0) device = t.device;
   }
@@ -185,6 +188,10 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     new (&in_shape[i]) TShape(t.shape, t.ndim);
     in_type[i] = t.dtype;
     in_stype[i] = inputs[i].stype();
+    // No kernel, storage inference or fallback ever sees a storage type it does not know.
+    if (!IsKnownStorageType(in_stype[i])) {
+      ThrowUnknownStorage(in_stype[i], name, "input #" + std::to_string(i));
+    }
     if (i == 0) {
       device = t.device;
     } else if (t.device.device_type != device.device_type ||
@@ -205,6 +212,9 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
       << " is not supported; only the CPU (1) and CUDA (2) are";
   for (size_t i = 0; i < nout; ++i) {
     if (!outputs[i].defined()) continue;
+    if (!IsKnownStorageType(outputs[i].stype())) {
+      ThrowUnknownStorage(outputs[i].stype(), name, "output #" + std::to_string(i));
+    }
     const DLDevice d = outputs[i].tensor().device;
     MXFFI_CHECK(d.device_type == device.device_type && d.device_id == device.device_id, ValueError)
         << name << ": output #" << i << " is on device (" << d.device_type << ", " << d.device_id

@@ -108,7 +108,7 @@ NDArray NDArray::EmptySparse(StorageType stype, const int64_t* shape, int32_t nd
                              DLDataType dtype, DLDevice device) {
   MXFFI_CHECK(stype == StorageType::kCSR || stype == StorageType::kRowSparse, ValueError)
       << "ndarray.empty_sparse: storage type must be csr or row_sparse, got "
-      << StorageTypeName(stype);
+      << StorageTypeName(stype) << " (" << static_cast<int32_t>(stype) << ")";
   MXFFI_CHECK(stype != StorageType::kCSR || ndim == 2, ValueError)
       << "ndarray.empty_sparse: a csr array is 2-D, got " << ndim << " dimensions";
   MXFFI_CHECK(ndim >= 1, ValueError) << "ndarray.empty_sparse: a row_sparse array has at least "
@@ -219,17 +219,20 @@ NDArray NDArray::RowSparse(const int64_t* shape, int32_t ndim, NDArray data, NDA
 
 const NDArray& NDArray::sparse_data() const {
   MXFFI_CHECK(is_sparse(), TypeError) << "ndarray.data: the array is dense, not sparse";
+  CheckStorageKnown("ndarray.data", "the array");
   MXFFI_CHECK(storage_initialized(), ValueError) << "ndarray.data: storage not initialised";
   return static_cast<const NDArray&>(get()->aux_[0]);
 }
 
 const NDArray& NDArray::sparse_indices() const {
   MXFFI_CHECK(is_sparse(), TypeError) << "ndarray.indices: the array is dense, not sparse";
+  CheckStorageKnown("ndarray.indices", "the array");
   MXFFI_CHECK(storage_initialized(), ValueError) << "ndarray.indices: storage not initialised";
   return static_cast<const NDArray&>(get()->aux_[1]);
 }
 
 const NDArray& NDArray::sparse_indptr() const {
+  CheckStorageKnown("ndarray.indptr", "the array");
   MXFFI_CHECK(stype() == StorageType::kCSR, TypeError)
       << "ndarray.indptr: only csr arrays have indptr, not " << StorageTypeName(stype());
   MXFFI_CHECK(storage_initialized(), ValueError) << "ndarray.indptr: storage not initialised";
@@ -238,6 +241,7 @@ const NDArray& NDArray::sparse_indptr() const {
 
 void NDArray::SetSparseStorage(NDArray data, NDArray indices, NDArray indptr) const {
   MXFFI_CHECK(is_sparse(), TypeError) << "ndarray.set_sparse_storage: the array is dense";
+  CheckStorageKnown("ndarray.set_sparse_storage", "the array");
   NDArrayObj* obj = const_cast<NDArrayObj*>(get());
   obj->aux_[0] = std::move(data);
   obj->aux_[1] = std::move(indices);
@@ -246,6 +250,7 @@ void NDArray::SetSparseStorage(NDArray data, NDArray indices, NDArray indptr) co
 
 void NDArray::CheckAndAlloc(int64_t nnz, DLDataType idx_dtype) const {
   MXFFI_CHECK(is_sparse(), TypeError) << "ndarray.check_and_alloc: the array is dense";
+  CheckStorageKnown("ndarray.check_and_alloc", "the array");
   MXFFI_CHECK(IsIndexDType(idx_dtype), TypeError)
       << "ndarray.check_and_alloc: index dtype must be int32 or int64, got "
       << DataTypeToString(idx_dtype);
