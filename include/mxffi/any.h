@@ -327,7 +327,7 @@ struct TypeTraits<DLTensor*> {
     if (src->type_index == kMXFFINDArray) {
       // A sparse array has no dense tensor to lend.
       MXFFINDArrayObj* a = reinterpret_cast<MXFFINDArrayObj*>(src->v_obj);
-      if (a->stype != 0) return std::nullopt;
+      if (a->stype != kMXFFIStorageDefault) return std::nullopt;
       return &a->tensor;
     }
     return std::nullopt;

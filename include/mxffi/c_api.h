@@ -240,6 +240,24 @@ typedef struct {
 } MXFFIShapeObj;
 
 /*!
+ * \brief How an NDArray stores its elements: the value of MXFFINDArrayObj::stype.
+ *
+ * The values are frozen (tests/cpp/test_abi_layout.cc pins them; the op-library ABI's
+ * MXFFI_OPLIB_STYPE_* equal them). A storage type may be added in a minor version, with a new
+ * value: code meeting a value it does not know must treat the array as an opaque sparse array
+ * (its tensor's data is NULL, never elements to read) and refuse what it cannot do with it, with
+ * an error naming the value.
+ */
+typedef enum {
+  /*! \brief "default": dense; the tensor holds every element. */
+  kMXFFIStorageDefault = 0,
+  /*! \brief "row_sparse": data (k rows) and indices (k sorted row ids). */
+  kMXFFIStorageRowSparse = 1,
+  /*! \brief "csr": data, indices (column ids) and indptr. */
+  kMXFFIStorageCSR = 2,
+} MXFFIStorageType;
+
+/*!
  * \brief Layout of NDArray objects: the DLTensor sits right after the header, then the storage
  *  type (since 1.2). A dense array's tensor is its elements. A sparse one's tensor has its
  *  logical shape, dtype and device and a NULL data pointer: its values and indices are dense
@@ -248,7 +266,10 @@ typedef struct {
 typedef struct {
   MXFFIObject header;
   DLTensor tensor;
-  /*! \brief 0 default (dense), 1 row_sparse, 2 csr. */
+  /*!
+   * \brief An MXFFIStorageType value, held as int32_t so that the layout does not depend on
+   *  the compiler's choice of an enum's size. Any value but kMXFFIStorageDefault is sparse.
+   */
   int32_t stype;
 } MXFFINDArrayObj;
 

@@ -56,7 +56,7 @@
 /*! \brief From infer_stype: no sparse kernel for these storage types; use the dense fallback. */
 #define MXFFI_OPLIB_FALLBACK 1
 
-/*! \brief Storage types, as mxffi numbers them. */
+/*! \brief Storage types: the values of c_api.h's MXFFIStorageType (frozen; ABI-tested). */
 #define MXFFI_OPLIB_STYPE_DEFAULT 0
 #define MXFFI_OPLIB_STYPE_ROW_SPARSE 1
 #define MXFFI_OPLIB_STYPE_CSR 2

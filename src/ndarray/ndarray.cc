@@ -140,6 +140,14 @@ NDArrayObj::~NDArrayObj() {
   if (managed_v_ != nullptr && managed_v_->deleter != nullptr) managed_v_->deleter(managed_v_);
 }
 
+void ThrowUnknownStorage(StorageType stype, std::string_view fname, std::string_view what) {
+  MXFFI_THROW(TypeError) << fname << ": " << what << " has storage type "
+                         << static_cast<int32_t>(stype)
+                         << ", which this version of mxffi does not know (an array from a newer "
+                         << "version?); it is not read as dense, and nothing here can read it";
+  __builtin_unreachable();
+}
+
 int64_t DataTypeBytes(DLDataType dtype) {
   return (static_cast<int64_t>(dtype.bits) * dtype.lanes + 7) / 8;
 }
@@ -252,6 +260,7 @@ NDArray NDArray::FromBorrowed(const DLTensor& tensor) {
 NDArray NDArray::View(const NDArray& base, const int64_t* shape, const int64_t* strides,
                       int32_t ndim, int64_t byte_offset) {
   MXFFI_CHECK(base.defined(), ValueError) << "ndarray.view: the base array is null";
+  base.CheckStorageKnown("ndarray.view", "the base array");
   MXFFI_CHECK(!base.is_sparse(), TypeError)
       << "ndarray.view: the base array is " << StorageTypeName(base.stype())
       << "; views are of dense arrays";
@@ -382,6 +391,7 @@ NDArray NDArray::FromDLPackVersioned(DLManagedTensorVersioned* managed) {
 
 DLManagedTensor* NDArray::ToDLPack() const {
   MXFFI_CHECK(defined(), ValueError) << "ndarray.to_dlpack: the array is null";
+  CheckStorageKnown("ndarray.to_dlpack", "the array");
   MXFFI_CHECK(!is_sparse(), TypeError)
       << "ndarray.to_dlpack: DLPack has no sparse tensors; this array is "
       << StorageTypeName(stype()) << " (convert it with tostype('default') first)";
@@ -394,6 +404,7 @@ DLManagedTensor* NDArray::ToDLPack() const {
 
 DLManagedTensorVersioned* NDArray::ToDLPackVersioned() const {
   MXFFI_CHECK(defined(), ValueError) << "ndarray.to_dlpack: the array is null";
+  CheckStorageKnown("ndarray.to_dlpack", "the array");
   MXFFI_CHECK(!is_sparse(), TypeError)
       << "ndarray.to_dlpack: DLPack has no sparse tensors; this array is "
       << StorageTypeName(stype()) << " (convert it with tostype('default') first)";
@@ -489,6 +500,8 @@ namespace {
 void CopyInto(const NDArray& src, const NDArray& dst) {
   const DLTensor& s = src.tensor();
   const DLTensor& d = dst.tensor();
+  src.CheckStorageKnown("ndarray.copyto", "the source");
+  dst.CheckStorageKnown("ndarray.copyto", "the destination");
   MXFFI_CHECK(src.stype() == dst.stype(), TypeError)
       << "ndarray.copyto: storage type mismatch, " << StorageTypeName(src.stype()) << " into "
       << StorageTypeName(dst.stype());

@@ -9,10 +9,12 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../ndarray/cuda/device.h"
@@ -22,6 +24,48 @@ namespace mxffi {
 namespace {
 
 const char* DeviceKey(DLDevice dev) { return dev.device_type == kDLCPU ? "cpu" : "gpu"; }
+
+/*!
+ * \brief Room for n values of T, inline for up to kMaxOpArgs (every op of a fixed arity), on the
+ *  heap beyond (the many inputs of an op whose input count comes from its parameters). The
+ *  values start uninitialised; each is written before it is read.
+ */
+template <typename T>
+class ArgBuffer {
+  static_assert(std::is_trivially_destructible_v<T>, "nothing is destroyed");
+
+ public:
+  explicit ArgBuffer(size_t n) {
+    if (n > static_cast<size_t>(kMaxOpArgs)) heap_.reset(new unsigned char[n * sizeof(T)]);
+  }
+  T* data() { return reinterpret_cast<T*>(heap_ ? heap_.get() : inline_); }
+
+ private:
+  alignas(T) unsigned char inline_[kMaxOpArgs * sizeof(T)];
+  std::unique_ptr<unsigned char[]> heap_;
+};
+
+/*! \brief TypeError for a call with another number of inputs than the op takes. */
+[[noreturn, gnu::noinline, gnu::cold]] void ThrowInputCount(const OpAttrs& attrs, size_t given,
+                                                            uint32_t expected) {
+  const Op* op = attrs.op;
+  std::string which;
+  if (op->variable_inputs()) {
+    which = op->key_var_num_args.empty()
+                ? std::string(" (for these parameters)")
+                : " (" + op->key_var_num_args + "=" + std::to_string(expected) + ")";
+  }
+  MXFFI_THROW(TypeError) << op->name << ": expected " << expected << " input(s)" << which
+                         << ", got " << given;
+  __builtin_unreachable();
+}
+
+/*! \brief The number of inputs a call takes; TypeError unless given is that. */
+inline void CheckInputCount(const OpAttrs& attrs, size_t given) {
+  const Op* op = attrs.op;
+  const uint32_t expected = op->get_num_inputs ? op->get_num_inputs(attrs) : op->num_inputs;
+  if (given != expected) ThrowInputCount(attrs, given, expected);
+}
 
 /*! \brief Storage inference without an FInferStorageType: dense in, dense out. */
 DispatchMode DefaultDispatch(const Op::CallAttrs& call, bool gpu, Span<const StorageType> in,
@@ -131,24 +175,104 @@ void InvokeFallback(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArr
   }
 }
 
+/*!
+ * \return whether two dense tensors are the same elements: the same first element, device,
+ *  dtype, shape and strides (compared where an extent exceeds 1, as they address memory).
+ */
+bool SameElements(const DLTensor& a, const DLTensor& b) {
+  if (static_cast<const char*>(a.data) + a.byte_offset !=
+          static_cast<const char*>(b.data) + b.byte_offset ||
+      a.ndim != b.ndim || a.device.device_type != b.device.device_type ||
+      a.device.device_id != b.device.device_id || a.dtype.code != b.dtype.code ||
+      a.dtype.bits != b.dtype.bits || a.dtype.lanes != b.dtype.lanes) {
+    return false;
+  }
+  int64_t sa[kMaxNDim], sb[kMaxNDim];
+  NDArray::CompactStrides(a, sa);
+  NDArray::CompactStrides(b, sb);
+  for (int32_t d = 0; d < a.ndim; ++d) {
+    if (a.shape[d] != b.shape[d]) return false;
+    const int64_t da = a.strides != nullptr ? a.strides[d] : sa[d];
+    const int64_t db = b.strides != nullptr ? b.strides[d] : sb[d];
+    if (a.shape[d] > 1 && da != db) return false;
+  }
+  return true;
+}
+
+/*! \return whether the dense tensor out is exactly one of the dense inputs. */
+bool IsAnInput(const DLTensor& out, Span<const NDArray> inputs) {
+  for (const NDArray& in : inputs) {
+    if (!in.is_sparse() && SameElements(out, in.tensor())) return true;
+  }
+  return false;
+}
+
+/*!
+ * \brief The storage-aware kernel on outputs the caller gave, which may be inputs. A dense
+ *  output that is exactly a dense input gets kWriteInplace when the op sets "TWriteInplace",
+ *  else a temporary copied into it afterwards; a sparse output that is an input gets a fresh
+ *  array, whose parts it takes afterwards (a sparse result always has new parts).
+ */
+void RunExOnGivenOutputs(const OpAttrs& attrs, const FComputeEx& compute_ex, const OpContext& ctx,
+                         Span<const NDArray> inputs, Span<NDArray> outputs, const bool* given,
+                         OpReqType* req) {
+  const size_t nout = outputs.size();
+  NDArray kernel_out[kMaxOpArgs];
+  bool substituted[kMaxOpArgs];
+  for (size_t i = 0; i < nout; ++i) {
+    kernel_out[i] = outputs[i];
+    substituted[i] = false;
+    if (!given[i]) continue;
+    const NDArray& o = outputs[i];
+    const DLTensor& t = o.tensor();
+    if (o.is_sparse()) {
+      for (const NDArray& in : inputs) substituted[i] |= in.same_as(o);
+      if (substituted[i]) {
+        kernel_out[i] = NDArray::EmptySparse(o.stype(), t.shape, t.ndim, t.dtype, t.device);
+      }
+    } else if (IsAnInput(t, inputs)) {
+      if (attrs.op->call_attrs().write_inplace) {
+        req[i] = OpReqType::kWriteInplace;
+      } else {
+        substituted[i] = true;
+        kernel_out[i] = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
+      }
+    }
+  }
+  compute_ex(attrs, ctx, inputs, Span<const OpReqType>(req, nout),
+             Span<const NDArray>(kernel_out, nout));
+  for (size_t i = 0; i < nout; ++i) {
+    if (!substituted[i]) continue;
+    const NDArray& k = kernel_out[i];
+    if (k.is_sparse()) {
+      outputs[i].SetSparseStorage(k.sparse_data(), k.sparse_indices(),
+                                  k.stype() == StorageType::kCSR ? k.sparse_indptr() : NDArray());
+    } else {
+      NDArray::CopyFromTo(k.tensor(), outputs[i].tensor());
+    }
+  }
+}
+
 }  // namespace
 
 DispatchMode InferDispatch(const OpAttrs& attrs, Span<const NDArray> inputs,
                            Span<StorageType> out_stype) {
   const Op* op = attrs.op;
   MXFFI_CHECK(op != nullptr && op->index >= 0, ValueError) << "InferDispatch: no op given";
-  MXFFI_CHECK(inputs.size() == op->num_inputs && out_stype.size() == op->num_outputs, TypeError)
-      << op->name << ": expected " << op->num_inputs << " input(s) and " << op->num_outputs
-      << " output(s), got " << inputs.size() << " and " << out_stype.size();
-  MXFFI_CHECK(inputs.size() <= kMaxOpArgs, ValueError)
-      << op->name << ": at most " << kMaxOpArgs << " inputs";
-  StorageType in_stype[kMaxOpArgs];
+  CheckInputCount(attrs, inputs.size());
+  MXFFI_CHECK(out_stype.size() == op->num_outputs, TypeError)
+      << op->name << ": expected " << op->num_outputs << " output(s), got " << out_stype.size();
+  ArgBuffer<StorageType> in_stype_buf(inputs.size());
+  StorageType* in_stype = in_stype_buf.data();
   std::vector<TShape> shapes;
   DLDevice device = attrs.device;
   for (size_t i = 0; i < inputs.size(); ++i) {
     MXFFI_CHECK(inputs[i].defined(), TypeError) << op->name << ": input #" << i << " is None";
     const DLTensor& t = inputs[i].tensor();
     in_stype[i] = inputs[i].stype();
+    if (!IsKnownStorageType(in_stype[i])) {
+      ThrowUnknownStorage(in_stype[i], op->name, "input #" + std::to_string(i));
+    }
     shapes.emplace_back(t.shape, t.ndim);
     if (i == 0) device = t.device;
   }
@@ -160,24 +284,26 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   const Op* op = attrs.op;
   MXFFI_CHECK(op != nullptr && op->index >= 0, ValueError) << "Invoke: no op given";
   const char* name = op->name.c_str();
-  MXFFI_CHECK(inputs.size() == op->num_inputs, TypeError)
-      << name << ": expected " << op->num_inputs << " input(s), got " << inputs.size();
+  CheckInputCount(attrs, inputs.size());
   MXFFI_CHECK(outputs.size() == op->num_outputs, TypeError)
       << name << ": expected " << op->num_outputs << " output(s), got " << outputs.size();
-  MXFFI_CHECK(inputs.size() <= kMaxOpArgs && outputs.size() <= kMaxOpArgs, ValueError)
-      << name << ": at most " << kMaxOpArgs << " inputs and outputs";
+  MXFFI_CHECK(outputs.size() <= kMaxOpArgs, ValueError)
+      << name << ": at most " << kMaxOpArgs << " outputs";
   const Op::CallAttrs& call = op->call_attrs();
   const size_t nin = inputs.size(), nout = outputs.size();
 
-  // Inline shapes, constructed only for the inputs and outputs this op has.
-  alignas(TShape) unsigned char shape_storage[2 * kMaxOpArgs * sizeof(TShape)];
-  TShape* in_shape = reinterpret_cast<TShape*>(shape_storage);
-  TShape* out_shape = in_shape + kMaxOpArgs;
-  for (size_t i = 0; i < outputs.size() && i < static_cast<size_t>(kMaxOpArgs); ++i) {
-    new (&out_shape[i]) TShape();
-  }
-  DLDataType in_type[kMaxOpArgs], out_type[kMaxOpArgs];
-  StorageType in_stype[kMaxOpArgs], out_stype[kMaxOpArgs];
+  // Shapes constructed only for the inputs and outputs this op has; the inputs' inline unless
+  // a variable-arity op has more than kMaxOpArgs of them.
+  ArgBuffer<TShape> in_shape_buf(nin), out_shape_buf(nout);
+  TShape* in_shape = in_shape_buf.data();
+  TShape* out_shape = out_shape_buf.data();
+  for (size_t i = 0; i < nout; ++i) new (&out_shape[i]) TShape();
+  ArgBuffer<DLDataType> in_type_buf(nin);
+  ArgBuffer<StorageType> in_stype_buf(nin);
+  DLDataType* in_type = in_type_buf.data();
+  StorageType* in_stype = in_stype_buf.data();
+  DLDataType out_type[kMaxOpArgs];
+  StorageType out_stype[kMaxOpArgs];
   DLDevice device = attrs.device;
   for (size_t i = 0; i < nin; ++i) {
     MXFFI_CHECK(inputs[i].defined(), TypeError) << name << ": input #" << i << " is None";
@@ -185,6 +311,10 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     new (&in_shape[i]) TShape(t.shape, t.ndim);
     in_type[i] = t.dtype;
     in_stype[i] = inputs[i].stype();
+    // No kernel, storage inference or fallback ever sees a storage type it does not know.
+    if (!IsKnownStorageType(in_stype[i])) {
+      ThrowUnknownStorage(in_stype[i], name, "input #" + std::to_string(i));
+    }
     if (i == 0) {
       device = t.device;
     } else if (t.device.device_type != device.device_type ||
@@ -205,6 +335,9 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
       << " is not supported; only the CPU (1) and CUDA (2) are";
   for (size_t i = 0; i < nout; ++i) {
     if (!outputs[i].defined()) continue;
+    if (!IsKnownStorageType(outputs[i].stype())) {
+      ThrowUnknownStorage(outputs[i].stype(), name, "output #" + std::to_string(i));
+    }
     const DLDevice d = outputs[i].tensor().device;
     MXFFI_CHECK(d.device_type == device.device_type && d.device_id == device.device_id, ValueError)
         << name << ": output #" << i << " is on device (" << d.device_type << ", " << d.device_id
@@ -230,8 +363,13 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     return;
   }
 
+  // The outputs the caller gave (out=): only those can be one of the inputs.
+  bool given[kMaxOpArgs];
+  bool any_given = false;
   for (size_t i = 0; i < nout; ++i) {
-    if (!outputs[i].defined()) {
+    given[i] = outputs[i].defined();
+    any_given |= given[i];
+    if (!given[i]) {
       outputs[i] =
           out_stype[i] == StorageType::kDefault
               ? NDArray::Empty(out_shape[i].data(), out_shape[i].ndim(), out_type[i], device)
@@ -254,6 +392,7 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     MXFFI_CHECK(!outputs[i].read_only(), ValueError)
         << name << ": output #" << i << " is read-only";
   }
+  const bool may_alias = any_given && nin > 0;
 
   // A GPU kernel runs with its device current, on that device's current stream.
   OpContext ctx;
@@ -266,6 +405,10 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   if (mode == DispatchMode::kFComputeEx) {
     MXFFI_CHECK(compute_ex != nullptr, NotImplementedError)
         << name << ": has no kernel for device " << DeviceKey(device);
+    if (may_alias) {
+      RunExOnGivenOutputs(attrs, *compute_ex, ctx, inputs, outputs, given, req);
+      return;
+    }
     (*compute_ex)(attrs, ctx, inputs, Span<const OpReqType>(req, nout),
                   Span<const NDArray>(outputs.data(), nout));
     return;
@@ -279,7 +422,10 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     MXFFI_CHECK(!inputs[i].is_sparse(), ValueError)
         << name << ": storage inference sent sparse input #" << i << " to the dense kernel";
   }
-  DLTensor in_blob[kMaxOpArgs], out_blob[kMaxOpArgs];
+  ArgBuffer<DLTensor> in_blob_buf(nin);
+  DLTensor* in_blob = in_blob_buf.data();
+  DLTensor out_blob[kMaxOpArgs];
+  bool out_temp[kMaxOpArgs];
   const bool strided_ok = call.strided_inputs;
   bool need_temps = false;
   for (size_t i = 0; i < nin; ++i) {
@@ -288,15 +434,25 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   }
   for (size_t i = 0; i < nout; ++i) {
     out_blob[i] = outputs[i].tensor();
-    need_temps |= !NDArray::IsContiguous(out_blob[i]);
+    // A strided out= array is written through a contiguous temporary; so is one that is an
+    // input of an op whose kernel cannot write over its input (see OpReqType).
+    out_temp[i] = !NDArray::IsContiguous(out_blob[i]);
+    if (!out_temp[i] && may_alias && given[i] && IsAnInput(out_blob[i], inputs)) {
+      if (call.write_inplace) {
+        req[i] = OpReqType::kWriteInplace;
+      } else {
+        out_temp[i] = true;
+      }
+    }
+    need_temps |= out_temp[i];
   }
   if (!need_temps) {
     (*compute)(attrs, ctx, Span<const DLTensor>(in_blob, nin), Span<const OpReqType>(req, nout),
                Span<const DLTensor>(out_blob, nout));
     return;
   }
-  // Copies of strided inputs for a kernel that wants contiguous ones; outputs written through a
-  // contiguous temporary when the caller's out= array is strided.
+  // Copies of strided inputs for a kernel that wants contiguous ones; outputs written through
+  // contiguous temporaries where out_temp says so.
   std::vector<NDArray> in_temps(nin), out_temps(nout);
   for (size_t i = 0; i < nin; ++i) {
     if (!strided_ok && !NDArray::IsContiguous(in_blob[i])) {
@@ -305,7 +461,7 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     }
   }
   for (size_t i = 0; i < nout; ++i) {
-    if (!NDArray::IsContiguous(out_blob[i])) {
+    if (out_temp[i]) {
       out_temps[i] = NDArray::Empty(out_blob[i].shape, out_blob[i].ndim, out_blob[i].dtype, device);
       out_blob[i] = out_temps[i].tensor();
     }

@@ -4,6 +4,7 @@
  *  C ABI, for the C++, C and Python tests and the benchmarks.
  */
 #include <mxffi/mxffi.h>
+#include <mxffi/ndarray/ndarray.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -313,6 +314,26 @@ MXFFI_REGISTER_API("testing.tensor_first_f64")
       double first;
       std::memcpy(&first, static_cast<const char*>(x->data) + x->byte_offset, sizeof(first));
       return first;
+    });
+
+MXFFI_REGISTER_API("testing.ndarray_of_storage")
+    .describe(
+        "A float32 CPU array of the given 2-D shape whose storage type field holds stype and "
+        "whose tensor has no data: what an array of a storage type added in a later version "
+        "looks like to this one.")
+    .arg("rows")
+    .arg("cols")
+    .arg("stype")
+    .set_body_typed([](int64_t rows, int64_t cols, int32_t stype) {
+      ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
+      obj->tensor.data = nullptr;
+      obj->tensor.device = DLDevice{kDLCPU, 0};
+      obj->tensor.dtype = DLDataType{kDLFloat, 32, 1};
+      obj->tensor.byte_offset = 0;
+      const int64_t shape[2] = {rows, cols};
+      obj->SetShape(shape, nullptr, 2);
+      obj->stype = stype;
+      return NDArray(std::move(obj));
     });
 
 }  // namespace testing

@@ -23,6 +23,7 @@ int main(void) {
 
   EXPECT(MXFFIGetVersion(&major, NULL, NULL) == 0 && major == MXFFI_VERSION_MAJOR);
   EXPECT(sizeof(MXFFIAny) == 16);
+  EXPECT(kMXFFIStorageDefault == 0 && kMXFFIStorageRowSparse == 1 && kMXFFIStorageCSR == 2);
   EXPECT(MXFFIFuncGetGlobal("testing.add", &add) == 0 && add != NULL);
 
   memset(args, 0, sizeof(args));

@@ -193,4 +193,58 @@ TEST(Sparse, DenseViewsAndDLPackRefuseSparseArrays) {
   EXPECT_FALSE(v.try_cast<DLTensor*>().has_value());
 }
 
+// What an array of a storage type added in a later minor version looks like here: a 3 x 4
+// float64 array whose storage field holds 7, with no data.
+NDArray UnknownStorageArray() {
+  mxffi::ObjectPtr<mxffi::NDArrayObj> obj = mxffi::make_object<mxffi::NDArrayObj>();
+  obj->tensor.data = nullptr;
+  obj->tensor.device = DLDevice{kDLCPU, 0};
+  obj->tensor.dtype = kF64;
+  obj->tensor.byte_offset = 0;
+  const int64_t shape[] = {3, 4};
+  obj->SetShape(shape, nullptr, 2);
+  obj->stype = 7;
+  return NDArray(std::move(obj));
+}
+
+TEST(Sparse, AnUnknownStorageTypeIsAnOpaqueSparseArrayNeverADenseOne) {
+  NDArray x = UnknownStorageArray();
+  EXPECT_TRUE(x.is_sparse());
+  EXPECT_FALSE(mxffi::IsKnownStorageType(x.stype()));
+  EXPECT_STREQ(mxffi::StorageTypeName(x.stype()), "unknown");
+  const char* unknown = "has storage type 7, which this version of mxffi does not know";
+  // Invoke: a dense-only op (which would take the fallback for a sparse input), a sparse-aware
+  // one, and storage inference on its own.
+  MXFFI_EXPECT_THROW_KIND(RunOp("_copy", {x}), "TypeError",
+                          std::string("_copy: input #0 ") + unknown);
+  MXFFI_EXPECT_THROW_KIND(
+      RunOp("_npi_add", {Make<double>({3, 4}, kF64, std::vector<double>(12)), x}), "TypeError",
+      std::string("_npi_add: input #1 ") + unknown);
+  mxffi::OpAttrs attrs;
+  attrs.op = mxffi::Op::Get("_copy");
+  StorageType out_stype[1];
+  MXFFI_EXPECT_THROW_KIND(mxffi::InferDispatch(attrs, mxffi::Span<const NDArray>(&x, 1),
+                                               mxffi::Span<StorageType>(out_stype, 1)),
+                          "TypeError", unknown);
+  // An out= array of an unknown storage type is not written into either.
+  NDArray dense = Make<double>({3, 4}, kF64, std::vector<double>(12, 1.0));
+  NDArray out[1] = {x};
+  MXFFI_EXPECT_THROW_KIND(
+      mxffi::Invoke(attrs, mxffi::Span<const NDArray>(&dense, 1), mxffi::Span<NDArray>(out, 1)),
+      "TypeError", std::string("_copy: output #0 ") + unknown);
+  // Conversion to dense (what asnumpy and repr of values do), the parts, DLPack and views.
+  MXFFI_EXPECT_THROW_KIND(RunOp("cast_storage", {x}, {{"stype", "default"}}), "TypeError", unknown);
+  MXFFI_EXPECT_THROW_KIND(x.sparse_data(), "TypeError",
+                          std::string("ndarray.data: the array ") + unknown);
+  MXFFI_EXPECT_THROW_KIND(x.sparse_indices(), "TypeError", unknown);
+  MXFFI_EXPECT_THROW_KIND(x.sparse_indptr(), "TypeError", unknown);
+  MXFFI_EXPECT_THROW_KIND(x.CheckAndAlloc(2, kI64), "TypeError", unknown);
+  MXFFI_EXPECT_THROW_KIND(x.ToDLPack(), "TypeError", unknown);
+  MXFFI_EXPECT_THROW_KIND(x.ToDLPackVersioned(), "TypeError", unknown);
+  const int64_t shape[] = {12};
+  MXFFI_EXPECT_THROW_KIND(NDArray::View(x, shape, nullptr, 1, 0), "TypeError", unknown);
+  mxffi::AnyView v(x);
+  EXPECT_FALSE(v.try_cast<DLTensor*>().has_value());
+}
+
 }  // namespace

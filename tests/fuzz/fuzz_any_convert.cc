@@ -220,7 +220,7 @@ void AddCell(Pool* p, FuzzedDataProvider* in, int depth) {
       for (const Any& a : p->owned) {
         if (a.type_index() != kMXFFINDArray) continue;
         auto* obj = reinterpret_cast<MXFFINDArrayObj*>(a.raw()->v_obj);
-        if (obj->stype != 0 || in->ConsumeBool()) continue;
+        if (obj->stype != kMXFFIStorageDefault || in->ConsumeBool()) continue;
         c.type_index = kMXFFIDLTensorPtr;
         c.v_ptr = &obj->tensor;
         break;

@@ -238,6 +238,43 @@ def test_sparse_arrays_come_back_from_functions_as_their_class():
     assert type(mxffi.Array([x])[0]) is sparse.CSRNDArray
 
 
+def test_storage_type_values_are_the_c_abis():
+    from mxffi import _ffi
+
+    # c_api.h's MXFFIStorageType, frozen; both Python cores name them.
+    assert (_ffi.STORAGE_DEFAULT, _ffi.STORAGE_ROW_SPARSE, _ffi.STORAGE_CSR) == (0, 1, 2)
+    with pytest.raises(ValueError, match=r"register_sparse_class: stype must be .* got 7"):
+        _ffi.register_sparse_class(7, sparse.BaseSparseNDArray)
+
+
+def test_an_unknown_storage_type_is_an_opaque_sparse_array_never_a_dense_one():
+    # What an array of a storage type added in a later version (7 here) looks like to this one.
+    x = mxffi.testing.ndarray_of_storage(3, 4, 7)
+    assert type(x) is sparse.BaseSparseNDArray
+    assert x.stype == "unknown(7)" and x.shape == (3, 4) and str(x.dtype) == "float32"
+    assert repr(x) == (
+        "<BaseSparseNDArray 3x4 dtype=float32 stype=unknown(7), not readable by this version of "
+        "mxffi @cpu:0>"
+    )
+    unknown = "has storage type 7, which this version of mxffi does not know"
+    with pytest.raises(TypeError, match=f"^cast_storage: the array {unknown}"):
+        x.asnumpy()
+    with pytest.raises(TypeError, match=f"^cast_storage: the array {unknown}"):
+        np.asarray(x)
+    with pytest.raises(TypeError, match=f"^cast_storage: the array {unknown}"):
+        x.tostype("csr")
+    with pytest.raises(TypeError, match=f"^_npi_add: input #0 {unknown}"):
+        mnp.add(x, mnp.ones((3, 4), dtype="float32"))
+    with pytest.raises(TypeError, match=f"^_copy: input #0 {unknown}"):
+        mxffi.ops.invoke("_copy", x)
+    with pytest.raises(TypeError, match=f"^_copy: input #0 {unknown}"):
+        mxffi.ops.dispatch("_copy", x)
+    with pytest.raises(TypeError, match=f"^ndarray.data: the array {unknown}"):
+        _ = x.data
+    with pytest.raises(TypeError, match=f"^ndarray.to: the array {unknown}"):
+        x.to("cpu")
+
+
 # ---------------------------------------------------------------------------------------------
 # Dispatch and the dense fallback
 

@@ -35,7 +35,7 @@ class NDArrayObj : public Object {
    */
   DLTensor tensor;
   /*! \brief StorageType (MXFFINDArrayObj::stype); set once, when the array is made. */
-  int32_t stype = 0;
+  int32_t stype = kMXFFIStorageDefault;
 
   NDArrayObj() = default;
   NDArrayObj(const NDArrayObj&) = delete;
@@ -66,6 +66,14 @@ class NDArrayObj : public Object {
   DLManagedTensorVersioned* managed_v_ = nullptr;  // imported DLPack 1.x tensor
   bool read_only_ = false;
 };
+
+/*!
+ * \brief Raise TypeError for an array of a storage type this build does not know:
+ *  "<fname>: <what> has storage type <value>, which this version of mxffi does not know ...".
+ *  Such an array is never read as dense; this is what every function meeting one raises.
+ */
+[[noreturn]] MXFFI_DLL void ThrowUnknownStorage(StorageType stype, std::string_view fname,
+                                                std::string_view what);
 
 /*! \brief Reference to an NDArrayObj. */
 class NDArray : public ObjectRef {
@@ -139,8 +147,18 @@ class NDArray : public ObjectRef {
 
   /*! \return how the elements are stored. */
   StorageType stype() const { return static_cast<StorageType>(get()->stype); }
-  /*! \return whether the array is row_sparse or csr. */
-  bool is_sparse() const { return get()->stype != 0; }
+  /*!
+   * \return whether the array is not dense: row_sparse, csr, or a storage type this build does
+   *  not know (an opaque sparse array, whose tensor holds no elements either).
+   */
+  bool is_sparse() const { return get()->stype != kMXFFIStorageDefault; }
+  /*!
+   * \brief Raise TypeError (ThrowUnknownStorage) when the array's storage type is one this build
+   *  does not know; what names the array in the message ("input #0", "the array").
+   */
+  void CheckStorageKnown(const char* fname, const char* what) const {
+    if (!IsKnownStorageType(stype())) ThrowUnknownStorage(stype(), fname, what);
+  }
   /*!
    * \brief A sparse array of the given logical shape and value dtype whose storage is not
    *  initialised yet: what Invoke hands a sparse kernel as an output, which the kernel fills

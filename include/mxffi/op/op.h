@@ -42,7 +42,11 @@ namespace mxffi {
 
 /*! \brief Most dimensions an op works on (numpy's historical limit). */
 constexpr int kMaxNDim = 32;
-/*! \brief Most inputs or outputs of one op. */
+/*!
+ * \brief Most outputs of one op, and most inputs of an op with a fixed number of them; Invoke
+ *  holds that many inline. An op whose input count comes from its parameters (add_n) may take
+ *  more, which Invoke holds on the heap.
+ */
 constexpr int kMaxOpArgs = 16;
 /*! \brief Most ops one process can register. */
 constexpr int kMaxOps = 4096;
@@ -130,16 +134,20 @@ class Span {
   size_t size_ = 0;
 };
 
-/*! \brief What a kernel does with an output. */
+/*! \brief What a kernel does with an output: Invoke asks for one of these two. */
 enum class OpReqType : int32_t {
-  /*! \brief Leave it alone. */
-  kNullOp = 0,
-  /*! \brief Overwrite it. */
+  /*! \brief Overwrite it; it is none of the inputs. */
   kWriteTo = 1,
-  /*! \brief Overwrite it; it shares memory with an input. */
+  /*!
+   * \brief Overwrite it; it is exactly one of the inputs (the same memory with the same shape,
+   *  strides and dtype: an out= array that is also an operand). Invoke asks for it only of an
+   *  op setting the bool attribute "TWriteInplace" (an elementwise op, whose kernels read each
+   *  element before writing it); for any other op it runs the kernel into a temporary and
+   *  copies that into the output, so such a kernel only ever sees kWriteTo. A sparse output
+   *  that is also an input always gets new parts: the kernel fills a fresh array, whose parts
+   *  Invoke then gives the output.
+   */
   kWriteInplace = 2,
-  /*! \brief Add to what it holds. */
-  kAddTo = 3,
 };
 
 /*! \brief Where a kernel runs. */
@@ -177,7 +185,8 @@ using FInferStorageType = std::function<DispatchMode(
     const OpAttrs& attrs, DLDevice device, Span<const StorageType> in, Span<StorageType> out)>;
 /*!
  * \brief A dense kernel. Every input and output is C-contiguous (strides may be NULL) unless
- *  the op sets the bool attribute "TStridedInputs", in which case inputs may be strided.
+ *  the op sets the bool attribute "TStridedInputs", in which case inputs may be strided. An
+ *  output may be one of the inputs (req kWriteInplace) only if the op sets "TWriteInplace".
  */
 using FCompute =
     std::function<void(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
@@ -190,6 +199,11 @@ using FCompute =
 using FComputeEx =
     std::function<void(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
                        Span<const OpReqType> req, Span<const NDArray> out)>;
+/*!
+ * \brief The number of inputs of a call, from its parameters: for an op taking any number of
+ *  inputs (add_n, and concat or stack), as MXNet's set_num_inputs taking a function.
+ */
+using FNumInputs = std::function<uint32_t(const OpAttrs& attrs)>;
 /*! \brief Parse "name=value" strings into an owned parameter struct (generic invocation). */
 using FParamParse = std::function<std::shared_ptr<const void>(
     const std::vector<std::pair<std::string, std::string>>& kwargs)>;
@@ -242,9 +256,16 @@ class Op {
   std::string name;
   /*! \brief Doc string. */
   std::string description;
-  /*! \brief Number of inputs and outputs. */
+  /*! \brief Number of inputs (for an op of a fixed arity) and outputs. */
   uint32_t num_inputs = 1;
   uint32_t num_outputs = 1;
+  /*!
+   * \brief For an op taking any number of inputs: the count for a call's parameters (then
+   *  num_inputs is unused), and the parameter holding it, which generic invocation (ops.invoke)
+   *  fills from the number of inputs given when the caller leaves it out. Empty otherwise.
+   */
+  FNumInputs get_num_inputs;
+  std::string key_var_num_args;
   /*! \brief Name, type and doc of each input, in order. */
   struct Argument {
     std::string name, type, doc;
@@ -272,6 +293,8 @@ class Op {
     bool strided_inputs = false;
     /*! \brief TSparseSameShape. */
     bool sparse_same_shape = false;
+    /*! \brief TWriteInplace. */
+    bool write_inplace = false;
   };
   const CallAttrs& call_attrs() const { return call_attrs_; }
 
@@ -314,7 +337,24 @@ class Op {
   }
   Op& set_num_inputs(uint32_t n) {
     num_inputs = n;
+    get_num_inputs = nullptr;
     return *this;
+  }
+  /*! \brief Take as many inputs as fn gives for a call's parameters (add_n's num_args). */
+  Op& set_num_inputs(FNumInputs fn) {
+    get_num_inputs = std::move(fn);
+    return *this;
+  }
+  /*! \brief Name the parameter holding the number of inputs (see key_var_num_args). */
+  Op& set_key_var_num_args(std::string key) {
+    key_var_num_args = std::move(key);
+    return *this;
+  }
+  /*! \return whether the number of inputs comes from the parameters of each call. */
+  bool variable_inputs() const { return static_cast<bool>(get_num_inputs); }
+  /*! \return the number of inputs a call with these parameters takes. */
+  uint32_t NumInputs(const OpAttrs& attrs) const {
+    return get_num_inputs ? get_num_inputs(attrs) : num_inputs;
   }
   Op& set_num_outputs(uint32_t n) {
     num_outputs = n;
@@ -350,7 +390,7 @@ inline const T* OpMap<T>::get(const Op* op) const {
 /*!
  * \brief Run an op: infer, allocate the undefined outputs, dispatch.
  * \param attrs the op and its parameters.
- * \param inputs the op's num_inputs inputs.
+ * \param inputs the op's inputs: NumInputs(attrs) of them.
  * \param outputs the op's num_outputs outputs; each defined one is written into (its shape and
  *  dtype must be what inference gives), each undefined one is allocated.
  */

@@ -5,20 +5,33 @@
 #ifndef MXFFI_OP_STORAGE_H_
 #define MXFFI_OP_STORAGE_H_
 
+#include <mxffi/c_api.h>
+
 #include <cstdint>
 
 namespace mxffi {
 
-/*! \brief How an NDArray stores its elements; spelled as MXNet's users know them. */
+/*!
+ * \brief How an NDArray stores its elements; spelled as MXNet's users know them. The values are
+ *  the C ABI's MXFFIStorageType (frozen). An array may carry a value this build does not know
+ *  (a storage type added in a later minor version): it is sparse (is_sparse()), and code meeting
+ *  it refuses what it cannot do, never reading it as dense (IsKnownStorageType).
+ */
 enum class StorageType : int32_t {
   kUndefined = -1,
   /*! \brief "default": every element, C-contiguous or strided. */
-  kDefault = 0,
+  kDefault = kMXFFIStorageDefault,
   /*! \brief "row_sparse": data (k rows) and indices (k sorted row ids). */
-  kRowSparse = 1,
+  kRowSparse = kMXFFIStorageRowSparse,
   /*! \brief "csr": data, indices (column ids) and indptr. */
-  kCSR = 2,
+  kCSR = kMXFFIStorageCSR,
 };
+
+/*! \return whether stype is one this build can read: default, row_sparse or csr. */
+constexpr bool IsKnownStorageType(StorageType stype) {
+  return stype == StorageType::kDefault || stype == StorageType::kRowSparse ||
+         stype == StorageType::kCSR;
+}
 
 /*! \brief Which kernel Invoke runs. */
 enum class DispatchMode : int32_t {
@@ -31,7 +44,10 @@ enum class DispatchMode : int32_t {
   kFComputeFallback = 2,
 };
 
-/*! \return "default", "row_sparse", "csr" or "undefined". */
+/*!
+ * \return "default", "row_sparse", "csr", "undefined" (kUndefined, before inference) or
+ *  "unknown" (a value this build does not know; errors name the value as well).
+ */
 inline const char* StorageTypeName(StorageType stype) {
   switch (stype) {
     case StorageType::kDefault:
@@ -40,8 +56,10 @@ inline const char* StorageTypeName(StorageType stype) {
       return "row_sparse";
     case StorageType::kCSR:
       return "csr";
-    default:
+    case StorageType::kUndefined:
       return "undefined";
+    default:
+      return "unknown";
   }
 }
 

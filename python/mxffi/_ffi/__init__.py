@@ -29,3 +29,7 @@ list_global_func_names = _impl.list_global_func_names
 register_func = _impl.register_func
 register_object = _impl.register_object
 register_sparse_class = _impl.register_sparse_class
+# c_api.h's MXFFIStorageType: the frozen values of an NDArray's storage type field.
+STORAGE_DEFAULT = _impl.STORAGE_DEFAULT
+STORAGE_ROW_SPARSE = _impl.STORAGE_ROW_SPARSE
+STORAGE_CSR = _impl.STORAGE_CSR

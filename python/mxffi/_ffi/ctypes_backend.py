@@ -46,12 +46,17 @@ __all__ = [
     "register_func",
     "register_object",
     "register_sparse_class",
+    "STORAGE_CSR",
+    "STORAGE_DEFAULT",
+    "STORAGE_ROW_SPARSE",
 ]
 
 # Type codes, as c_api.h fixes them.
 NONE, INT, BOOL, FLOAT, OPAQUE_PTR, DATA_TYPE, DEVICE, DLTENSOR_PTR = range(8)
 RAW_STR, SMALL_STR, SMALL_BYTES, STR_VIEW, BYTES_VIEW = range(8, 13)
 OBJECT_BEGIN, STRING, BYTES, FUNCTION, SHAPE = 64, 65, 66, 68, 72
+# Storage types, as c_api.h's MXFFIStorageType fixes them (kMXFFIStorageDefault, ...).
+STORAGE_DEFAULT, STORAGE_ROW_SPARSE, STORAGE_CSR = 0, 1, 2
 
 
 class DLDataType(Structure):
@@ -218,7 +223,10 @@ def _wrap(handle, cls=None):
         cls = Function if index == FUNCTION else _CLASS_BY_INDEX.get(index, Object)
         if index == _NDARRAY_INDEX:
             stype = c_int32.from_address(handle + _NDARRAY_STYPE_OFFSET).value
-            cls = _SPARSE_CLASS.get(stype, cls)
+            if stype != STORAGE_DEFAULT:
+                # A storage type this build does not know is an opaque sparse array (key None).
+                known = stype in (STORAGE_ROW_SPARSE, STORAGE_CSR)
+                cls = _SPARSE_CLASS.get(stype if known else None, cls)
     obj = object.__new__(cls)
     obj._handle = handle
     if cls is Function:
@@ -234,9 +242,16 @@ _SPARSE_CLASS = {}
 
 
 def register_sparse_class(stype, cls):
-    """NDArray results stored as stype (1 row_sparse, 2 csr) become instances of cls."""
-    if stype not in (1, 2):
-        raise ValueError(f"register_sparse_class: stype must be 1 or 2, got {stype}")
+    """NDArray results stored as stype (STORAGE_ROW_SPARSE or STORAGE_CSR) become instances of
+    cls; stype None registers the class of arrays of a storage type this build does not know
+    (opaque sparse arrays: never read as dense)."""
+    if stype is not None and (
+        isinstance(stype, bool) or stype not in (STORAGE_ROW_SPARSE, STORAGE_CSR)
+    ):
+        raise ValueError(
+            f"register_sparse_class: stype must be STORAGE_ROW_SPARSE ({STORAGE_ROW_SPARSE}), "
+            f"STORAGE_CSR ({STORAGE_CSR}) or None, got {stype!r}"
+        )
     _SPARSE_CLASS[stype] = cls
 
 

@@ -8,7 +8,15 @@ within each row and sum duplicates, so kernels never see anything else. See docs
 
 import sys
 
-from .._ffi import Device, get_global_func, list_global_func_names, register_sparse_class
+from .._ffi import (
+    STORAGE_CSR,
+    STORAGE_DEFAULT,
+    STORAGE_ROW_SPARSE,
+    Device,
+    get_global_func,
+    list_global_func_names,
+    register_sparse_class,
+)
 from ..ndarray import NDArray
 from ..registry import _decorate
 
@@ -30,14 +38,20 @@ _data = get_global_func("sparse._data")
 _indices = get_global_func("sparse._indices")
 _indptr = get_global_func("sparse._indptr")
 
-_STYPE_NAMES = {0: "default", 1: "row_sparse", 2: "csr"}
+_STYPE_NAMES = {STORAGE_DEFAULT: "default", STORAGE_ROW_SPARSE: "row_sparse", STORAGE_CSR: "csr"}
 
 
-def _stype_of(x):
+def _stype_code(x):
     import ctypes
 
     # MXFFINDArrayObj: the 24-byte header, the 48-byte DLTensor, then the storage type.
-    return _STYPE_NAMES[ctypes.c_int32.from_address(x.handle + 72).value]
+    return ctypes.c_int32.from_address(x.handle + 72).value
+
+
+def _stype_of(x):
+    code = _stype_code(x)
+    # A storage type this build does not know (one added in a later version) is named by value.
+    return _STYPE_NAMES.get(code, f"unknown({code})")
 
 
 class BaseSparseNDArray(NDArray):
@@ -47,7 +61,8 @@ class BaseSparseNDArray(NDArray):
 
     @property
     def stype(self):
-        """The storage type: "csr" or "row_sparse"."""
+        """The storage type: "csr" or "row_sparse"; "unknown(<value>)" for a storage type this
+        version of mxffi does not know, which nothing here can read (an opaque sparse array)."""
         return _stype_of(self)
 
     @property
@@ -127,10 +142,14 @@ class BaseSparseNDArray(NDArray):
         )
 
     def __repr__(self):
-        return (
-            f"<{type(self).__name__} {'x'.join(str(d) for d in self.shape)} "
-            f"dtype={self.dtype} nnz={self.nnz} @{self.device}>"
-        )
+        shape = "x".join(str(d) for d in self.shape)
+        if _stype_code(self) not in _STYPE_NAMES:
+            # Nothing to count or show: the parts of an unknown storage type are not read.
+            return (
+                f"<{type(self).__name__} {shape} dtype={self.dtype} stype={self.stype}, not "
+                f"readable by this version of mxffi @{self.device}>"
+            )
+        return f"<{type(self).__name__} {shape} dtype={self.dtype} nnz={self.nnz} @{self.device}>"
 
     __str__ = __repr__
 
@@ -217,8 +236,10 @@ class RowSparseNDArray(BaseSparseNDArray):
         return self.tostype("csr").asscipy()
 
 
-register_sparse_class(1, RowSparseNDArray)
-register_sparse_class(2, CSRNDArray)
+register_sparse_class(STORAGE_ROW_SPARSE, RowSparseNDArray)
+register_sparse_class(STORAGE_CSR, CSRNDArray)
+# An array of a storage type this version does not know: sparse, and opaque (never dense).
+register_sparse_class(None, BaseSparseNDArray)
 
 
 def _is_scipy_sparse(x):

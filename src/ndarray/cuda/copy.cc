@@ -176,6 +176,7 @@ NDArray ToDevice(const NDArray& src, DLDevice device, const char* fname) {
       << fname << ": device type " << device.device_type
       << " is not supported; only the CPU (1) and CUDA (2) are";
   if (device.device_type == kDLCUDA) CheckDevice(device, fname);
+  src.CheckStorageKnown(fname, "the array");
   if (!src.is_sparse()) return DenseTo(src, device);
   const DLTensor& t = src.tensor();
   NDArray out = NDArray::EmptySparse(src.stype(), t.shape, t.ndim, t.dtype, device);

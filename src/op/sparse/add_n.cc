@@ -1,9 +1,8 @@
 /*!
  * \file add_n.cc
- * \brief add_n_<k> for k in [1, kMaxAddN]: the elementwise sum of k arrays of one shape and
- *  dtype (float32 or float64).
+ * \brief add_n: the elementwise sum of num_args arrays of one shape and dtype (float32 or
+ *  float64), one op taking any number of inputs (its input count is its num_args parameter).
  *
- * An op has a fixed number of inputs, so each count is its own op, all sharing these kernels.
  * Storage:
  *  - all dense: the dense kernel (FCompute);
  *  - all row_sparse: row_sparse, the union of the stored rows, found by one merge of the k
@@ -17,7 +16,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <string>
 #include <vector>
 
 #include "../parallel.h"
@@ -79,15 +77,18 @@ DispatchMode AddNStype(const OpAttrs&, DLDevice, Span<const StorageType> in,
 /*!
  * \brief dst = src[0] + src[1] + ... (left to right; zeros when src is empty) over n values, in
  *  cache-sized blocks so that each pass over a block vectorises; split across the pool.
- * \note dst is a fresh output, never one of the sources.
+ * \note dst may be one of the sources (an output in place, kWriteInplace): each block is then
+ *  summed into a buffer and written afterwards, so no source is overwritten before it is read.
  */
 template <typename DType>
 void SumDense(const std::vector<const DType*>& src, DType* dst, int64_t n) {
   constexpr int64_t kBlock = 2048;
+  const bool in_place = std::find(src.begin(), src.end(), dst) != src.end();
   ParallelFor(n, static_cast<int64_t>(src.size()) + 1, [&](int64_t b, int64_t e) {
+    DType buffer[kBlock];  // used in place only
     for (int64_t x0 = b; x0 < e; x0 += kBlock) {
       const int64_t len = std::min(e, x0 + kBlock) - x0;
-      DType* __restrict d = dst + x0;
+      DType* __restrict d = in_place ? buffer : dst + x0;
       if (src.empty()) {
         std::memset(static_cast<void*>(d), 0, sizeof(DType) * len);
         continue;
@@ -98,6 +99,7 @@ void SumDense(const std::vector<const DType*>& src, DType* dst, int64_t n) {
         const DType* __restrict si = src[i] + x0;
         for (int64_t x = 0; x < len; ++x) d[x] += si[x];
       }
+      if (in_place) std::memcpy(static_cast<void*>(dst + x0), d, sizeof(DType) * len);
     }
   });
 }
@@ -361,44 +363,31 @@ void AddNEx(const OpAttrs&, const OpContext&, Span<const NDArray> in, Span<const
   }
 }
 
-/*! \brief The ops, registered once: add_n_1 ... add_n_<kMaxAddN>. */
-struct AddNRegistry {
-  const Op* ops[kMaxAddN + 1] = {};
-  AddNRegistry() {
-    for (int k = 1; k <= kMaxAddN; ++k) {
-      const std::string name = "add_n_" + std::to_string(k);
-      Op& op = Op::Register(name.c_str())
-                   .describe("The elementwise sum of " + std::to_string(k) +
-                             " arrays of one shape and dtype (float32 or float64); row_sparse "
-                             "when all are, dense when any is dense.")
-                   .set_num_inputs(k)
-                   .set_attr<FInferShape>("FInferShape", AddNShape)
-                   .set_attr<FInferType>("FInferType", AddNType)
-                   .set_attr<FInferStorageType>("FInferStorageType", AddNStype)
-                   .set_attr<FCompute>("FCompute<cpu>", AddNDense)
-                   .set_attr<FComputeEx>("FComputeEx<cpu>", AddNEx);
-      for (int i = 0; i < k; ++i) {
-        op.add_argument("arrays[" + std::to_string(i) + "]", "NDArray", "a summand");
-      }
-      ops[k] = &op;
-    }
-  }
-};
-
-const AddNRegistry& Registered() {
-  static const AddNRegistry registry;
-  return registry;
+/*! \brief As many inputs as num_args says. */
+uint32_t AddNNumInputs(const OpAttrs& attrs) {
+  MXFFI_CHECK(attrs.param != nullptr, ValueError)
+      << "add_n: no parameters given; num_args (the number of arrays) is required";
+  return static_cast<uint32_t>(attrs.get<AddNParam>().num_args);
 }
-
-[[maybe_unused]] const AddNRegistry& kAddNRegistered = Registered();
 
 }  // namespace
 
-const Op* AddNOp(int k) {
-  MXFFI_CHECK(k >= 1 && k <= kMaxAddN, ValueError)
-      << "add_n: one op sums 1 to " << kMaxAddN << " arrays; asked for " << k;
-  return Registered().ops[k];
-}
+DMLC_REGISTER_PARAMETER(AddNParam);
+
+MXFFI_REGISTER_OP(add_n)
+    .describe(
+        "The elementwise sum of num_args arrays of one shape and dtype (float32 or float64); "
+        "row_sparse when all are, csr when all are, dense otherwise.")
+    .set_num_inputs(AddNNumInputs)
+    .set_key_var_num_args("num_args")
+    .add_argument("arrays", "NDArray[]", "the summands, num_args of them")
+    .set_param<AddNParam>()
+    .set_attr<bool>("TWriteInplace", true)
+    .set_attr<FInferShape>("FInferShape", AddNShape)
+    .set_attr<FInferType>("FInferType", AddNType)
+    .set_attr<FInferStorageType>("FInferStorageType", AddNStype)
+    .set_attr<FCompute>("FCompute<cpu>", AddNDense)
+    .set_attr<FComputeEx>("FComputeEx<cpu>", AddNEx);
 
 }  // namespace op
 }  // namespace mxffi

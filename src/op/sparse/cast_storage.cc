@@ -377,6 +377,7 @@ NDArray CopySparse(const NDArray& src) {
 NDArray CastStorage(const NDArray& src, StorageType stype, const char* fname,
                     DLDataType idx_dtype) {
   MXFFI_CHECK(src.defined(), TypeError) << fname << ": the array is None";
+  src.CheckStorageKnown(fname, "the array");
   if (src.tensor().device.device_type != kDLCPU) return CastOnDevice(src, stype, idx_dtype);
   MXFFI_CHECK(src.storage_initialized(), ValueError)
       << fname << ": the sparse array's storage is not initialised";

@@ -63,6 +63,10 @@ cdef extern from "mxffi/c_api.h":
         kMXFFINDArray
         kMXFFILibrary
         kMXFFIDynObjectBegin
+    ctypedef enum MXFFIStorageType:
+        kMXFFIStorageDefault
+        kMXFFIStorageRowSparse
+        kMXFFIStorageCSR
 
     ctypedef struct MXFFIByteArray:
         const char* data
@@ -153,7 +157,9 @@ cdef extern from "fastcall.h":
     void MXFFIPySetNdarrayType(object tp)
     void MXFFIPySetDataType(PyTypeObject* tp, Py_ssize_t offset)
     int MXFFIPySetClass(int32_t type_index, object cls) except -1
-    int MXFFIPySetSparseClass(int32_t stype, object cls) except -1
+    int MXFFIPySetSparseClass(int32_t slot, object cls) except -1
+    enum:
+        kMXFFIPyOpaqueSparse
     object MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize_t nargs)
     object MXFFIPyReturn(PyObject* func, MXFFIAny* result)
     int MXFFIPyIsFinalizing() nogil

@@ -69,11 +69,21 @@ static MXFFIPyHooks mxffi_py_hooks;
  *  the fast path leaves to Cython, such as Function). Holds a reference to each class.
  */
 static PyTypeObject* mxffi_py_class_by_index[kMXFFIDynObjectBegin];
+/*! \brief The slot of mxffi_py_sparse_class for every storage type this build does not know. */
+enum { kMXFFIPyOpaqueSparse = kMXFFIStorageCSR + 1 };
 /*!
- * \brief The classes of sparse NDArrays by storage type (1 row_sparse, 2 csr; NULL: the NDArray
- *  class): an NDArray result becomes one of these when its stype field says it is sparse.
+ * \brief The classes of sparse NDArrays: slots kMXFFIStorageRowSparse and kMXFFIStorageCSR, and
+ *  kMXFFIPyOpaqueSparse for a storage type this build does not know (an opaque sparse array,
+ *  never a dense one); NULL: the NDArray class. An NDArray result becomes one of these when its
+ *  stype field says it is not dense.
  */
-static PyTypeObject* mxffi_py_sparse_class[3];
+static PyTypeObject* mxffi_py_sparse_class[kMXFFIPyOpaqueSparse + 1];
+
+/*! \return the slot of mxffi_py_sparse_class for a storage type other than the default. */
+static inline int MXFFIPySparseSlot(int32_t stype) {
+  return stype == kMXFFIStorageRowSparse || stype == kMXFFIStorageCSR ? stype
+                                                                      : kMXFFIPyOpaqueSparse;
+}
 /*! \brief An empty tuple for tp_new. */
 static PyObject* mxffi_py_empty_tuple = NULL;
 /*! \brief numpy.ndarray once an argument of that exact type has been seen, else NULL. */
@@ -335,8 +345,9 @@ static inline PyObject* MXFFIPyReturn(PyObject* func, MXFFIAny* r) {
         PyTypeObject* cls = mxffi_py_class_by_index[r->type_index];
         if (r->type_index == kMXFFINDArray) {
           int32_t stype = ((MXFFINDArrayObj*)r->v_obj)->stype;
-          if (stype > 0 && stype < 3 && mxffi_py_sparse_class[stype] != NULL) {
-            cls = mxffi_py_sparse_class[stype];
+          if (stype != kMXFFIStorageDefault &&
+              mxffi_py_sparse_class[MXFFIPySparseSlot(stype)] != NULL) {
+            cls = mxffi_py_sparse_class[MXFFIPySparseSlot(stype)];
           }
         }
         PyObject* out = mxffi_py_hooks.object_type->tp_new(cls, mxffi_py_empty_tuple, NULL);
@@ -351,12 +362,17 @@ static inline PyObject* MXFFIPyReturn(PyObject* func, MXFFIAny* r) {
   }
 }
 
-/*! \brief Let sparse NDArray results of a storage type (1 or 2) become instances of cls. */
-static inline int MXFFIPySetSparseClass(int32_t stype, PyObject* cls) {
-  if (stype < 1 || stype > 2) return 0;
+/*!
+ * \brief Let sparse NDArray results of a slot (kMXFFIStorageRowSparse, kMXFFIStorageCSR, or
+ *  kMXFFIPyOpaqueSparse for storage types this build does not know) become instances of cls.
+ */
+static inline int MXFFIPySetSparseClass(int32_t slot, PyObject* cls) {
+  if (slot != kMXFFIStorageRowSparse && slot != kMXFFIStorageCSR && slot != kMXFFIPyOpaqueSparse) {
+    return 0;
+  }
   Py_XINCREF(cls);
-  Py_XDECREF((PyObject*)mxffi_py_sparse_class[stype]);
-  mxffi_py_sparse_class[stype] = (PyTypeObject*)cls;
+  Py_XDECREF((PyObject*)mxffi_py_sparse_class[slot]);
+  mxffi_py_sparse_class[slot] = (PyTypeObject*)cls;
   return 0;
 }
 

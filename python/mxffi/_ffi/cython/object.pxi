@@ -3,8 +3,14 @@
 
 # type index -> Python class, filled by register_object.
 cdef dict _CLASS_BY_INDEX = {}
-# storage type (1 row_sparse, 2 csr) -> class of sparse NDArrays, filled by register_sparse_class.
+# storage type (kMXFFIStorageRowSparse, kMXFFIStorageCSR, or None for every storage type this
+# build does not know) -> class of sparse NDArrays, filled by register_sparse_class.
 cdef dict _SPARSE_CLASS = {}
+
+# c_api.h's MXFFIStorageType: the frozen values of an NDArray's storage type field.
+STORAGE_DEFAULT = kMXFFIStorageDefault
+STORAGE_ROW_SPARSE = kMXFFIStorageRowSparse
+STORAGE_CSR = kMXFFIStorageCSR
 
 
 cdef class Object:
@@ -131,12 +137,21 @@ def register_object(type_key=None):
     return register
 
 
-def register_sparse_class(int32_t stype, cls):
-    """NDArray results stored as stype (1 row_sparse, 2 csr) become instances of cls."""
-    if stype not in (1, 2):
-        raise ValueError(f"register_sparse_class: stype must be 1 or 2, got {stype}")
+def register_sparse_class(stype, cls):
+    """NDArray results stored as stype (STORAGE_ROW_SPARSE or STORAGE_CSR) become instances of
+    cls; stype None registers the class of arrays of a storage type this build does not know
+    (opaque sparse arrays: never read as dense)."""
+    if stype is None:
+        slot = kMXFFIPyOpaqueSparse
+    elif stype in (kMXFFIStorageRowSparse, kMXFFIStorageCSR) and not isinstance(stype, bool):
+        slot = stype
+    else:
+        raise ValueError(
+            f"register_sparse_class: stype must be STORAGE_ROW_SPARSE ({kMXFFIStorageRowSparse}), "
+            f"STORAGE_CSR ({kMXFFIStorageCSR}) or None, got {stype!r}"
+        )
     _SPARSE_CLASS[stype] = cls
-    MXFFIPySetSparseClass(stype, cls)
+    MXFFIPySetSparseClass(slot, cls)
 
 
 cdef object _make_object(void* handle):
@@ -150,8 +165,11 @@ cdef object _make_object(void* handle):
     cls = _CLASS_BY_INDEX.get(index)
     if cls is None:
         cls = Object
-    elif index == kMXFFINDArray and (<MXFFINDArrayObj*>handle).stype != 0:
-        cls = _SPARSE_CLASS.get((<MXFFINDArrayObj*>handle).stype, cls)
+    elif index == kMXFFINDArray and (<MXFFINDArrayObj*>handle).stype != kMXFFIStorageDefault:
+        stype = (<MXFFINDArrayObj*>handle).stype
+        if stype != kMXFFIStorageRowSparse and stype != kMXFFIStorageCSR:
+            stype = None  # a storage type this build does not know: an opaque sparse array
+        cls = _SPARSE_CLASS.get(stype, cls)
     obj = Object.__new__(cls)
     obj.chandle = handle
     return obj
