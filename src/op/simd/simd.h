@@ -99,6 +99,17 @@ double Max(const double* x, int64_t n);
 float Min(const float* x, int64_t n);
 double Min(const double* x, int64_t n);
 
+// ---- copies ------------------------------------------------------------------------------
+
+/*!
+ * \brief dst[i * dst_rs + j] = src[i * src_rs + j * src_cs] for i < rows, j < cols, elements
+ *  of elem_bytes (1, 2, 4 or 8) bytes, strides in elements. Walks the matrix in tiles that fit
+ *  the L1 cache, so a transposed read touches each cache line and page a few times, not once
+ *  per element. Single-threaded; the caller splits rows across threads.
+ */
+void CopyTiled2D(const void* src, int64_t src_rs, int64_t src_cs, void* dst, int64_t dst_rs,
+                 int64_t rows, int64_t cols, int elem_bytes);
+
 }  // namespace simd
 }  // namespace op
 }  // namespace mxffi
