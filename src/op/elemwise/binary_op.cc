@@ -126,7 +126,7 @@ struct BinaryBody {
   using A = typename AccType<T>::type;
   void operator()(const T* a, int64_t sa, const T* b, int64_t sb, T* o, int64_t n) const {
     if constexpr (kSimdBinary<OP, T> != nullptr) {
-      if (sa == 1 && sb == 1 && simd::NoPartialOverlap(a, o, n) &&
+      if (sa == 1 && sb == 1 && n >= simd::kMinRun && simd::NoPartialOverlap(a, o, n) &&
           simd::NoPartialOverlap(b, o, n)) {
         return kSimdBinary<OP, T>(a, b, o, n);
       }

@@ -166,7 +166,9 @@ struct UnaryBody {
   using A = typename AccType<T>::type;
   void operator()(const T* a, int64_t sa, T* o, int64_t n) const {
     if constexpr (kSimdUnary<OP, T> != nullptr) {
-      if (sa == 1 && simd::NoPartialOverlap(a, o, n)) return kSimdUnary<OP, T>(a, o, n);
+      if (sa == 1 && n >= simd::kMinRun && simd::NoPartialOverlap(a, o, n)) {
+        return kSimdUnary<OP, T>(a, o, n);
+      }
     }
     if (sa == 1) {
       for (int64_t i = 0; i < n; ++i) o[i] = T(OP::Map(A(a[i])));

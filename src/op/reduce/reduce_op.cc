@@ -315,7 +315,7 @@ inline void SimdCombineInto(T* acc, const T* p, int64_t n) {
 template <typename R, typename Acc, typename Out, typename In>
 inline Acc ReduceRow(const In* p, int64_t n, int64_t s) {
   if constexpr (kSimdReduce<R, In, Acc>) {
-    if (s == 1) return SimdReduce<R>(p, n);
+    if (s == 1 && n >= simd::kMinRun) return SimdReduce<R>(p, n);
   }
   if constexpr (std::is_same_v<R, SumOp> && std::is_floating_point_v<Acc>) {
     return PairwiseSum<Acc, Out>(p, n, s);
@@ -490,7 +490,7 @@ void ReduceKernel(const ReducePlan& p, const In* in, Out* out) {
       for (int64_t r = 0; r < p.red_size; ++r, ro.Next()) {
         const In* q = base + ro.offset;
         if constexpr (kSimdReduce<R, In, Acc>) {
-          if (s_in == 1) {
+          if (s_in == 1 && len >= simd::kMinRun) {
             SimdCombineInto<R>(acc, q, len);
             continue;
           }

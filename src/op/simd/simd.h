@@ -32,6 +32,12 @@ namespace simd {
 const char* TargetName();
 
 /*!
+ * \brief Runs shorter than this keep the ops' general loops: for a handful of elements the call
+ *  through the dispatch pointer costs more than the vector code saves (a (3,4) add is 12).
+ */
+constexpr int64_t kMinRun = 16;
+
+/*!
  * \return whether n elements at x and at y are the same elements or share none: the condition
  *  of the elementwise kernels, which read a vector before they write it. (A partial overlap
  *  keeps the general loop, whose element order the results then depend on.)
