@@ -183,7 +183,7 @@ def test_every_target_matches_numpy(cap):
 # ---- unary -------------------------------------------------------------------------------
 
 
-EXACT_UNARY = ["negative", "absolute", "square", "sqrt", "relu"]
+EXACT_UNARY = ["negative", "absolute", "square", "sqrt", "sign", "relu"]
 
 
 def unary(name, x, **kw):

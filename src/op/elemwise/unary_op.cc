@@ -156,6 +156,7 @@ constexpr void (*kSimdUnary)(const T*, T*, int64_t) = nullptr;
 MXFFI_SIMD_UNARY(NegativeOp, Negative)
 MXFFI_SIMD_UNARY(AbsoluteOp, Absolute)
 MXFFI_SIMD_UNARY(SquareOp, Square)
+MXFFI_SIMD_UNARY(SignOp, Sign)
 MXFFI_SIMD_UNARY(ReluOp, Relu)
 MXFFI_SIMD_UNARY(FloatOp<SqrtFn>, Sqrt)
 MXFFI_SIMD_UNARY(FloatOp<ExpFn>, Exp)

@@ -9,7 +9,7 @@
  * Each function takes plain pointers and a count and makes no allocation and no call into the
  * thread pool: the caller splits large work across threads.
  *
- * Accuracy: arithmetic, sqrt, negative, absolute, square and relu are exact (IEEE), so they
+ * Accuracy: arithmetic, sqrt, negative, absolute, square, sign and relu are exact (IEEE), so they
  * equal the general loops bit for bit; exp is within 1 ulp of the correctly rounded result
  * (Highway's exp, with +-inf, NaN, overflow and underflow handled here); sums are pairwise over
  * vector accumulators (see Sum).
@@ -66,6 +66,9 @@ void Absolute(const double* x, double* y, int64_t n);
 /*! \brief x * x. */
 void Square(const float* x, float* y, int64_t n);
 void Square(const double* x, double* y, int64_t n);
+/*! \brief numpy's sign: 1 for x > 0, -1 for x < 0, +0 for either zero, NaN for NaN. */
+void Sign(const float* x, float* y, int64_t n);
+void Sign(const double* x, double* y, int64_t n);
 /*! \brief x where x > 0 or x is NaN, else +0 (MXNet's relu). */
 void Relu(const float* x, float* y, int64_t n);
 void Relu(const double* x, double* y, int64_t n);

@@ -1,6 +1,7 @@
 /*!
  * \file unary.cc
- * \brief The vectorized unary kernels of simd.h (exp, sqrt, negative, absolute, square, relu),
+ * \brief The vectorized unary kernels of simd.h (exp, sqrt, negative, absolute, square, sign,
+ *  relu),
  *  compiled once per instruction set by Highway's foreach_target.
  */
 #undef HWY_TARGET_INCLUDE
@@ -66,6 +67,17 @@ struct SquareFn {
   }
 };
 
+/*! \brief numpy's sign: 1, -1, +0 for either zero, NaN itself. */
+struct SignFn {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    const V zero = hn::Zero(d), one = hn::Set(d, hn::TFromD<D>(1));
+    const V nonpositive = hn::IfThenElse(hn::Eq(x, zero), zero, x);  // NaN stays
+    return hn::IfThenElse(hn::Gt(x, zero), one,
+                          hn::IfThenElse(hn::Lt(x, zero), hn::Neg(one), nonpositive));
+  }
+};
+
 struct ReluFn {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V x) const {
@@ -86,6 +98,7 @@ MXFFI_SIMD_UNARY(Sqrt, SqrtFn)
 MXFFI_SIMD_UNARY(Negative, NegativeFn)
 MXFFI_SIMD_UNARY(Absolute, AbsoluteFn)
 MXFFI_SIMD_UNARY(Square, SquareFn)
+MXFFI_SIMD_UNARY(Sign, SignFn)
 MXFFI_SIMD_UNARY(Relu, ReluFn)
 #undef MXFFI_SIMD_UNARY
 
@@ -114,6 +127,7 @@ MXFFI_SIMD_UNARY_EXPORT(Sqrt)
 MXFFI_SIMD_UNARY_EXPORT(Negative)
 MXFFI_SIMD_UNARY_EXPORT(Absolute)
 MXFFI_SIMD_UNARY_EXPORT(Square)
+MXFFI_SIMD_UNARY_EXPORT(Sign)
 MXFFI_SIMD_UNARY_EXPORT(Relu)
 #undef MXFFI_SIMD_UNARY_EXPORT
 
