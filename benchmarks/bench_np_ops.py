@@ -47,15 +47,28 @@ not be measured):
     tensordot (3,4)x(4,3)                                    <= 2.0x numpy.dot
     tensordot 512x512                                        <= 1.2x numpy.dot
 
+Large arrays (np_large.py's docstring says how): exp, sqrt, add into out=, sum and max of 10^7
+float32 and float64 elements, a copy of a transposed 4096x4096 float64 array and a 1024x1024
+float64 matmul, with MXFFI_NUM_THREADS=1 and 2 (numpy's OpenBLAS the same), each thread count
+in a child interpreter of its own; figures are medians of interleaved rounds and the gates are
+on numpy's time over mxffi's (--check fails when one is below its bound):
+
+    1 thread:  exp, sqrt, add into out=, sum, max (float32 and float64), transposed copy >= 1.0
+    2 threads: exp >= 1.6, sum >= 1.3 (float32 and float64)
+    matmul, 1 and 2 threads                                                         >= 0.95
+
 A function mxffi.np does not have yet is shown as "missing" (its gate too); a cell a library
 has no call for is "–". When a gate fails, the inclusive instructions per call of the
 heaviest functions of every side are printed (callgrind_annotate --inclusive=yes); --annotate
 prints them for every gated cell, --annotate=torch,zeros for the cells named. --cells=zeros,dot3
-measures those cells alone (and checks their gates), for a quick look after a change.
+measures those cells alone (and checks their gates), for a quick look after a change; it
+takes large-array cells too (exp_f32, transpose, ...: np_large.CELLS). --no-large leaves the
+large arrays out, --large-threads=1 runs one thread count.
 
 Usage:
     python benchmarks/bench_np_ops.py [--quick] [--check] [--write-docs] [--annotate[=CELL,...]]
-        [--cells=CELL,...] [--no-callgrind] [--no-timing] [--no-build]
+        [--cells=CELL,...] [--no-callgrind] [--no-timing] [--no-build] [--no-large]
+        [--large-threads=1,2]
 
 It builds benchmarks/latency into build-bench/latency as bench_call_latency.py does (run both
 with the same interpreter, or that build directory is started afresh), prints the table,
@@ -88,6 +101,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import np_large  # noqa: E402 - benchmarks/ is not a package
 from bench_call_latency import (  # noqa: E402 - benchmarks/ is not a package
     BUILD_DIR,
     DASH,
@@ -513,7 +527,7 @@ def report(run):
     return "\n".join(out)
 
 
-def write_docs(run):
+def write_docs(run, large_times, large_gates):
     """Replace (or append) this script's section of docs/benchmarks.md."""
     command = " ".join(["python benchmarks/bench_np_ops.py", *run["argv"]])
     section = [
@@ -544,8 +558,28 @@ def write_docs(run):
         "Wall-clock times on a shared machine are noisy; the instruction counts are not.",
         "",
     ]
+    if large_times:
+        section += large_docs(run, large_times, large_gates)
     write_section(SCRIPT, section)
     log(f"wrote the mxffi.np ops section of {DOCS_MD.relative_to(ROOT)}")
+
+
+def large_docs(run, times, gates):
+    """The large-array part of the docs section."""
+    return [
+        "### Large arrays",
+        "",
+        "mxffi.np's vectorized CPU kernels (`src/op/simd`, docs/np.md) next to numpy on arrays",
+        "far larger than the caches: the docstring of `benchmarks/np_large.py` says what is timed",
+        "and how. Each thread count runs in a child interpreter with `MXFFI_NUM_THREADS` and",
+        "`OPENBLAS_NUM_THREADS` set to it; mxffi's and numpy's calls of a cell run back to back in",
+        f"each of {run['large_rounds']} randomized rounds, and a figure is the median. "
+        f"Instruction set: {run['simd_target']}. Load average at the start: "
+        f"{run['large_load']}.",
+        "",
+        np_large.table(times, gates),
+        "",
+    ]
 
 
 def main(argv=None):
@@ -570,24 +604,36 @@ def main(argv=None):
     p.add_argument("--no-callgrind", action="store_true", help="timing only (no gates)")
     p.add_argument("--no-timing", action="store_true", help="callgrind only")
     p.add_argument("--no-build", action="store_true", help="use build-bench/latency as it is")
+    p.add_argument("--no-large", action="store_true", help="leave the large-array cells out")
+    p.add_argument(
+        "--large-threads", default="1,2", help="thread counts of the large-array cells (1,2)"
+    )
     p.add_argument("--rounds", type=int, default=None, help="timing rounds (default 51; quick 5)")
     p.add_argument("--seed", type=int, default=12345, help="seed of the round order")
     p.add_argument("--_callgrind-worker", dest="worker", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--_large-worker", dest="large_worker", type=int, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     keys = None
+    large_keys = [] if args.no_large else list(np_large.CELL_KEYS)
     if args.cells is not None:
-        keys = args.cells.split(",")
-        unknown = [k for k in keys if k not in CELL_KEYS]
+        named = args.cells.split(",")
+        unknown = [k for k in named if k not in CELL_KEYS + np_large.CELL_KEYS]
         if unknown:
-            p.error(f"--cells: unknown cell(s) {unknown}; known: {CELL_KEYS}")
+            p.error(f"--cells: unknown cell(s) {unknown}; known: {CELL_KEYS + np_large.CELL_KEYS}")
         if args.write_docs:
             p.error("--cells measures part of the table; --write-docs needs all of it")
+        keys = [k for k in named if k in CELL_KEYS]
+        large_keys = [k for k in named if k in np_large.CELL_KEYS and not args.no_large]
+    if args.large_worker:
+        np_large.worker(args.large_worker, args.rounds or 5, args.quick, args.seed, large_keys)
+        return 0
     if args.worker:
         callgrind_worker(args.worker, args.quick, keys)
         return 0
 
     t_start = time.time()
-    if not args.no_build:
+    small = keys is None or bool(keys)
+    if not args.no_build and small:
         log(f"building {BUILD_DIR.relative_to(ROOT)}")
         build()
     cells, missing = make_cells()
@@ -606,23 +652,51 @@ def main(argv=None):
         "machine": machine(),
     }
     times, instr, ffi_calls, files = {}, {}, {}, {}
-    if not args.no_timing:
+    if not args.no_timing and small:
         log(f"timing {len(cells)} cells: {rounds} rounds of ~{target_s * 1e3:g} ms samples")
         raw = measure_times(cells, rounds, target_s, args.seed)
         times, run["loop_ns"] = net(raw), raw[LOOP]
-    if not args.no_callgrind and not shutil.which("valgrind"):
+    if small and not args.no_callgrind and not shutil.which("valgrind"):
         log("valgrind not found (apt-get install valgrind): no instruction counts, no gates")
-    elif not args.no_callgrind:
+    elif small and not args.no_callgrind:
         raw, ffi_calls, files = measure_instructions(args.quick, keys)
         instr, run["loop_instr"] = net(raw), raw[LOOP]
     run.update(times=times, instr=instr, ffi_calls=ffi_calls)
     run["gates"] = gate_results(instr, missing, keys) if instr else {}
+    large_times, large_gates = {}, {}
+    if large_keys and not args.no_timing:
+        run["large_load"] = np_large.load_average()
+        log(f"load average {run['large_load']} (2 busy cores make the large-array figures noisy)")
+        run["large_rounds"] = args.rounds or (5 if args.quick else 21)
+        threads = [int(t) for t in args.large_threads.split(",")]
+        large_times, run["simd_target"] = np_large.measure(
+            str(Path(__file__).resolve()),
+            threads,
+            run["large_rounds"],
+            args.quick,
+            args.seed,
+            large_keys,
+            log,
+        )
+        large_gates = np_large.gate_results(large_times)
+        run["large"] = {t: {"|".join(k): v for k, v in d.items()} for t, d in large_times.items()}
+        run["large_gates"] = {f"{k}|{t}": v for (k, t), v in large_gates.items()}
 
-    print(report(run))
-    print()
+    if small:
+        print(report(run))
+        print()
     for key, (limit, r, verdict) in run["gates"].items():
         shown = "n/a" if r is None else f"{r:.2f}x"
         print(f"{verdict}: {CELL_LABEL[key]}: mxffi / numpy = {shown} (gate <= {limit:.1f}x)")
+    if large_times:
+        print(f"\nLarge arrays (instruction set {run['simd_target']}):\n")
+        print(np_large.table(large_times, large_gates))
+        print()
+        for (key, threads), (limit, r, verdict) in large_gates.items():
+            print(
+                f"{verdict}: {np_large.CELL_LABEL[key]}, {threads} thread(s): numpy / mxffi = "
+                f"{r:.2f}x (gate >= {limit:.2f}x)"
+            )
     failed = [k for k, g in run["gates"].items() if g[2] == "FAIL"]
     if files and (args.annotate or failed):
         if args.annotate in (None, "gated"):
@@ -631,6 +705,7 @@ def main(argv=None):
             profiled = [k for k in args.annotate.split(",") if k in CELL_KEYS]
         annotate(files, [k for k in profiled if keys is None or k in keys])
 
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(
         json.dumps(
             {
@@ -645,12 +720,13 @@ def main(argv=None):
         )
     )
     if args.write_docs:
-        write_docs(run)
+        write_docs(run, large_times, large_gates)
     log(f"done in {time.time() - t_start:.0f} s; results in {RESULTS.relative_to(ROOT)}")
-    if args.check and not run["gates"]:
-        log("--check: no instruction counts, so no gate was checked")
+    if args.check and not run["gates"] and not large_gates:
+        log("--check: no instruction counts and no large-array timings, so no gate was checked")
         return 1
-    return 1 if args.check and any(g[2] != "PASS" for g in run["gates"].values()) else 0
+    verdicts = [g[2] for g in run["gates"].values()] + [g[2] for g in large_gates.values()]
+    return 1 if args.check and any(v != "PASS" for v in verdicts) else 0
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
 #
 #   .carry/root/      the Debian packages below, unpacked with dpkg -x (headers, CMake packages,
 #                     libraries): DLPack, dmlc-core, GoogleTest (with its static libraries),
-#                     OpenBLAS (pthread build, cblas.h)
+#                     OpenBLAS (pthread build, cblas.h), Highway (the vectorized CPU kernels;
+#                     its shared libraries come along: hwy's CMake package checks they exist)
 #   .carry/fallback/  libgfortran5 and libquadmath0, which OpenBLAS needs at run time; used there
 #                     only when the machine has no libgfortran.so.5 of its own
 #   .carry/wheels/    Python wheels for cp312 manylinux x86_64 of the packages named in
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 limit_mib=64
 carry=.carry
 debs=(libdlpack-dev libdmlc-dev libdmlc0 libgtest-dev libgmock-dev libopenblas-dev
-  libopenblas-pthread-dev libopenblas0 libopenblas0-pthread)
+  libopenblas-pthread-dev libopenblas0 libopenblas0-pthread libhwy-dev libhwy1)
 fallback_debs=(libgfortran5 libquadmath0)
 
 rm -rf "$carry"

@@ -7,6 +7,7 @@
 #include <mxffi/error.h>
 #include <mxffi/ndarray/ndarray.h>
 #include <mxffi/registry.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -184,6 +185,26 @@ void FillFrom(NDArrayObj* obj, const DLTensor& t) {
 
 namespace {
 
+/*!
+ * \brief Asks Linux to back a large new array with transparent huge pages, as numpy does for
+ *  its own arrays of 4 MiB and more: the first write then maps 2 MiB per page fault instead of
+ *  4 KiB, and those faults are most of the cost of filling a fresh array of tens of MB (np.exp
+ *  of 10^7 floats, a transposed copy). Only a hint: nothing changes where huge pages are off.
+ */
+void AdviseHugePages(void* p, size_t nbytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr size_t kMinBytes = size_t{4} << 20;
+  constexpr uintptr_t kPage = 4096;
+  if (nbytes < kMinBytes) return;
+  const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
+  const uintptr_t e = (reinterpret_cast<uintptr_t>(p) + nbytes) & ~(kPage - 1);
+  if (e > b) madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);  // a failure is harmless
+#else
+  (void)p;
+  (void)nbytes;
+#endif
+}
+
 /*! \brief Deleter of an array whose data shares the object's allocation. */
 void DeleteInlineNDArray(void* self) {
   NDArrayObj* obj = static_cast<NDArrayObj*>(reinterpret_cast<Object*>(self));
@@ -229,6 +250,7 @@ NDArray NDArray::Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLD
   NDArrayObj* raw = new (block) NDArrayObj();
   uintptr_t data = (reinterpret_cast<uintptr_t>(block) + kHead + kNDArrayAlignment - 1) &
                    ~static_cast<uintptr_t>(kNDArrayAlignment - 1);
+  AdviseHugePages(reinterpret_cast<void*>(data), static_cast<size_t>(nbytes));
   ObjectPtr<NDArrayObj> obj = details::FinishObject(raw, DeleteInlineNDArray);
   DLTensor& t = obj->tensor;
   t.data = reinterpret_cast<void*>(data);

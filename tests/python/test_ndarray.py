@@ -364,3 +364,37 @@ def test_item_len_and_bool_name_the_array_shape():
         bool(a)
     with pytest.raises(TypeError, match=r"^mxffi\.NDArray: len\(\) of unsized object"):
         len(mnp.zeros(()))
+
+
+def _thp_mode():
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return f.read().split("[", 1)[1].split("]", 1)[0]
+    except (OSError, IndexError):
+        return "unavailable"
+
+
+@pytest.mark.skipif(
+    _thp_mode() not in ("always", "madvise"), reason="transparent huge pages are off here"
+)
+def test_large_arrays_ask_for_huge_pages():
+    """A fresh array of 4 MiB or more is advised to transparent huge pages (as numpy's are), so
+    filling it maps 2 MiB per page fault; small ones are left alone."""
+    proc = run_python(
+        """
+        import mxffi.np as mnp
+
+        def huge_kib():
+            with open("/proc/self/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("AnonHugePages:"):
+                        return int(line.split()[1])
+
+        before = huge_kib()
+        big = mnp.ones((8, 1024, 1024))  # 64 MiB, written by the fill
+        print(huge_kib() - before)
+        """
+    )
+    assert proc.returncode == 0, proc.stderr
+    # Most of it: the unaligned ends, and pages the kernel could not find whole, stay small.
+    assert int(proc.stdout) >= 32 * 1024, proc.stdout

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "../infer.h"
+#include "../simd/simd.h"
 #include "broadcast.h"
 #include "elemwise.h"
 #include "functors.h"
@@ -101,11 +102,35 @@ struct MinimumOp {
   }
 };
 
+/*! \brief The vectorized kernel (simd.h) of OP on contiguous runs of T, or nullptr. */
+template <typename OP, typename T>
+constexpr void (*kSimdBinary)(const T*, const T*, T*, int64_t) = nullptr;
+#define MXFFI_SIMD_BINARY(OP, Fn)                                                             \
+  template <>                                                                                 \
+  constexpr void (*kSimdBinary<OP, float>)(const float*, const float*, float*, int64_t) =     \
+      &simd::Fn;                                                                              \
+  template <>                                                                                 \
+  constexpr void (*kSimdBinary<OP, double>)(const double*, const double*, double*, int64_t) = \
+      &simd::Fn;
+MXFFI_SIMD_BINARY(AddOp, Add)
+MXFFI_SIMD_BINARY(SubtractOp, Subtract)
+MXFFI_SIMD_BINARY(MultiplyOp, Multiply)
+MXFFI_SIMD_BINARY(DivideOp, Divide)
+MXFFI_SIMD_BINARY(MaximumOp, Maximum)
+MXFFI_SIMD_BINARY(MinimumOp, Minimum)
+#undef MXFFI_SIMD_BINARY
+
 /*! \brief The inner loop of one run: out[i] = OP(a[i * sa], b[i * sb]) with fast paths. */
 template <typename OP, typename T>
 struct BinaryBody {
   using A = typename AccType<T>::type;
   void operator()(const T* a, int64_t sa, const T* b, int64_t sb, T* o, int64_t n) const {
+    if constexpr (kSimdBinary<OP, T> != nullptr) {
+      if (sa == 1 && sb == 1 && n >= simd::kMinRun && simd::NoPartialOverlap(a, o, n) &&
+          simd::NoPartialOverlap(b, o, n)) {
+        return kSimdBinary<OP, T>(a, b, o, n);
+      }
+    }
     if (sa == 1 && sb == 1) {
       for (int64_t i = 0; i < n; ++i) o[i] = T(OP::Map(A(a[i]), A(b[i])));
     } else if (sa == 1 && sb == 0) {

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "../infer.h"
+#include "../simd/simd.h"
 #include "broadcast.h"
 #include "elemwise.h"
 #include "functors.h"
@@ -144,10 +145,32 @@ struct LogFn {
   }
 };
 
+/*! \brief The vectorized kernel (simd.h) of OP on contiguous runs of T, or nullptr. */
+template <typename OP, typename T>
+constexpr void (*kSimdUnary)(const T*, T*, int64_t) = nullptr;
+#define MXFFI_SIMD_UNARY(OP, Fn)                                                      \
+  template <>                                                                         \
+  constexpr void (*kSimdUnary<OP, float>)(const float*, float*, int64_t) = &simd::Fn; \
+  template <>                                                                         \
+  constexpr void (*kSimdUnary<OP, double>)(const double*, double*, int64_t) = &simd::Fn;
+MXFFI_SIMD_UNARY(NegativeOp, Negative)
+MXFFI_SIMD_UNARY(AbsoluteOp, Absolute)
+MXFFI_SIMD_UNARY(SquareOp, Square)
+MXFFI_SIMD_UNARY(SignOp, Sign)
+MXFFI_SIMD_UNARY(ReluOp, Relu)
+MXFFI_SIMD_UNARY(FloatOp<SqrtFn>, Sqrt)
+MXFFI_SIMD_UNARY(FloatOp<ExpFn>, Exp)
+#undef MXFFI_SIMD_UNARY
+
 template <typename OP, typename T>
 struct UnaryBody {
   using A = typename AccType<T>::type;
   void operator()(const T* a, int64_t sa, T* o, int64_t n) const {
+    if constexpr (kSimdUnary<OP, T> != nullptr) {
+      if (sa == 1 && n >= simd::kMinRun && simd::NoPartialOverlap(a, o, n)) {
+        return kSimdUnary<OP, T>(a, o, n);
+      }
+    }
     if (sa == 1) {
       for (int64_t i = 0; i < n; ++i) o[i] = T(OP::Map(A(a[i])));
     } else {

@@ -31,6 +31,7 @@
 #include "../init/init_op.h"
 #include "../parallel.h"
 #include "../promote.h"
+#include "../simd/simd.h"
 
 namespace mxffi {
 namespace op {
@@ -277,12 +278,45 @@ T ExtremumContiguous(const T* p, int64_t n) {
   return any_nan ? std::numeric_limits<T>::quiet_NaN() : r;
 }
 
+/*! \brief Whether R over contiguous T has a vectorized kernel in simd.h (float32, float64). */
+template <typename R, typename T, typename Acc>
+constexpr bool kSimdReduce =
+    (std::is_same_v<T, float> || std::is_same_v<T, double>) && std::is_same_v<T, Acc>;
+
+/*! \brief R (sum, max, min) of n contiguous floats or doubles, vectorized. */
+template <typename R, typename T>
+inline T SimdReduce(const T* p, int64_t n) {
+  if constexpr (std::is_same_v<R, SumOp>) {
+    return simd::Sum(p, n);
+  } else if constexpr (std::is_same_v<R, MaxOp>) {
+    return simd::Max(p, n);
+  } else {
+    return simd::Min(p, n);
+  }
+}
+
+/*! \brief acc[j] = R::Combine(acc[j], p[j]) for j < n, vectorized (simd.h's maximum and
+ *  minimum are MaxOp's and MinOp's Combine, lane by lane). */
+template <typename R, typename T>
+inline void SimdCombineInto(T* acc, const T* p, int64_t n) {
+  if constexpr (std::is_same_v<R, SumOp>) {
+    simd::Add(acc, p, acc, n);
+  } else if constexpr (std::is_same_v<R, MaxOp>) {
+    simd::Maximum(acc, p, acc, n);
+  } else {
+    simd::Minimum(acc, p, acc, n);
+  }
+}
+
 /*!
  * \brief Reduce n elements p[0], p[s], ... into one accumulator. Eight independent
  *  accumulators, combined at the end, break the dependency chain so the loop vectorises.
  */
 template <typename R, typename Acc, typename Out, typename In>
 inline Acc ReduceRow(const In* p, int64_t n, int64_t s) {
+  if constexpr (kSimdReduce<R, In, Acc>) {
+    if (s == 1 && n >= simd::kMinRun) return SimdReduce<R>(p, n);
+  }
   if constexpr (std::is_same_v<R, SumOp> && std::is_floating_point_v<Acc>) {
     return PairwiseSum<Acc, Out>(p, n, s);
   } else {
@@ -390,6 +424,15 @@ constexpr int64_t kChunkElems = int64_t{1} << 16;
  */
 constexpr int64_t kBlock = 4096;
 
+/*! \brief p[0] + ... + p[n-1] (R's Combine) as a binary tree, in order: a sum of chunk sums
+ *  then keeps the pairwise error bound of the chunks. */
+template <typename R, typename Acc>
+Acc CombinePairwise(const Acc* p, int64_t n) {
+  if (n == 1) return p[0];
+  const int64_t half = n / 2;
+  return R::Combine(CombinePairwise<R>(p, half), CombinePairwise<R>(p + half, n - half));
+}
+
 template <typename R, bool kMean, typename In, typename Out>
 void ReduceKernel(const ReducePlan& p, const In* in, Out* out) {
   using Acc = AccT<R, Out>;
@@ -417,9 +460,7 @@ void ReduceKernel(const ReducePlan& p, const In* in, Out* out) {
             ReduceBlock<R, Acc, Out>(in, red, nr, c * len, std::min(red[0].size, (c + 1) * len));
       }
     });
-    Acc acc = partial[0];
-    for (int64_t c = 1; c < chunks; ++c) acc = R::Combine(acc, partial[c]);
-    out[0] = Finish<kMean, Out>(acc, count);
+    out[0] = Finish<kMean, Out>(CombinePairwise<R>(partial.get(), chunks), count);
     return;
   }
   const Dim& kin = p.kept[p.nk - 1];
@@ -448,6 +489,12 @@ void ReduceKernel(const ReducePlan& p, const In* in, Out* out) {
       Odometer ro(red, nr, 0);
       for (int64_t r = 0; r < p.red_size; ++r, ro.Next()) {
         const In* q = base + ro.offset;
+        if constexpr (kSimdReduce<R, In, Acc>) {
+          if (s_in == 1 && len >= simd::kMinRun) {
+            SimdCombineInto<R>(acc, q, len);
+            continue;
+          }
+        }
         if (s_in == 1) {
           for (int64_t j = 0; j < len; ++j) acc[j] = R::Combine(acc[j], Load<Acc, Out>(q[j]));
         } else {

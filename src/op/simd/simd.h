@@ -1,0 +1,126 @@
+/*!
+ * \file simd.h
+ * \brief Vectorized CPU kernels over contiguous buffers, compiled for several instruction sets
+ *  (SSE4, AVX2, AVX-512 and a portable fallback) with Highway, the best one the CPU supports
+ *  chosen once, when a kernel is first called (as numpy chooses its loops).
+ *
+ * The elementwise, reduction and copy ops call these on the layouts they fit (contiguous
+ * operands of float32 or float64, a transposed copy) and keep their general loops for the rest.
+ * Each function takes plain pointers and a count and makes no allocation and no call into the
+ * thread pool: the caller splits large work across threads.
+ *
+ * Accuracy: arithmetic, sqrt, negative, absolute, square, sign and relu are exact (IEEE), so they
+ * equal the general loops bit for bit; exp is within 1 ulp of the correctly rounded result
+ * (Highway's exp, with +-inf, NaN, overflow and underflow handled here); sums are pairwise over
+ * vector accumulators (see Sum).
+ *
+ * MXFFI_SIMD_TARGET (read once) caps the instruction set: "avx512", "avx2", "sse4" or
+ * "scalar" (the portable fallback); the best target the CPU has at or below it is used. Tests
+ * and benchmarks use it to run every compiled target on one machine.
+ */
+#ifndef MXFFI_SRC_OP_SIMD_SIMD_H_
+#define MXFFI_SRC_OP_SIMD_SIMD_H_
+
+#include <cstdint>
+
+namespace mxffi {
+namespace op {
+namespace simd {
+
+/*! \return the name of the instruction set the kernels run with: "AVX3" (AVX-512), "AVX2",
+ *  "SSE4", "EMU128" or "SCALAR" (Highway's names). */
+const char* TargetName();
+
+/*!
+ * \brief Runs shorter than this keep the ops' general loops: for a handful of elements the call
+ *  through the dispatch pointer costs more than the vector code saves (a (3,4) add is 12).
+ */
+constexpr int64_t kMinRun = 16;
+
+/*!
+ * \return whether n elements at x and at y are the same elements or share none: the condition
+ *  of the elementwise kernels, which read a vector before they write it. (A partial overlap
+ *  keeps the general loop, whose element order the results then depend on.)
+ */
+template <typename T>
+inline bool NoPartialOverlap(const T* x, const T* y, int64_t n) {
+  const auto xa = reinterpret_cast<uintptr_t>(x), ya = reinterpret_cast<uintptr_t>(y);
+  const auto bytes = static_cast<uintptr_t>(n) * sizeof(T);
+  return xa == ya || xa + bytes <= ya || ya + bytes <= xa;
+}
+
+// ---- elementwise, y[i] = f(x[i]); y may be x itself, never a partial overlap --------------
+
+/*! \brief e ** x; +inf above the overflow bound, +0 below the underflow one, NaN stays NaN. */
+void Exp(const float* x, float* y, int64_t n);
+void Exp(const double* x, double* y, int64_t n);
+/*! \brief IEEE square root (negative: NaN, -0.0: -0.0). */
+void Sqrt(const float* x, float* y, int64_t n);
+void Sqrt(const double* x, double* y, int64_t n);
+/*! \brief -x. */
+void Negative(const float* x, float* y, int64_t n);
+void Negative(const double* x, double* y, int64_t n);
+/*! \brief |x| (the sign bit cleared, NaN included). */
+void Absolute(const float* x, float* y, int64_t n);
+void Absolute(const double* x, double* y, int64_t n);
+/*! \brief x * x. */
+void Square(const float* x, float* y, int64_t n);
+void Square(const double* x, double* y, int64_t n);
+/*! \brief numpy's sign: 1 for x > 0, -1 for x < 0, +0 for either zero, NaN for NaN. */
+void Sign(const float* x, float* y, int64_t n);
+void Sign(const double* x, double* y, int64_t n);
+/*! \brief x where x > 0 or x is NaN, else +0 (MXNet's relu). */
+void Relu(const float* x, float* y, int64_t n);
+void Relu(const double* x, double* y, int64_t n);
+
+// ---- elementwise, out[i] = f(a[i], b[i]); out may be a or b, never a partial overlap -------
+
+void Add(const float* a, const float* b, float* out, int64_t n);
+void Add(const double* a, const double* b, double* out, int64_t n);
+void Subtract(const float* a, const float* b, float* out, int64_t n);
+void Subtract(const double* a, const double* b, double* out, int64_t n);
+void Multiply(const float* a, const float* b, float* out, int64_t n);
+void Multiply(const double* a, const double* b, double* out, int64_t n);
+void Divide(const float* a, const float* b, float* out, int64_t n);
+void Divide(const double* a, const double* b, double* out, int64_t n);
+/*! \brief (isnan(a) || a > b) ? a : b, numpy's maximum (NaN propagates; equal gives b). */
+void Maximum(const float* a, const float* b, float* out, int64_t n);
+void Maximum(const double* a, const double* b, double* out, int64_t n);
+/*! \brief (isnan(a) || a < b) ? a : b, numpy's minimum. */
+void Minimum(const float* a, const float* b, float* out, int64_t n);
+void Minimum(const double* a, const double* b, double* out, int64_t n);
+
+// ---- reductions over x[0..n) -------------------------------------------------------------
+
+/*!
+ * \brief The sum, pairwise: blocks of a few hundred elements are summed in 8 vector
+ *  accumulators (each lane adds at most 8 elements in sequence), the accumulators and lanes
+ *  are combined as a binary tree, and blocks are combined by recursive halving. The error
+ *  bound grows with log2(n), as numpy's pairwise sum's does, with a smaller constant (numpy's
+ *  8 accumulators each add 16 elements in sequence). 0 for n == 0.
+ */
+float Sum(const float* x, int64_t n);
+double Sum(const double* x, int64_t n);
+/*! \brief The largest element; the first NaN when there is one (numpy's max). n >= 1. */
+float Max(const float* x, int64_t n);
+double Max(const double* x, int64_t n);
+/*! \brief The smallest element; the first NaN when there is one. n >= 1. */
+float Min(const float* x, int64_t n);
+double Min(const double* x, int64_t n);
+
+// ---- copies ------------------------------------------------------------------------------
+
+/*!
+ * \brief dst[i * dst_rs + j] = src[i * src_rs + j * src_cs] for i < rows, j < cols, elements
+ *  of elem_bytes (1, 2, 4 or 8) bytes, strides in elements. Walks the matrix in tiles that fit
+ *  the L1 cache, so a transposed read touches each cache line and page a few times, not once
+ *  per element. Single-threaded; the caller splits rows across threads.
+ */
+void CopyTiled2D(const void* src, int64_t src_rs, int64_t src_cs, void* dst, int64_t dst_rs,
+                 int64_t rows, int64_t cols, int elem_bytes);
+
+}  // namespace simd
+}  // namespace op
+}  // namespace mxffi
+
+#endif  // MXFFI_SRC_OP_SIMD_SIMD_H_
