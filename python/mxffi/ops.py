@@ -41,7 +41,11 @@ def _flat(params):
 
 
 def invoke(op, *inputs, **params):
-    """Run the op registered as ``op`` on ``inputs`` with ``params``; one output, or a list."""
+    """Run the op registered as ``op`` on ``inputs`` with ``params``; one output, or a list.
+
+    An op taking any number of inputs (``add_n``) reads its input count from a parameter
+    (``info(op)["num_inputs_param"]``, e.g. ``num_args``); left out, it is the number of inputs
+    given."""
     return _invoke(op, len(inputs), *inputs, *_flat(params))
 
 
@@ -79,12 +83,15 @@ def list_ops():
 
 
 def info(op):
-    """A dict describing op: description, num_inputs, num_outputs, arguments, params, and
-    kernels (the FCompute/FComputeEx kernels it has: "FCompute<cpu>", "FComputeEx<gpu>", ...)."""
-    desc, nin, nout, args, params, kernels = _info(op)
+    """A dict describing op: description, num_inputs (None for an op taking any number of
+    inputs), num_inputs_param (the parameter giving that number, such as add_n's "num_args";
+    None for an op of a fixed arity), num_outputs, arguments, params, and kernels (the
+    FCompute/FComputeEx kernels it has: "FCompute<cpu>", "FComputeEx<gpu>", ...)."""
+    desc, nin, nout, args, params, kernels, nin_param = _info(op)
     return {
         "description": str(desc),
-        "num_inputs": int(nin),
+        "num_inputs": None if int(nin) < 0 else int(nin),
+        "num_inputs_param": str(nin_param) or None,
         "num_outputs": int(nout),
         "arguments": [str(a) for a in args],
         "params": str(params),

@@ -65,15 +65,6 @@ OpAttrs AttrsOf(const Op* op, const void* param) {
   return attrs;
 }
 
-/*! \return the sum of arrays[b, e) via add_n_<e - b>, plus acc when defined. */
-NDArray AddNChunk(const NDArray& acc, const std::vector<NDArray>& arrays, size_t b, size_t e) {
-  std::vector<NDArray> in;
-  if (acc.defined()) in.push_back(acc);
-  in.insert(in.end(), arrays.begin() + b, arrays.begin() + e);
-  OpAttrs attrs = AttrsOf(op::AddNOp(static_cast<int>(in.size())), nullptr);
-  return Invoke(attrs, Span<const NDArray>(in));
-}
-
 }  // namespace
 
 MXFFI_REGISTER_API("sparse.sparse_retain")
@@ -152,16 +143,11 @@ MXFFI_REGISTER_API("sparse.add_n")
             << fname << ": all arrays must have the same dtype; arrays[0] is "
             << DataTypeToString(a0.dtype) << " but " << arg << " is " << DataTypeToString(a.dtype);
       }
-      // One op sums up to kMaxAddN arrays in one pass; more are summed in chunks.
-      const size_t n = arrays.size();
-      size_t e = std::min<size_t>(n, op::kMaxAddN);
-      NDArray acc = AddNChunk(NDArray(), arrays, 0, e);
-      while (e < n) {
-        const size_t b = e;
-        e = std::min<size_t>(n, b + op::kMaxAddN - 1);
-        acc = AddNChunk(acc, arrays, b, e);
-      }
-      *ret = acc;
+      // One op, in one pass over any number of arrays.
+      static const Op* op = Op::Get("add_n");
+      op::AddNParam p;
+      p.num_args = static_cast<int>(arrays.size());
+      *ret = Invoke(AttrsOf(op, &p), Span<const NDArray>(arrays));
     });
 
 MXFFI_REGISTER_API("sparse.sgd_update")

@@ -9,10 +9,12 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../cuda/device.h"
@@ -22,6 +24,48 @@ namespace mxffi {
 namespace {
 
 const char* DeviceKey(DLDevice dev) { return dev.device_type == kDLCPU ? "cpu" : "gpu"; }
+
+/*!
+ * \brief Room for n values of T, inline for up to kMaxOpArgs (every op of a fixed arity), on the
+ *  heap beyond (the many inputs of an op whose input count comes from its parameters). The
+ *  values start uninitialised; each is written before it is read.
+ */
+template <typename T>
+class ArgBuffer {
+  static_assert(std::is_trivially_destructible_v<T>, "nothing is destroyed");
+
+ public:
+  explicit ArgBuffer(size_t n) {
+    if (n > static_cast<size_t>(kMaxOpArgs)) heap_.reset(new unsigned char[n * sizeof(T)]);
+  }
+  T* data() { return reinterpret_cast<T*>(heap_ ? heap_.get() : inline_); }
+
+ private:
+  alignas(T) unsigned char inline_[kMaxOpArgs * sizeof(T)];
+  std::unique_ptr<unsigned char[]> heap_;
+};
+
+/*! \brief TypeError for a call with another number of inputs than the op takes. */
+[[noreturn, gnu::noinline, gnu::cold]] void ThrowInputCount(const OpAttrs& attrs, size_t given,
+                                                            uint32_t expected) {
+  const Op* op = attrs.op;
+  std::string which;
+  if (op->variable_inputs()) {
+    which = op->key_var_num_args.empty()
+                ? std::string(" (for these parameters)")
+                : " (" + op->key_var_num_args + "=" + std::to_string(expected) + ")";
+  }
+  MXFFI_THROW(TypeError) << op->name << ": expected " << expected << " input(s)" << which
+                         << ", got " << given;
+  __builtin_unreachable();
+}
+
+/*! \brief The number of inputs a call takes; TypeError unless given is that. */
+inline void CheckInputCount(const OpAttrs& attrs, size_t given) {
+  const Op* op = attrs.op;
+  const uint32_t expected = op->get_num_inputs ? op->get_num_inputs(attrs) : op->num_inputs;
+  if (given != expected) ThrowInputCount(attrs, given, expected);
+}
 
 /*! \brief Storage inference without an FInferStorageType: dense in, dense out. */
 DispatchMode DefaultDispatch(const Op::CallAttrs& call, bool gpu, Span<const StorageType> in,
@@ -137,12 +181,11 @@ DispatchMode InferDispatch(const OpAttrs& attrs, Span<const NDArray> inputs,
                            Span<StorageType> out_stype) {
   const Op* op = attrs.op;
   MXFFI_CHECK(op != nullptr && op->index >= 0, ValueError) << "InferDispatch: no op given";
-  MXFFI_CHECK(inputs.size() == op->num_inputs && out_stype.size() == op->num_outputs, TypeError)
-      << op->name << ": expected " << op->num_inputs << " input(s) and " << op->num_outputs
-      << " output(s), got " << inputs.size() << " and " << out_stype.size();
-  MXFFI_CHECK(inputs.size() <= kMaxOpArgs, ValueError)
-      << op->name << ": at most " << kMaxOpArgs << " inputs";
-  StorageType in_stype[kMaxOpArgs];
+  CheckInputCount(attrs, inputs.size());
+  MXFFI_CHECK(out_stype.size() == op->num_outputs, TypeError)
+      << op->name << ": expected " << op->num_outputs << " output(s), got " << out_stype.size();
+  ArgBuffer<StorageType> in_stype_buf(inputs.size());
+  StorageType* in_stype = in_stype_buf.data();
   std::vector<TShape> shapes;
   DLDevice device = attrs.device;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -163,24 +206,26 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   const Op* op = attrs.op;
   MXFFI_CHECK(op != nullptr && op->index >= 0, ValueError) << "Invoke: no op given";
   const char* name = op->name.c_str();
-  MXFFI_CHECK(inputs.size() == op->num_inputs, TypeError)
-      << name << ": expected " << op->num_inputs << " input(s), got " << inputs.size();
+  CheckInputCount(attrs, inputs.size());
   MXFFI_CHECK(outputs.size() == op->num_outputs, TypeError)
       << name << ": expected " << op->num_outputs << " output(s), got " << outputs.size();
-  MXFFI_CHECK(inputs.size() <= kMaxOpArgs && outputs.size() <= kMaxOpArgs, ValueError)
-      << name << ": at most " << kMaxOpArgs << " inputs and outputs";
+  MXFFI_CHECK(outputs.size() <= kMaxOpArgs, ValueError)
+      << name << ": at most " << kMaxOpArgs << " outputs";
   const Op::CallAttrs& call = op->call_attrs();
   const size_t nin = inputs.size(), nout = outputs.size();
 
-  // Inline shapes, constructed only for the inputs and outputs this op has.
-  alignas(TShape) unsigned char shape_storage[2 * kMaxOpArgs * sizeof(TShape)];
-  TShape* in_shape = reinterpret_cast<TShape*>(shape_storage);
-  TShape* out_shape = in_shape + kMaxOpArgs;
-  for (size_t i = 0; i < outputs.size() && i < static_cast<size_t>(kMaxOpArgs); ++i) {
-    new (&out_shape[i]) TShape();
-  }
-  DLDataType in_type[kMaxOpArgs], out_type[kMaxOpArgs];
-  StorageType in_stype[kMaxOpArgs], out_stype[kMaxOpArgs];
+  // Shapes constructed only for the inputs and outputs this op has; the inputs' inline unless
+  // a variable-arity op has more than kMaxOpArgs of them.
+  ArgBuffer<TShape> in_shape_buf(nin), out_shape_buf(nout);
+  TShape* in_shape = in_shape_buf.data();
+  TShape* out_shape = out_shape_buf.data();
+  for (size_t i = 0; i < nout; ++i) new (&out_shape[i]) TShape();
+  ArgBuffer<DLDataType> in_type_buf(nin);
+  ArgBuffer<StorageType> in_stype_buf(nin);
+  DLDataType* in_type = in_type_buf.data();
+  StorageType* in_stype = in_stype_buf.data();
+  DLDataType out_type[kMaxOpArgs];
+  StorageType out_stype[kMaxOpArgs];
   DLDevice device = attrs.device;
   for (size_t i = 0; i < nin; ++i) {
     MXFFI_CHECK(inputs[i].defined(), TypeError) << name << ": input #" << i << " is None";
@@ -289,7 +334,9 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     MXFFI_CHECK(!inputs[i].is_sparse(), ValueError)
         << name << ": storage inference sent sparse input #" << i << " to the dense kernel";
   }
-  DLTensor in_blob[kMaxOpArgs], out_blob[kMaxOpArgs];
+  ArgBuffer<DLTensor> in_blob_buf(nin);
+  DLTensor* in_blob = in_blob_buf.data();
+  DLTensor out_blob[kMaxOpArgs];
   const bool strided_ok = call.strided_inputs;
   bool need_temps = false;
   for (size_t i = 0; i < nin; ++i) {

@@ -310,7 +310,9 @@ CallByName ParseByName(PackedArgs args, const char* fname) {
   MXFFI_CHECK(num_inputs >= 0 && 2 + num_inputs <= static_cast<int64_t>(args.size()), TypeError)
       << fname << ": num_inputs=" << num_inputs << " but only " << args.size() - 2
       << " values follow";
-  MXFFI_CHECK(num_inputs == op->num_inputs, TypeError)
+  // An op of a fixed arity is checked before its parameters are read; one whose input count
+  // comes from its parameters, by Invoke.
+  MXFFI_CHECK(op->variable_inputs() || num_inputs == op->num_inputs, TypeError)
       << name << ": expected " << op->num_inputs << " input(s), got " << num_inputs;
   CallByName call;
   std::vector<NDArray>& inputs = call.inputs;
@@ -328,8 +330,14 @@ CallByName ParseByName(PackedArgs args, const char* fname) {
   size_t rest = args.size() - 2 - num_inputs;
   MXFFI_CHECK(rest % 2 == 0, TypeError) << fname << ": parameters must come as key/value pairs";
   std::vector<std::pair<std::string, std::string>> kwargs;
+  bool count_given = false;
   for (int64_t i = 2 + num_inputs; i < static_cast<int64_t>(args.size()); i += 2) {
     kwargs.emplace_back(args[i].cast<std::string>(), args[i + 1].cast<std::string>());
+    count_given |= !op->key_var_num_args.empty() && kwargs.back().first == op->key_var_num_args;
+  }
+  // add_n(a, b, c) means num_args=3: the count parameter defaults to the inputs given.
+  if (!op->key_var_num_args.empty() && !count_given) {
+    kwargs.emplace_back(op->key_var_num_args, std::to_string(num_inputs));
   }
   OpAttrs& attrs = call.attrs;
   attrs.op = op;
@@ -400,8 +408,10 @@ MXFFI_REGISTER_API("ops.list")
 
 MXFFI_REGISTER_API("ops.info")
     .describe(
-        "(description, num_inputs, num_outputs, argument names, parameter doc, kernels) of an "
-        "op; kernels names the FCompute/FComputeEx kernels it has, by device.")
+        "(description, num_inputs, num_outputs, argument names, parameter doc, kernels, "
+        "num_inputs_param) of an op; kernels names the FCompute/FComputeEx kernels it has, by "
+        "device. An op taking any number of inputs has num_inputs -1, and num_inputs_param "
+        "names the parameter giving the number (\"\" for an op of a fixed arity).")
     .arg("name")
     .set_body_typed([](std::string name) {
       const Op* op = Op::Find(name);
@@ -411,7 +421,7 @@ MXFFI_REGISTER_API("ops.info")
       for (const auto& a : op->arguments) args.push_back(String(a.name));
       Array<Any> out;
       out.push_back(String(op->description));
-      out.push_back(static_cast<int64_t>(op->num_inputs));
+      out.push_back(op->variable_inputs() ? int64_t{-1} : static_cast<int64_t>(op->num_inputs));
       out.push_back(static_cast<int64_t>(op->num_outputs));
       out.push_back(args);
       out.push_back(String(op->param_doc));
@@ -423,6 +433,7 @@ MXFFI_REGISTER_API("ops.info")
       if (call.compute[1] != nullptr) kernels.push_back(String("FCompute<gpu>"));
       if (call.compute_ex[1] != nullptr) kernels.push_back(String("FComputeEx<gpu>"));
       out.push_back(kernels);
+      out.push_back(String(op->key_var_num_args));
       return out;
     });
 

@@ -1,6 +1,6 @@
 /*!
  * \file test_sparse_misc.cc
- * \brief sparse_retain, slice_rows, add_n_<k>, sgd_update and adam_update through Invoke: the
+ * \brief sparse_retain, slice_rows, add_n, sgd_update and adam_update through Invoke: the
  *  results' parts, in-place outputs, and the errors for bad inputs.
  */
 #include <gtest/gtest.h>
@@ -71,14 +71,50 @@ TEST(SparseMisc, AddNMergesRowsAndColumns) {
   int64_t shape[] = {6, 2};
   NDArray b = NDArray::RowSparse(shape, 2, Make<double>({2, 2}, kF64, {1, 1, 2, 2}),
                                  Make<int32_t>({2}, kI32, {1, 2}), "test");
-  NDArray out = RunOp("add_n_2", {SmallRowSparse(), b});
+  NDArray out = RunOp("add_n", {SmallRowSparse(), b}, {{"num_args", "2"}});
   ASSERT_EQ(out.stype(), StorageType::kRowSparse);
   EXPECT_EQ(Values<int64_t>(out.sparse_indices()), (std::vector<int64_t>{0, 1, 2, 5}));
   EXPECT_EQ(Values<double>(out.sparse_data()), (std::vector<double>{0, 1, 1, 1, 22, 23, 50, 51}));
-  NDArray c = RunOp("add_n_3", {SmallCSR(), SmallCSR(), SmallCSR()});
+  NDArray c = RunOp("add_n", {SmallCSR(), SmallCSR(), SmallCSR()}, {{"num_args", "3"}});
   ASSERT_EQ(c.stype(), StorageType::kCSR);
   EXPECT_EQ(Values<int32_t>(c.sparse_indptr()), (std::vector<int32_t>{0, 2, 2, 3, 5}));
   EXPECT_EQ(Values<double>(c.sparse_data()), (std::vector<double>{3, 6, 9, 12, 15}));
+}
+
+TEST(SparseMisc, AddNTakesAsManyInputsAsNumArgsSays) {
+  const mxffi::Op* op = mxffi::Op::Get("add_n");
+  EXPECT_TRUE(op->variable_inputs());
+  EXPECT_EQ(op->key_var_num_args, "num_args");
+  // More inputs than Invoke holds inline (kMaxOpArgs): 1 + 2 + ... + 40 in every element.
+  std::vector<NDArray> in;
+  for (int i = 1; i <= 40; ++i) in.push_back(Make<double>({2, 3}, kF64, std::vector<double>(6, i)));
+  NDArray sum = RunOp("add_n", in, {{"num_args", "40"}});
+  EXPECT_EQ(Values<double>(sum), std::vector<double>(6, 820.0));
+  // The same through the storage-aware kernel (a row_sparse summand makes the result dense).
+  in.push_back(SmallRowSparse());
+  for (int i = 0; i < 40; ++i) in[i] = Make<double>({6, 2}, kF64, std::vector<double>(12, 1.0));
+  NDArray mixed = RunOp("add_n", in, {{"num_args", "41"}});
+  ASSERT_EQ(mixed.stype(), StorageType::kDefault);
+  EXPECT_EQ(Values<double>(mixed),
+            (std::vector<double>{40, 41, 40, 40, 60, 61, 40, 40, 40, 40, 90, 91}));
+  mxffi::OpAttrs attrs;
+  attrs.op = op;
+  StorageType out_stype[1];
+  auto param = (*op->attr<mxffi::FParamParse>("FParamParse"))({{"num_args", "41"}});
+  attrs.param = param.get();
+  EXPECT_EQ(mxffi::InferDispatch(attrs, mxffi::Span<const NDArray>(in.data(), in.size()),
+                                 mxffi::Span<StorageType>(out_stype, 1)),
+            mxffi::DispatchMode::kFComputeEx);
+  EXPECT_EQ(op->NumInputs(attrs), 41u);
+  // A count other than num_args, and no parameters at all.
+  MXFFI_EXPECT_THROW_KIND(RunOp("add_n", in, {{"num_args", "40"}}), "TypeError",
+                          "add_n: expected 40 input(s) (num_args=40), got 41");
+  attrs.param = nullptr;
+  MXFFI_EXPECT_THROW_KIND(mxffi::Invoke(attrs, mxffi::Span<const NDArray>(in.data(), 2)),
+                          "ValueError", "add_n: no parameters given; num_args");
+  // An op of a fixed arity says what it takes.
+  MXFFI_EXPECT_THROW_KIND(RunOp("_npi_add", {in[0]}), "TypeError",
+                          "_npi_add: expected 2 input(s), got 1");
 }
 
 TEST(SparseMisc, LazySGDWritesOnlyTheGradientsRows) {

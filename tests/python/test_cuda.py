@@ -725,7 +725,8 @@ def test_every_built_in_op_has_a_cuda_kernel():
     )
     assert proc.returncode == 0, proc.stderr
     kernels = json.loads(proc.stdout)
-    assert len(kernels) > 50
+    # add_n is one op of any number of inputs (not add_n_1 ... add_n_16)
+    assert len(kernels) > 40 and "add_n" in kernels and "add_n_2" not in kernels
     missing = sorted(
         name
         for name, ks in kernels.items()

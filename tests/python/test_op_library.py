@@ -137,12 +137,15 @@ def test_function_and_op_are_described(scaled_add):
     assert list(info["arg_names"]) == ["x", "y", "alpha"]
     assert list(info["defaults"]) == [1.0]
     assert "example_scaled_add" in list(mxffi.get_global_func("ops.list")())
-    desc, nin, nout, args, params, kernels = mxffi.get_global_func("ops.info")("example_scaled_add")
+    desc, nin, nout, args, params, kernels, nin_param = mxffi.get_global_func("ops.info")(
+        "example_scaled_add"
+    )
     assert (nin, nout, list(args)) == (2, 1, ["x", "y"])
     assert desc == "alpha * x + y, elementwise, for x and y of one shape and dtype."
     assert "alpha : double, optional, default=1" in params
     assert "Scale of x; must be >= 0." in params
     assert list(kernels) == ["FCompute<cpu>"]
+    assert nin_param == ""  # a fixed number of inputs
 
 
 # -- errors: the messages docs/writing_an_op.md quotes, asserted in full ---------------------------

@@ -263,9 +263,7 @@ def test_add_n_row_sparse_matches_numpy(shape, density, dtype, k):
     union = np.unique(np.concatenate([stored_rows(x) for x in xs]).astype(np.int64))
     np.testing.assert_array_equal(stored_rows(out), union)
     assert np.asarray(out.indices).dtype == (np.int64 if np.int64 in itypes else np.int32)
-    if k <= 16:
-        op = f"add_n_{k}"
-        assert mxffi.ops.dispatch(op, *xs) == ("fcompute_ex", ["row_sparse"])
+    assert mxffi.ops.dispatch("add_n", *xs) == ("fcompute_ex", ["row_sparse"])
 
 
 @pytest.mark.parametrize("shape", [(9, 7), (1, 1), (0, 3), (4, 0)])
@@ -291,8 +289,7 @@ def test_add_n_csr_matches_scipy(shape, density, dtype, k):
     np.testing.assert_array_equal(np.asarray(out.indptr), ref.indptr)
     np.testing.assert_array_equal(np.asarray(out.indices), ref.indices)
     assert np.asarray(out.indices).dtype == (np.int64 if np.int64 in itypes else np.int32)
-    if k <= 16:
-        assert mxffi.ops.dispatch(f"add_n_{k}", *xs) == ("fcompute_ex", ["csr"])
+    assert mxffi.ops.dispatch("add_n", *xs) == ("fcompute_ex", ["csr"])
 
 
 def test_add_n_csr_keeps_cancelled_columns_as_zeros():
@@ -327,13 +324,69 @@ def test_add_n_mixed_storage(density, dtype, itype):
         assert getattr(out, "stype", "default") == stype
         expected = sum(vals.get(id(a), d[1]) for a in arrays)
         np.testing.assert_allclose(np.asarray(out.asnumpy()), expected, **tol(dtype))
-        assert mxffi.ops.dispatch(f"add_n_{len(arrays)}", *arrays) == (mode, [stype])
+        assert mxffi.ops.dispatch("add_n", *arrays) == (mode, [stype])
     # numpy arrays are summands too, and the result never is one of the inputs
     a = d[0].copy()
     out = sparse.add_n(a)
     np.testing.assert_array_equal(out.asnumpy(), d[0])
     np.from_dlpack(out)[...] = 0
     np.testing.assert_array_equal(a, d[0])
+
+
+@pytest.mark.parametrize("k", [1, 2, 17, 100])
+@pytest.mark.parametrize("kind", ["default", "csr", "row_sparse", "mixed"])
+def test_add_n_is_one_op_of_any_number_of_inputs(k, kind):
+    import scipy.sparse as sp
+
+    shape, dtype = (12, 7), np.float64
+    ds = [random_csr_dense(shape, 0.3, dtype, seed=s) for s in range(k)]
+    kinds = ["default", "csr", "row_sparse"] if kind == "mixed" else [kind]
+    xs = []
+    for s, d in enumerate(ds):
+        stype = kinds[s % len(kinds)]
+        if stype == "default":
+            xs.append(mnp.array(d))
+        elif stype == "csr":
+            xs.append(sparse.csr_matrix(d, idx_dtype=np.dtype(INDEX_DTYPES[s % 2]).name))
+        else:
+            xs.append(rsp(d, INDEX_DTYPES[s % 2]))
+    out = sparse.add_n(*xs)
+    expected = ds[0].copy()
+    for d in ds[1:]:
+        expected += d  # left to right, as the kernels sum
+    np.testing.assert_allclose(out.asnumpy(), expected, rtol=1e-13, atol=1e-13)
+    stype = "default" if kind == "mixed" else kind
+    assert getattr(out, "stype", "default") == stype
+    if stype == "csr":
+        ref = sp.csr_matrix(sum((d != 0).astype(np.int8) for d in ds))
+        np.testing.assert_array_equal(np.asarray(out.indptr), ref.indptr)
+        np.testing.assert_array_equal(np.asarray(out.indices), ref.indices)
+    # One op, its input count from its num_args parameter, which generic invocation fills in.
+    got = mxffi.ops.invoke("add_n", *xs)
+    np.testing.assert_array_equal(got.asnumpy(), out.asnumpy())
+    dense_only = all(getattr(x, "stype", "default") == "default" for x in xs)
+    mode = "fcompute" if dense_only else "fcompute_ex"
+    assert mxffi.ops.dispatch("add_n", *xs) == (mode, [stype])
+    np.testing.assert_array_equal(
+        mxffi.ops.invoke("add_n", *xs, num_args=k).asnumpy(), out.asnumpy()
+    )
+
+
+def test_add_n_describes_itself_as_taking_any_number_of_inputs():
+    info = mxffi.ops.info("add_n")
+    assert info["num_inputs"] is None and info["num_inputs_param"] == "num_args"
+    assert info["arguments"] == ["arrays"] and info["num_outputs"] == 1
+    assert "num_args : int, required" in info["params"]
+    assert mxffi.ops.info("_npi_add")["num_inputs"] == 2
+    assert mxffi.ops.info("_npi_add")["num_inputs_param"] is None
+    assert not any(name.startswith("add_n_") for name in mxffi.ops.list_ops())
+    a = mnp.ones((2, 2))
+    with pytest.raises(TypeError, match=r"^add_n: expected 3 input\(s\) \(num_args=3\), got 2"):
+        mxffi.ops.invoke("add_n", a, a, num_args=3)
+    with pytest.raises(ValueError, match=r"^add_n: invalid parameter: .*num_args"):
+        mxffi.ops.invoke("add_n", num_args=0)
+    with pytest.raises(TypeError, match=r"^add_n: expected 2 input\(s\) \(num_args=2\), got 3"):
+        mxffi.get_global_func("ops.invoke")("add_n", 3, a, a, a, "num_args", "2")
 
 
 def test_add_n_bad_inputs():

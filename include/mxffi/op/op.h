@@ -42,7 +42,11 @@ namespace mxffi {
 
 /*! \brief Most dimensions an op works on (numpy's historical limit). */
 constexpr int kMaxNDim = 32;
-/*! \brief Most inputs or outputs of one op. */
+/*!
+ * \brief Most outputs of one op, and most inputs of an op with a fixed number of them; Invoke
+ *  holds that many inline. An op whose input count comes from its parameters (add_n) may take
+ *  more, which Invoke holds on the heap.
+ */
 constexpr int kMaxOpArgs = 16;
 /*! \brief Most ops one process can register. */
 constexpr int kMaxOps = 4096;
@@ -190,6 +194,11 @@ using FCompute =
 using FComputeEx =
     std::function<void(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
                        Span<const OpReqType> req, Span<const NDArray> out)>;
+/*!
+ * \brief The number of inputs of a call, from its parameters: for an op taking any number of
+ *  inputs (add_n, and concat or stack), as MXNet's set_num_inputs taking a function.
+ */
+using FNumInputs = std::function<uint32_t(const OpAttrs& attrs)>;
 /*! \brief Parse "name=value" strings into an owned parameter struct (generic invocation). */
 using FParamParse = std::function<std::shared_ptr<const void>(
     const std::vector<std::pair<std::string, std::string>>& kwargs)>;
@@ -242,9 +251,16 @@ class Op {
   std::string name;
   /*! \brief Doc string. */
   std::string description;
-  /*! \brief Number of inputs and outputs. */
+  /*! \brief Number of inputs (for an op of a fixed arity) and outputs. */
   uint32_t num_inputs = 1;
   uint32_t num_outputs = 1;
+  /*!
+   * \brief For an op taking any number of inputs: the count for a call's parameters (then
+   *  num_inputs is unused), and the parameter holding it, which generic invocation (ops.invoke)
+   *  fills from the number of inputs given when the caller leaves it out. Empty otherwise.
+   */
+  FNumInputs get_num_inputs;
+  std::string key_var_num_args;
   /*! \brief Name, type and doc of each input, in order. */
   struct Argument {
     std::string name, type, doc;
@@ -314,7 +330,24 @@ class Op {
   }
   Op& set_num_inputs(uint32_t n) {
     num_inputs = n;
+    get_num_inputs = nullptr;
     return *this;
+  }
+  /*! \brief Take as many inputs as fn gives for a call's parameters (add_n's num_args). */
+  Op& set_num_inputs(FNumInputs fn) {
+    get_num_inputs = std::move(fn);
+    return *this;
+  }
+  /*! \brief Name the parameter holding the number of inputs (see key_var_num_args). */
+  Op& set_key_var_num_args(std::string key) {
+    key_var_num_args = std::move(key);
+    return *this;
+  }
+  /*! \return whether the number of inputs comes from the parameters of each call. */
+  bool variable_inputs() const { return static_cast<bool>(get_num_inputs); }
+  /*! \return the number of inputs a call with these parameters takes. */
+  uint32_t NumInputs(const OpAttrs& attrs) const {
+    return get_num_inputs ? get_num_inputs(attrs) : num_inputs;
   }
   Op& set_num_outputs(uint32_t n) {
     num_outputs = n;
@@ -350,7 +383,7 @@ inline const T* OpMap<T>::get(const Op* op) const {
 /*!
  * \brief Run an op: infer, allocate the undefined outputs, dispatch.
  * \param attrs the op and its parameters.
- * \param inputs the op's num_inputs inputs.
+ * \param inputs the op's inputs: NumInputs(attrs) of them.
  * \param outputs the op's num_outputs outputs; each defined one is written into (its shape and
  *  dtype must be what inference gives), each undefined one is allocated.
  */

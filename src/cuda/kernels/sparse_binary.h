@@ -121,7 +121,7 @@ void SparseValuesWithDense(SparseBinaryOp op, bool sparse_first, const DLTensor&
 
 // ---- add_n --------------------------------------------------------------------------------------
 
-/*! \brief Most summands of one add_n kernel (the op's kMaxAddN). */
+/*! \brief Most summands of one add_n kernel launch; the op sums more in several. */
 constexpr int kMaxSummands = 16;
 
 /*!

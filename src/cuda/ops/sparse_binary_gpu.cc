@@ -1,8 +1,8 @@
 /*!
  * \file sparse_binary_gpu.cc
  * \brief The GPU kernels of add, subtract and multiply on csr and row_sparse operands
- *  (FComputeEx<gpu> beside binary_sparse.cc's FComputeEx<cpu>) and of add_n_<k> (FCompute<gpu>
- *  and FComputeEx<gpu> beside add_n.cc's), for every storage combination the CPU kernels take,
+ *  (FComputeEx<gpu> beside binary_sparse.cc's FComputeEx<cpu>) and of add_n (FCompute<gpu> and
+ *  FComputeEx<gpu> beside add_n.cc's), for every storage combination the CPU kernels take,
  *  with the CPU kernels' results: the same storage types, index dtypes, stored entries (explicit
  *  zeros from cancellation kept) and values.
  *
@@ -13,12 +13,12 @@
  */
 #include <mxffi/op/op.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "../../op/elemwise/elemwise.h"
-#include "../../op/sparse/sparse_misc_op.h"
 #include "../../op/sparse/sparse_util.h"
 #include "../kernels/sparse_binary.h"
 
@@ -184,9 +184,27 @@ void BinarySparseGPU(const OpAttrs&, const OpContext& ctx, Span<const NDArray> i
 
 // ---- add_n --------------------------------------------------------------------------------------
 
+/*!
+ * \brief out = in[0] + ... + in[n - 1] (n >= 1), dense, in launches of up to kMaxSummands
+ *  summands: the first writes out, each next one adds the following summands to it, so the sum
+ *  runs left to right as on the CPU, whatever the number of summands.
+ */
+void SumDense(const DLTensor* in, size_t n, const DLTensor& out, void* stream) {
+  size_t b = std::min<size_t>(n, cuda::kMaxSummands);
+  cuda::AddNDense(in, static_cast<int>(b), out, stream);
+  std::vector<DLTensor> group;
+  while (b < n) {
+    const size_t e = std::min<size_t>(n, b + cuda::kMaxSummands - 1);
+    group.assign(1, out);
+    group.insert(group.end(), in + b, in + e);
+    cuda::AddNDense(group.data(), static_cast<int>(group.size()), out, stream);
+    b = e;
+  }
+}
+
 void AddNDenseGPU(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in,
                   Span<const OpReqType>, Span<const DLTensor> out) {
-  cuda::AddNDense(in.data(), static_cast<int>(in.size()), out[0], ctx.stream);
+  SumDense(in.data(), in.size(), out[0], ctx.stream);
 }
 
 /*! \brief The index dtype of a sparse sum: int64 when any sparse summand has it, else int32. */
@@ -220,6 +238,26 @@ void AddNRowSparseGPU(Span<const NDArray> in, const NDArray& out, const OpContex
 void AddNCSRGPU(Span<const NDArray> in, const NDArray& out, const OpContext& ctx) {
   const DLTensor& t = out.tensor();
   const int64_t rows = t.shape[0];
+  if (in.size() > static_cast<size_t>(cuda::kMaxSummands)) {
+    // More summands than one launch takes: summed in groups, left to right, each group's sum
+    // the first summand of the next (an int64 index dtype carries forward, as on the CPU).
+    std::vector<NDArray> group(in.begin(), in.begin() + cuda::kMaxSummands);
+    size_t b = cuda::kMaxSummands;
+    NDArray acc = NDArray::EmptySparse(StorageType::kCSR, t.shape, t.ndim, t.dtype, t.device);
+    AddNCSRGPU(group, acc, ctx);
+    while (b < in.size()) {
+      const size_t e = std::min<size_t>(in.size(), b + cuda::kMaxSummands - 1);
+      group.assign(1, acc);
+      group.insert(group.end(), in.begin() + b, in.begin() + e);
+      NDArray next = e == in.size() ? out
+                                    : NDArray::EmptySparse(StorageType::kCSR, t.shape, t.ndim,
+                                                           t.dtype, t.device);
+      AddNCSRGPU(group, next, ctx);
+      acc = next;
+      b = e;
+    }
+    return;
+  }
   std::vector<DLTensor> data, indptr, indices;
   int64_t total = 0;
   for (const NDArray& a : in) {
@@ -252,7 +290,7 @@ void AddNToDenseGPU(Span<const NDArray> in, const NDArray& out, const OpContext&
   if (blobs.empty()) {
     Fill(target, 0, ctx);
   } else {
-    cuda::AddNDense(blobs.data(), static_cast<int>(blobs.size()), target.tensor(), ctx.stream);
+    SumDense(blobs.data(), blobs.size(), target.tensor(), ctx.stream);
   }
   for (const NDArray& a : in) {
     if (!a.is_sparse()) continue;
@@ -278,21 +316,11 @@ void AddNExGPU(const OpAttrs&, const OpContext& ctx, Span<const NDArray> in, Spa
   }
 }
 
-/*! \brief The GPU kernels of every add_n_<k>. */
-bool ExtendAddN() {
-  static_assert(kMaxAddN <= cuda::kMaxSummands, "add_n: a kernel sums at most kMaxSummands");
-  for (int k = 1; k <= kMaxAddN; ++k) {
-    const std::string name = "add_n_" + std::to_string(k);
-    Op::Extend(name.c_str())
-        .set_attr<FCompute>("FCompute<gpu>", AddNDenseGPU)
-        .set_attr<FComputeEx>("FComputeEx<gpu>", AddNExGPU);
-  }
-  return true;
-}
-
-[[maybe_unused]] const bool kAddNExtended = ExtendAddN();
-
 }  // namespace
+
+MXFFI_EXTEND_OP(add_n)
+    .set_attr<FCompute>("FCompute<gpu>", AddNDenseGPU)
+    .set_attr<FComputeEx>("FComputeEx<gpu>", AddNExGPU);
 
 MXFFI_EXTEND_OP(_npi_add).set_attr<FComputeEx>("FComputeEx<gpu>",
                                                BinarySparseGPU<BinaryKind::kAdd>);

@@ -1,9 +1,8 @@
 /*!
  * \file add_n.cc
- * \brief add_n_<k> for k in [1, kMaxAddN]: the elementwise sum of k arrays of one shape and
- *  dtype (float32 or float64).
+ * \brief add_n: the elementwise sum of num_args arrays of one shape and dtype (float32 or
+ *  float64), one op taking any number of inputs (its input count is its num_args parameter).
  *
- * An op has a fixed number of inputs, so each count is its own op, all sharing these kernels.
  * Storage:
  *  - all dense: the dense kernel (FCompute);
  *  - all row_sparse: row_sparse, the union of the stored rows, found by one merge of the k
@@ -17,7 +16,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <string>
 #include <vector>
 
 #include "../parallel.h"
@@ -361,44 +359,30 @@ void AddNEx(const OpAttrs&, const OpContext&, Span<const NDArray> in, Span<const
   }
 }
 
-/*! \brief The ops, registered once: add_n_1 ... add_n_<kMaxAddN>. */
-struct AddNRegistry {
-  const Op* ops[kMaxAddN + 1] = {};
-  AddNRegistry() {
-    for (int k = 1; k <= kMaxAddN; ++k) {
-      const std::string name = "add_n_" + std::to_string(k);
-      Op& op = Op::Register(name.c_str())
-                   .describe("The elementwise sum of " + std::to_string(k) +
-                             " arrays of one shape and dtype (float32 or float64); row_sparse "
-                             "when all are, dense when any is dense.")
-                   .set_num_inputs(k)
-                   .set_attr<FInferShape>("FInferShape", AddNShape)
-                   .set_attr<FInferType>("FInferType", AddNType)
-                   .set_attr<FInferStorageType>("FInferStorageType", AddNStype)
-                   .set_attr<FCompute>("FCompute<cpu>", AddNDense)
-                   .set_attr<FComputeEx>("FComputeEx<cpu>", AddNEx);
-      for (int i = 0; i < k; ++i) {
-        op.add_argument("arrays[" + std::to_string(i) + "]", "NDArray", "a summand");
-      }
-      ops[k] = &op;
-    }
-  }
-};
-
-const AddNRegistry& Registered() {
-  static const AddNRegistry registry;
-  return registry;
+/*! \brief As many inputs as num_args says. */
+uint32_t AddNNumInputs(const OpAttrs& attrs) {
+  MXFFI_CHECK(attrs.param != nullptr, ValueError)
+      << "add_n: no parameters given; num_args (the number of arrays) is required";
+  return static_cast<uint32_t>(attrs.get<AddNParam>().num_args);
 }
-
-[[maybe_unused]] const AddNRegistry& kAddNRegistered = Registered();
 
 }  // namespace
 
-const Op* AddNOp(int k) {
-  MXFFI_CHECK(k >= 1 && k <= kMaxAddN, ValueError)
-      << "add_n: one op sums 1 to " << kMaxAddN << " arrays; asked for " << k;
-  return Registered().ops[k];
-}
+DMLC_REGISTER_PARAMETER(AddNParam);
+
+MXFFI_REGISTER_OP(add_n)
+    .describe(
+        "The elementwise sum of num_args arrays of one shape and dtype (float32 or float64); "
+        "row_sparse when all are, csr when all are, dense otherwise.")
+    .set_num_inputs(AddNNumInputs)
+    .set_key_var_num_args("num_args")
+    .add_argument("arrays", "NDArray[]", "the summands, num_args of them")
+    .set_param<AddNParam>()
+    .set_attr<FInferShape>("FInferShape", AddNShape)
+    .set_attr<FInferType>("FInferType", AddNType)
+    .set_attr<FInferStorageType>("FInferStorageType", AddNStype)
+    .set_attr<FCompute>("FCompute<cpu>", AddNDense)
+    .set_attr<FComputeEx>("FComputeEx<cpu>", AddNEx);
 
 }  // namespace op
 }  // namespace mxffi

@@ -1,6 +1,6 @@
 /*!
  * \file sparse_misc_op.h
- * \brief Parameters of sparse_retain, slice_rows, add_n_<k>, sgd_update and adam_update, the
+ * \brief Parameters of sparse_retain, slice_rows, add_n, sgd_update and adam_update, the
  *  ops behind mxffi.nd.sparse's functions of the same names.
  */
 #ifndef MXFFI_SRC_OP_SPARSE_SPARSE_MISC_OP_H_
@@ -70,11 +70,14 @@ struct AdamParam : public dmlc::Parameter<AdamParam> {
   }
 };
 
-/*! \brief The most arrays one add_n_<k> op sums; add_n sums more in chunks of this many. */
-constexpr int kMaxAddN = kMaxOpArgs;
-
-/*! \return the op summing k arrays, "add_n_<k>", for k in [1, kMaxAddN]. */
-const Op* AddNOp(int k);
+/*! \brief add_n's parameter: how many arrays it sums, which is its number of inputs. */
+struct AddNParam : public dmlc::Parameter<AddNParam> {
+  int num_args;
+  DMLC_DECLARE_PARAMETER(AddNParam) {
+    DMLC_DECLARE_FIELD(num_args).set_lower_bound(1).describe(
+        "Number of arrays summed: the op's number of inputs.");
+  }
+};
 
 }  // namespace op
 }  // namespace mxffi
