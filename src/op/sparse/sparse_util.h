@@ -10,36 +10,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "../../ndarray/index_dtype.h"
 #include "../dtype.h"
 
 namespace mxffi {
 namespace op {
 
-/*! \brief int64, the index dtype of sparse arrays made from dense ones unless asked otherwise. */
-constexpr DLDataType kIndex64{kDLInt, 64, 1};
-/*! \brief int32, scipy's usual index dtype. */
-constexpr DLDataType kIndex32{kDLInt, 32, 1};
-
-/*! \return whether t is an index dtype sparse arrays accept (int32 or int64). */
-inline bool IsIndexDType(DLDataType t) {
-  return t.code == kDLInt && t.lanes == 1 && (t.bits == 32 || t.bits == 64);
-}
-
-/*! \brief Run the body with IType bound to the C type of an index dtype (int32 or int64). */
-#define MXFFI_INDEX_SWITCH(dtype, fname, IType, ...)                                             \
-  do {                                                                                           \
-    const DLDataType mxffi_ix_t_ = (dtype);                                                      \
-    if (mxffi_ix_t_.code == kDLInt && mxffi_ix_t_.bits == 32 && mxffi_ix_t_.lanes == 1) {        \
-      using IType = int32_t;                                                                     \
-      { __VA_ARGS__ }                                                                            \
-    } else if (mxffi_ix_t_.code == kDLInt && mxffi_ix_t_.bits == 64 && mxffi_ix_t_.lanes == 1) { \
-      using IType = int64_t;                                                                     \
-      { __VA_ARGS__ }                                                                            \
-    } else {                                                                                     \
-      MXFFI_THROW(TypeError) << (fname) << ": index arrays must be int32 or int64, got "         \
-                             << ::mxffi::DataTypeToString(mxffi_ix_t_);                          \
-    }                                                                                            \
-  } while (0)
+// The index dtypes and their switch (MXFFI_INDEX_SWITCH) are the tensor layer's rule.
+using ::mxffi::IsIndexDType;
+using ::mxffi::kIndex32;
+using ::mxffi::kIndex64;
 
 /*! \brief Run the body with DType bound to float32 or float64, the dtypes sparse kernels take. */
 #define MXFFI_REAL_SWITCH(dtype, fname, DType, ...)                                                \

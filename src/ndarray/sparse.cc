@@ -1,5 +1,5 @@
 /*!
- * \file sparse_ndarray.cc
+ * \file sparse.cc
  * \brief Sparse NDArrays: construction from parts (validated, canonical), the parts, and the
  *  allocation of sparse outputs.
  *
@@ -9,25 +9,46 @@
  */
 #include <mxffi/ndarray/ndarray.h>
 
-#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <numeric>
-#include <sstream>
 #include <utility>
 #include <vector>
 
-#include "../../cuda/device.h"
-#include "sparse_util.h"
+#include "../cuda/device.h"
+#include "index_dtype.h"
+#include "sparse_canonical.h"
 
 namespace mxffi {
 
 static_assert(offsetof(MXFFINDArrayObj, stype) == sizeof(MXFFIObject) + sizeof(DLTensor),
               "the storage type follows the tensor");
 
+namespace details {
 namespace {
 
-using op::IsIndexDType;
+std::atomic<CSRCanonicalizer> g_csr_canonicalizer{nullptr};
+
+}  // namespace
+
+void SetCSRCanonicalizer(CSRCanonicalizer f) {
+  g_csr_canonicalizer.store(f, std::memory_order_release);
+}
+
+}  // namespace details
+
+namespace {
+
+/*! \return a new C-contiguous 1-D array of n elements. */
+NDArray NewArray(int64_t n, DLDataType dtype, DLDevice device) {
+  return NDArray::Empty(&n, 1, dtype, device);
+}
+
+/*! \return the elements of a C-contiguous part as T*. */
+template <typename T>
+T* Ptr(const NDArray& a) {
+  return static_cast<T*>(a.data());
+}
 
 void CheckPart(const NDArray& a, const char* fname, const char* part, int32_t ndim) {
   MXFFI_CHECK(a.defined(), ValueError) << fname << ": " << part << " is missing";
@@ -57,49 +78,6 @@ NDArray NewSparse(StorageType stype, const int64_t* shape, int32_t ndim, DLDataT
   obj->SetShape(shape, nullptr, ndim);
   obj->stype = static_cast<int32_t>(stype);
   return NDArray(std::move(obj));
-}
-
-/*!
- * \brief The canonical form of valid CSR parts whose rows are not all strictly increasing:
- *  each row sorted by column, duplicates summed. Returns the new data, indices and indptr.
- */
-template <typename IType, typename DType>
-void Canonicalize(int64_t rows, NDArray* data, NDArray* indices, NDArray* indptr) {
-  const IType* ip = op::Ptr<IType>(*indptr);
-  const IType* ix = op::Ptr<IType>(*indices);
-  const DType* dv = op::Ptr<DType>(*data);
-  int64_t nnz = static_cast<int64_t>(ip[rows]);
-  std::vector<IType> out_ix;
-  std::vector<DType> out_dv;
-  out_ix.reserve(nnz);
-  out_dv.reserve(nnz);
-  std::vector<IType> out_ip(rows + 1, 0);
-  std::vector<int64_t> order;
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t b = ip[r], e = ip[r + 1];
-    order.resize(e - b);
-    std::iota(order.begin(), order.end(), b);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int64_t x, int64_t y) { return ix[x] < ix[y]; });
-    for (size_t k = 0; k < order.size(); ++k) {
-      int64_t j = order[k];
-      if (k > 0 && ix[j] == out_ix.back()) {
-        out_dv.back() = static_cast<DType>(out_dv.back() + dv[j]);
-      } else {
-        out_ix.push_back(ix[j]);
-        out_dv.push_back(dv[j]);
-      }
-    }
-    out_ip[r + 1] = static_cast<IType>(out_ix.size());
-  }
-  int64_t n = static_cast<int64_t>(out_ix.size());
-  DLDataType itype = indices->tensor().dtype;
-  *data = op::NewArray({n}, data->tensor().dtype);
-  *indices = op::NewArray({n}, itype);
-  *indptr = op::NewArray({rows + 1}, itype);
-  std::copy(out_dv.begin(), out_dv.end(), op::Ptr<DType>(*data));
-  std::copy(out_ix.begin(), out_ix.end(), op::Ptr<IType>(*indices));
-  std::copy(out_ip.begin(), out_ip.end(), op::Ptr<IType>(*indptr));
 }
 
 }  // namespace
@@ -154,8 +132,8 @@ NDArray NDArray::CSR(const int64_t* shape, NDArray data, NDArray indices, NDArra
       << indptr.tensor().shape[0];
   bool canonical = true;
   MXFFI_INDEX_SWITCH(itype, fname, IType, {
-    const IType* ip = op::Ptr<IType>(indptr);
-    const IType* ix = op::Ptr<IType>(indices);
+    const IType* ip = Ptr<IType>(indptr);
+    const IType* ix = Ptr<IType>(indices);
     MXFFI_CHECK(ip[0] == 0, ValueError) << fname << ": indptr[0] must be 0, got " << ip[0];
     for (int64_t r = 0; r < rows; ++r) {
       MXFFI_CHECK(ip[r] <= ip[r + 1], ValueError)
@@ -172,11 +150,16 @@ NDArray NDArray::CSR(const int64_t* shape, NDArray data, NDArray indices, NDArra
         if (j > ip[r] && ix[j] <= ix[j - 1]) canonical = false;
       }
     }
-    if (!canonical) {
-      MXFFI_TYPE_SWITCH(data.tensor().dtype, fname, DType,
-                        { Canonicalize<IType, DType>(rows, &data, &indices, &indptr); });
-    }
   });
+  if (!canonical) {
+    // Sorting and summing duplicates is arithmetic on the values, which the op layer installs.
+    details::CSRCanonicalizer canonicalize =
+        details::g_csr_canonicalizer.load(std::memory_order_acquire);
+    MXFFI_CHECK(canonicalize != nullptr, RuntimeError)
+        << fname << ": the column indices of a row are not sorted and unique, and no "
+        << "canonicalizer is installed to sort them";
+    canonicalize(rows, &data, &indices, &indptr, fname);
+  }
   NDArray out = NewSparse(StorageType::kCSR, shape, 2, data.tensor().dtype, data.tensor().device);
   out.SetSparseStorage(std::move(data), std::move(indices), std::move(indptr));
   return out;
@@ -202,7 +185,7 @@ NDArray NDArray::RowSparse(const int64_t* shape, int32_t ndim, NDArray data, NDA
         << "]=" << shape[i];
   }
   MXFFI_INDEX_SWITCH(indices.tensor().dtype, fname, IType, {
-    const IType* ix = op::Ptr<IType>(indices);
+    const IType* ix = Ptr<IType>(indices);
     for (int64_t j = 0; j < k; ++j) {
       MXFFI_CHECK(ix[j] >= 0 && ix[j] < shape[0], ValueError)
           << fname << ": indices[" << j << "]=" << ix[j] << " is out of range for " << shape[0]
@@ -256,15 +239,14 @@ void NDArray::CheckAndAlloc(int64_t nnz, DLDataType idx_dtype) const {
       << DataTypeToString(idx_dtype);
   const DLTensor& t = tensor();
   if (stype() == StorageType::kCSR) {
-    SetSparseStorage(op::NewArray({nnz}, t.dtype, t.device),
-                     op::NewArray({nnz}, idx_dtype, t.device),
-                     op::NewArray({t.shape[0] + 1}, idx_dtype, t.device));
+    SetSparseStorage(NewArray(nnz, t.dtype, t.device), NewArray(nnz, idx_dtype, t.device),
+                     NewArray(t.shape[0] + 1, idx_dtype, t.device));
     return;
   }
   std::vector<int64_t> dshape(t.shape, t.shape + t.ndim);
   dshape[0] = nnz;
-  SetSparseStorage(NDArray::Empty(dshape, t.dtype, t.device),
-                   op::NewArray({nnz}, idx_dtype, t.device), NDArray());
+  SetSparseStorage(NDArray::Empty(dshape, t.dtype, t.device), NewArray(nnz, idx_dtype, t.device),
+                   NDArray());
 }
 
 }  // namespace mxffi
