@@ -12,6 +12,7 @@
 #include <mxffi/container/shape.h>
 #include <mxffi/container/string.h>
 #include <mxffi/container/tuple.h>
+#include <mxffi/env.h>
 #include <mxffi/error.h>
 #include <mxffi/function.h>
 #include <mxffi/object.h>

@@ -50,8 +50,6 @@ void StoreError(const Error& e) {
   slot.error = e;
 }
 
-std::atomic<MXFFICheckSignalsFunc> g_check_signals{nullptr};
-
 }  // namespace
 
 const std::string& ErrorObj::backtrace() const {
@@ -91,11 +89,6 @@ Error::Error(std::string kind, std::string message, std::string backtrace)
 }
 
 std::string Error::FullMessage() const { return kind() + ": " + message(); }
-
-void CheckSignals() {
-  MXFFICheckSignalsFunc hook = g_check_signals.load(std::memory_order_relaxed);
-  if (hook != nullptr && hook() != 0) throw EnvErrorAlreadySet();
-}
 
 namespace details {
 
@@ -167,11 +160,6 @@ int MXFFIErrorSet(const char* kind, const char* message, const char* backtrace) 
   } catch (...) {
     return -1;
   }
-}
-
-int MXFFIEnvSetCheckSignals(MXFFICheckSignalsFunc func) {
-  mxffi::g_check_signals.store(func, std::memory_order_relaxed);
-  return 0;
 }
 
 }  // extern "C"

@@ -1,6 +1,6 @@
 /*!
  * \file parallel.cc
- * \brief The kernel thread pool and the GIL hooks.
+ * \brief The kernel thread pool.
  */
 #include "parallel.h"
 
@@ -135,9 +135,6 @@ ThreadPool* Pool() {
   return g_pool;
 }
 
-std::atomic<MXFFIReleaseGILFunc> g_release_gil{nullptr};
-std::atomic<MXFFIRestoreGILFunc> g_restore_gil{nullptr};
-
 }  // namespace
 
 int NumThreads() {
@@ -154,29 +151,5 @@ void ParallelRun(int64_t n, int num_chunks, const std::function<void(int64_t, in
   pool->Run(n, std::min<int64_t>(num_chunks, n), f);
 }
 
-ScopedGILRelease::ScopedGILRelease() {
-  MXFFIReleaseGILFunc release = g_release_gil.load(std::memory_order_acquire);
-  if (release != nullptr) state_ = release();
-}
-
-ScopedGILRelease::~ScopedGILRelease() {
-  if (state_ != nullptr) g_restore_gil.load(std::memory_order_acquire)(state_);
-}
-
 }  // namespace op
 }  // namespace mxffi
-
-int MXFFIEnvSetGILHooks(MXFFIReleaseGILFunc release, MXFFIRestoreGILFunc restore) {
-  if ((release == nullptr) != (restore == nullptr)) {
-    MXFFIErrorSet("ValueError",
-                  release == nullptr ? "MXFFIEnvSetGILHooks: release is NULL but restore is set; "
-                                       "pass both or neither"
-                                     : "MXFFIEnvSetGILHooks: restore is NULL but release is set; "
-                                       "pass both or neither",
-                  nullptr);
-    return -1;
-  }
-  mxffi::op::g_restore_gil.store(restore, std::memory_order_release);
-  mxffi::op::g_release_gil.store(release, std::memory_order_release);
-  return 0;
-}

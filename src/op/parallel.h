@@ -1,6 +1,7 @@
 /*!
  * \file parallel.h
- * \brief The one thread pool of mxffi's CPU kernels, and GIL release for long kernels.
+ * \brief The one thread pool of mxffi's CPU kernels, and when a kernel releases the GIL (the
+ *  release itself, ScopedGILRelease, is the core's: mxffi/env.h).
  *
  * Sized by MXFFI_NUM_THREADS, else the number of cores. The calling thread takes a share of
  * the work, so one thread means no pool at all. After fork() the child starts with no pool and
@@ -12,6 +13,7 @@
 #define MXFFI_SRC_OP_PARALLEL_H_
 
 #include <mxffi/c_api.h>
+#include <mxffi/env.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -45,21 +47,9 @@ inline void ParallelFor(int64_t n, int64_t cost_per_item, F&& f) {
 }
 
 /*!
- * \brief Releases the GIL for its lifetime when the calling thread holds it and a Python binding
- *  installed the hooks (MXFFIEnvSetGILHooks); otherwise does nothing.
+ * \brief Elements above which a kernel releases the GIL (a few microseconds of work), with
+ *  ScopedGILRelease (mxffi/env.h).
  */
-class ScopedGILRelease {
- public:
-  MXFFI_DLL ScopedGILRelease();
-  MXFFI_DLL ~ScopedGILRelease();
-  ScopedGILRelease(const ScopedGILRelease&) = delete;
-  ScopedGILRelease& operator=(const ScopedGILRelease&) = delete;
-
- private:
-  void* state_ = nullptr;
-};
-
-/*! \brief Elements above which a kernel releases the GIL (a few microseconds of work). */
 constexpr int64_t kReleaseGILThreshold = 1 << 15;
 
 }  // namespace op

@@ -1,0 +1,59 @@
+/*!
+ * \file env.cc
+ * \brief The embedding runtime's hooks: the signal check (CheckSignals) and GIL release
+ *  (ScopedGILRelease), installed through MXFFIEnvSetCheckSignals and MXFFIEnvSetGILHooks.
+ */
+#include <mxffi/c_api.h>
+#include <mxffi/env.h>
+#include <mxffi/error.h>
+
+#include <atomic>
+
+namespace mxffi {
+namespace {
+
+std::atomic<MXFFICheckSignalsFunc> g_check_signals{nullptr};
+std::atomic<MXFFIReleaseGILFunc> g_release_gil{nullptr};
+std::atomic<MXFFIRestoreGILFunc> g_restore_gil{nullptr};
+
+}  // namespace
+
+void CheckSignals() {
+  MXFFICheckSignalsFunc hook = g_check_signals.load(std::memory_order_relaxed);
+  if (hook != nullptr && hook() != 0) throw EnvErrorAlreadySet();
+}
+
+ScopedGILRelease::ScopedGILRelease() {
+  MXFFIReleaseGILFunc release = g_release_gil.load(std::memory_order_acquire);
+  if (release != nullptr) state_ = release();
+}
+
+ScopedGILRelease::~ScopedGILRelease() {
+  if (state_ != nullptr) g_restore_gil.load(std::memory_order_acquire)(state_);
+}
+
+}  // namespace mxffi
+
+extern "C" {
+
+int MXFFIEnvSetCheckSignals(MXFFICheckSignalsFunc func) {
+  mxffi::g_check_signals.store(func, std::memory_order_relaxed);
+  return 0;
+}
+
+int MXFFIEnvSetGILHooks(MXFFIReleaseGILFunc release, MXFFIRestoreGILFunc restore) {
+  if ((release == nullptr) != (restore == nullptr)) {
+    MXFFIErrorSet("ValueError",
+                  release == nullptr ? "MXFFIEnvSetGILHooks: release is NULL but restore is set; "
+                                       "pass both or neither"
+                                     : "MXFFIEnvSetGILHooks: restore is NULL but release is set; "
+                                       "pass both or neither",
+                  nullptr);
+    return -1;
+  }
+  mxffi::g_restore_gil.store(restore, std::memory_order_release);
+  mxffi::g_release_gil.store(release, std::memory_order_release);
+  return 0;
+}
+
+}  // extern "C"
