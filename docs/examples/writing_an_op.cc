@@ -79,18 +79,14 @@ int64_t NumElements(const DLTensor& t) {
 }
 
 template <typename DType>
-void ScaledAddKernel(double alpha, const DLTensor& x, const DLTensor& y, OpReqType req,
-                     const DLTensor& out) {
+void ScaledAddKernel(double alpha, const DLTensor& x, const DLTensor& y, const DLTensor& out) {
   const DType a = static_cast<DType>(alpha);
   const DType* px = Data<const DType>(x);
   const DType* py = Data<const DType>(y);
   DType* po = Data<DType>(out);
   const int64_t n = NumElements(out);
-  if (req == OpReqType::kAddTo) {
-    for (int64_t i = 0; i < n; ++i) po[i] += a * px[i] + py[i];
-  } else {
-    for (int64_t i = 0; i < n; ++i) po[i] = a * px[i] + py[i];
-  }
+  // Element i is read before it is written: out may be x or y itself (kWriteInplace).
+  for (int64_t i = 0; i < n; ++i) po[i] = a * px[i] + py[i];
 }
 
 /*!
@@ -98,13 +94,12 @@ void ScaledAddKernel(double alpha, const DLTensor& x, const DLTensor& y, OpReqTy
  *  hands the kernel C-contiguous tensors (it copies strided inputs first).
  */
 void ScaledAddCompute(const OpAttrs& attrs, const OpContext& /*ctx*/, Span<const DLTensor> in,
-                      Span<const OpReqType> req, Span<const DLTensor> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+                      Span<const OpReqType> /*req*/, Span<const DLTensor> out) {
   const double alpha = attrs.get<ScaledAddParam>().alpha;
   if (out[0].dtype.bits == 32) {
-    ScaledAddKernel<float>(alpha, in[0], in[1], req[0], out[0]);
+    ScaledAddKernel<float>(alpha, in[0], in[1], out[0]);
   } else {
-    ScaledAddKernel<double>(alpha, in[0], in[1], req[0], out[0]);
+    ScaledAddKernel<double>(alpha, in[0], in[1], out[0]);
   }
 }
 // [compute.end]
@@ -120,6 +115,7 @@ MXFFI_REGISTER_OP(example_scaled_add)
     .set_param<ScaledAddParam>()
     .set_attr<mxffi::FInferShape>("FInferShape", ScaledAddShape)
     .set_attr<mxffi::FInferType>("FInferType", ScaledAddType)
+    .set_attr<bool>("TWriteInplace", true)
     .set_attr<mxffi::FCompute>("FCompute<cpu>", ScaledAddCompute);
 // [register.end]
 

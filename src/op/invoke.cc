@@ -175,6 +175,84 @@ void InvokeFallback(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArr
   }
 }
 
+/*!
+ * \return whether two dense tensors are the same elements: the same first element, device,
+ *  dtype, shape and strides (compared where an extent exceeds 1, as they address memory).
+ */
+bool SameElements(const DLTensor& a, const DLTensor& b) {
+  if (static_cast<const char*>(a.data) + a.byte_offset !=
+          static_cast<const char*>(b.data) + b.byte_offset ||
+      a.ndim != b.ndim || a.device.device_type != b.device.device_type ||
+      a.device.device_id != b.device.device_id || a.dtype.code != b.dtype.code ||
+      a.dtype.bits != b.dtype.bits || a.dtype.lanes != b.dtype.lanes) {
+    return false;
+  }
+  int64_t sa[kMaxNDim], sb[kMaxNDim];
+  NDArray::CompactStrides(a, sa);
+  NDArray::CompactStrides(b, sb);
+  for (int32_t d = 0; d < a.ndim; ++d) {
+    if (a.shape[d] != b.shape[d]) return false;
+    const int64_t da = a.strides != nullptr ? a.strides[d] : sa[d];
+    const int64_t db = b.strides != nullptr ? b.strides[d] : sb[d];
+    if (a.shape[d] > 1 && da != db) return false;
+  }
+  return true;
+}
+
+/*! \return whether the dense tensor out is exactly one of the dense inputs. */
+bool IsAnInput(const DLTensor& out, Span<const NDArray> inputs) {
+  for (const NDArray& in : inputs) {
+    if (!in.is_sparse() && SameElements(out, in.tensor())) return true;
+  }
+  return false;
+}
+
+/*!
+ * \brief The storage-aware kernel on outputs the caller gave, which may be inputs. A dense
+ *  output that is exactly a dense input gets kWriteInplace when the op sets "TWriteInplace",
+ *  else a temporary copied into it afterwards; a sparse output that is an input gets a fresh
+ *  array, whose parts it takes afterwards (a sparse result always has new parts).
+ */
+void RunExOnGivenOutputs(const OpAttrs& attrs, const FComputeEx& compute_ex, const OpContext& ctx,
+                         Span<const NDArray> inputs, Span<NDArray> outputs, const bool* given,
+                         OpReqType* req) {
+  const size_t nout = outputs.size();
+  NDArray kernel_out[kMaxOpArgs];
+  bool substituted[kMaxOpArgs];
+  for (size_t i = 0; i < nout; ++i) {
+    kernel_out[i] = outputs[i];
+    substituted[i] = false;
+    if (!given[i]) continue;
+    const NDArray& o = outputs[i];
+    const DLTensor& t = o.tensor();
+    if (o.is_sparse()) {
+      for (const NDArray& in : inputs) substituted[i] |= in.same_as(o);
+      if (substituted[i]) {
+        kernel_out[i] = NDArray::EmptySparse(o.stype(), t.shape, t.ndim, t.dtype, t.device);
+      }
+    } else if (IsAnInput(t, inputs)) {
+      if (attrs.op->call_attrs().write_inplace) {
+        req[i] = OpReqType::kWriteInplace;
+      } else {
+        substituted[i] = true;
+        kernel_out[i] = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
+      }
+    }
+  }
+  compute_ex(attrs, ctx, inputs, Span<const OpReqType>(req, nout),
+             Span<const NDArray>(kernel_out, nout));
+  for (size_t i = 0; i < nout; ++i) {
+    if (!substituted[i]) continue;
+    const NDArray& k = kernel_out[i];
+    if (k.is_sparse()) {
+      outputs[i].SetSparseStorage(k.sparse_data(), k.sparse_indices(),
+                                  k.stype() == StorageType::kCSR ? k.sparse_indptr() : NDArray());
+    } else {
+      NDArray::CopyFromTo(k.tensor(), outputs[i].tensor());
+    }
+  }
+}
+
 }  // namespace
 
 DispatchMode InferDispatch(const OpAttrs& attrs, Span<const NDArray> inputs,
@@ -285,8 +363,13 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     return;
   }
 
+  // The outputs the caller gave (out=): only those can be one of the inputs.
+  bool given[kMaxOpArgs];
+  bool any_given = false;
   for (size_t i = 0; i < nout; ++i) {
-    if (!outputs[i].defined()) {
+    given[i] = outputs[i].defined();
+    any_given |= given[i];
+    if (!given[i]) {
       outputs[i] =
           out_stype[i] == StorageType::kDefault
               ? NDArray::Empty(out_shape[i].data(), out_shape[i].ndim(), out_type[i], device)
@@ -309,6 +392,7 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     MXFFI_CHECK(!outputs[i].read_only(), ValueError)
         << name << ": output #" << i << " is read-only";
   }
+  const bool may_alias = any_given && nin > 0;
 
   // A GPU kernel runs with its device current, on that device's current stream.
   OpContext ctx;
@@ -321,6 +405,10 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   if (mode == DispatchMode::kFComputeEx) {
     MXFFI_CHECK(compute_ex != nullptr, NotImplementedError)
         << name << ": has no kernel for device " << DeviceKey(device);
+    if (may_alias) {
+      RunExOnGivenOutputs(attrs, *compute_ex, ctx, inputs, outputs, given, req);
+      return;
+    }
     (*compute_ex)(attrs, ctx, inputs, Span<const OpReqType>(req, nout),
                   Span<const NDArray>(outputs.data(), nout));
     return;
@@ -337,6 +425,7 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   ArgBuffer<DLTensor> in_blob_buf(nin);
   DLTensor* in_blob = in_blob_buf.data();
   DLTensor out_blob[kMaxOpArgs];
+  bool out_temp[kMaxOpArgs];
   const bool strided_ok = call.strided_inputs;
   bool need_temps = false;
   for (size_t i = 0; i < nin; ++i) {
@@ -345,15 +434,25 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   }
   for (size_t i = 0; i < nout; ++i) {
     out_blob[i] = outputs[i].tensor();
-    need_temps |= !NDArray::IsContiguous(out_blob[i]);
+    // A strided out= array is written through a contiguous temporary; so is one that is an
+    // input of an op whose kernel cannot write over its input (see OpReqType).
+    out_temp[i] = !NDArray::IsContiguous(out_blob[i]);
+    if (!out_temp[i] && may_alias && given[i] && IsAnInput(out_blob[i], inputs)) {
+      if (call.write_inplace) {
+        req[i] = OpReqType::kWriteInplace;
+      } else {
+        out_temp[i] = true;
+      }
+    }
+    need_temps |= out_temp[i];
   }
   if (!need_temps) {
     (*compute)(attrs, ctx, Span<const DLTensor>(in_blob, nin), Span<const OpReqType>(req, nout),
                Span<const DLTensor>(out_blob, nout));
     return;
   }
-  // Copies of strided inputs for a kernel that wants contiguous ones; outputs written through a
-  // contiguous temporary when the caller's out= array is strided.
+  // Copies of strided inputs for a kernel that wants contiguous ones; outputs written through
+  // contiguous temporaries where out_temp says so.
   std::vector<NDArray> in_temps(nin), out_temps(nout);
   for (size_t i = 0; i < nin; ++i) {
     if (!strided_ok && !NDArray::IsContiguous(in_blob[i])) {
@@ -362,7 +461,7 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     }
   }
   for (size_t i = 0; i < nout; ++i) {
-    if (!NDArray::IsContiguous(out_blob[i])) {
+    if (out_temp[i]) {
       out_temps[i] = NDArray::Empty(out_blob[i].shape, out_blob[i].ndim, out_blob[i].dtype, device);
       out_blob[i] = out_temps[i].tensor();
     }

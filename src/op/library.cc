@@ -321,14 +321,6 @@ void RunForward(LibOp* op, const OpAttrs& attrs, const OpContext& ctx,
   Check(*op, "forward", code);
 }
 
-void CheckReq(const LibOp& op, Span<const OpReqType> req) {
-  for (size_t i = 0; i < req.size(); ++i) {
-    MXFFI_CHECK(req[i] != OpReqType::kAddTo, NotImplementedError)
-        << op.name << ": output #" << i << " asks to be added to; ops from " << op.path
-        << " only write their outputs";
-  }
-}
-
 /*!
  * \brief Check and canonicalise what a library wrote into its sparse outputs, as the csr and
  *  row_sparse constructors do for a user's parts: outside code is not trusted to keep the
@@ -488,8 +480,9 @@ void RegisterLibOp(LibOp* lop, bool replace) {
     if (!has) continue;
     op.set_attr<FCompute>(dev == 0 ? "FCompute<cpu>" : "FCompute<gpu>",
                           [lop](const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
-                                Span<const OpReqType> req, Span<const DLTensor> out) {
-                            CheckReq(*lop, req);
+                                Span<const OpReqType>, Span<const DLTensor> out) {
+                            // A library's op does not set TWriteInplace: Invoke never hands
+                            // it an output that is also an input (kWriteTo only).
                             std::vector<MXFFIOpLibTensor> lin, lout;
                             for (const DLTensor& t : in) lin.push_back(DenseTensor(t));
                             for (const DLTensor& t : out) lout.push_back(DenseTensor(t));
@@ -499,8 +492,7 @@ void RegisterLibOp(LibOp* lop, bool replace) {
     op.set_attr<FComputeEx>(
         dev == 0 ? "FComputeEx<cpu>" : "FComputeEx<gpu>",
         [lop](const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
-              Span<const OpReqType> req, Span<const NDArray> out) {
-          CheckReq(*lop, req);
+              Span<const OpReqType>, Span<const NDArray> out) {
           std::vector<NDArray> dense_in;  // contiguous copies of strided dense inputs
           std::vector<MXFFIOpLibTensor> lin, lout;
           for (size_t i = 0; i < in.size(); ++i) {

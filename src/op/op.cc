@@ -217,9 +217,13 @@ void Op::SetAttr(const std::string& attr_name, const std::type_info& type, std::
     c.compute[attr_name == "FCompute<gpu>"] = std::any_cast<FCompute>(v);
   } else if (attr_name == "FComputeEx<cpu>" || attr_name == "FComputeEx<gpu>") {
     c.compute_ex[attr_name == "FComputeEx<gpu>"] = std::any_cast<FComputeEx>(v);
-  } else if (attr_name == "TStridedInputs" || attr_name == "TSparseSameShape") {
+  } else if (attr_name == "TStridedInputs" || attr_name == "TSparseSameShape" ||
+             attr_name == "TWriteInplace") {
     const bool* b = std::any_cast<bool>(v);
-    (attr_name == "TStridedInputs" ? c.strided_inputs : c.sparse_same_shape) = b != nullptr && *b;
+    bool& flag = attr_name == "TStridedInputs"     ? c.strided_inputs
+                 : attr_name == "TSparseSameShape" ? c.sparse_same_shape
+                                                   : c.write_inplace;
+    flag = b != nullptr && *b;
   }
 }
 

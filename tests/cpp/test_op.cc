@@ -242,6 +242,82 @@ TEST(Op, InvokeErrorsNameTheOp) {
                           "float64 only, got int32");
 }
 
+// x + 1 element by element, recording the request and whether out is in's memory.
+std::vector<mxffi::OpReqType> g_reqs;
+std::vector<bool> g_out_is_in;
+
+void PlusOne(const OpAttrs&, const mxffi::OpContext&, Span<const DLTensor> in,
+             Span<const mxffi::OpReqType> req, Span<const DLTensor> out) {
+  g_reqs.push_back(req[0]);
+  g_out_is_in.push_back(in[0].data == out[0].data && in[0].byte_offset == out[0].byte_offset);
+  const double* x = static_cast<const double*>(in[0].data) + in[0].byte_offset / sizeof(double);
+  double* y = static_cast<double*>(out[0].data) + out[0].byte_offset / sizeof(double);
+  for (int64_t i = 0; i < in[0].shape[0] * in[0].shape[1]; ++i) y[i] = x[i] + 1;
+}
+
+void SameShapeF64(const OpAttrs&, Span<const TShape> in, Span<TShape> out) { out[0] = in[0]; }
+void SameTypeF64(const OpAttrs&, Span<const DLDataType> in, Span<DLDataType> out) {
+  out[0] = in[0];
+}
+
+MXFFI_REGISTER_OP(test_plus_one_inplace)
+    .set_attr<mxffi::FInferShape>("FInferShape", SameShapeF64)
+    .set_attr<mxffi::FInferType>("FInferType", SameTypeF64)
+    .set_attr<bool>("TWriteInplace", true)
+    .set_attr<mxffi::FCompute>("FCompute<cpu>", PlusOne);
+MXFFI_REGISTER_OP(test_plus_one)
+    .set_attr<mxffi::FInferShape>("FInferShape", SameShapeF64)
+    .set_attr<mxffi::FInferType>("FInferType", SameTypeF64)
+    .set_attr<mxffi::FCompute>("FCompute<cpu>", PlusOne);
+
+/*! \brief Invoke op on in, writing into out; returns the request the kernel got. */
+mxffi::OpReqType RunInto(const char* op, const NDArray& in, const NDArray& out) {
+  OpAttrs attrs;
+  attrs.op = Op::Get(op);
+  NDArray outs[1] = {out};
+  mxffi::Invoke(attrs, Span<const NDArray>(&in, 1), Span<NDArray>(outs, 1));
+  return g_reqs.back();
+}
+
+TEST(Op, InvokeAsksForWriteInplaceWhereOutIsExactlyAnInputOfAnOpTakingIt) {
+  using mxffi::OpReqType;
+  NDArray a = Iota({2, 3});
+  EXPECT_EQ(RunInto("test_plus_one_inplace", a, a), OpReqType::kWriteInplace);
+  EXPECT_TRUE(g_out_is_in.back());
+  EXPECT_EQ(static_cast<double*>(a.data())[5], 6.0);
+  // Another array object with the same elements (a view of all of a) is the input too.
+  int64_t shape[] = {2, 3};
+  NDArray same = NDArray::View(a, shape, nullptr, 2, 0);
+  EXPECT_EQ(RunInto("test_plus_one_inplace", a, same), OpReqType::kWriteInplace);
+  EXPECT_EQ(static_cast<double*>(a.data())[0], 2.0);
+  // An op that does not take it writes into a temporary, copied into out afterwards.
+  EXPECT_EQ(RunInto("test_plus_one", a, a), OpReqType::kWriteTo);
+  EXPECT_FALSE(g_out_is_in.back());
+  EXPECT_EQ(static_cast<double*>(a.data())[5], 8.0);
+  // Another array, or a view of other elements of the same memory, is not the input.
+  NDArray b = Iota({2, 3});
+  EXPECT_EQ(RunInto("test_plus_one_inplace", a, b), OpReqType::kWriteTo);
+  EXPECT_EQ(static_cast<double*>(b.data())[5], 9.0);
+  NDArray big = Iota({4, 3});
+  NDArray top = NDArray::View(big, shape, nullptr, 2, 0);
+  NDArray bottom = NDArray::View(big, shape, nullptr, 2, 6 * sizeof(double));
+  EXPECT_EQ(RunInto("test_plus_one_inplace", top, bottom), OpReqType::kWriteTo);
+  EXPECT_EQ(static_cast<double*>(big.data())[11], 6.0);
+}
+
+TEST(Op, AProductIntoOneOfItsOperandsReadsTheOperandFirst) {
+  // _matmul does not write in place: out = a goes through a temporary.
+  NDArray a = Iota({2, 2});  // [[0, 1], [2, 3]]
+  NDArray b = Iota({2, 2});
+  OpAttrs attrs;
+  attrs.op = Op::Get("_matmul");
+  NDArray in[2] = {a, b};
+  NDArray out[1] = {a};
+  mxffi::Invoke(attrs, Span<const NDArray>(in, 2), Span<NDArray>(out, 1));
+  const double* p = static_cast<const double*>(a.data());
+  EXPECT_EQ(std::vector<double>(p, p + 4), (std::vector<double>{2, 3, 6, 11}));
+}
+
 TEST(OpParam, ParsesStringsAndRejectsBadValues) {
   ScaleParam p =
       mxffi::ParseParam<ScaleParam>("test_scale", {{"factor", "0.5"}, {"shape", "(3, 4)"}});

@@ -117,6 +117,48 @@ TEST(SparseMisc, AddNTakesAsManyInputsAsNumArgsSays) {
                           "_npi_add: expected 2 input(s), got 1");
 }
 
+TEST(SparseMisc, AddNIntoOneOfItsSummandsReadsItFirst) {
+  // out= the third summand (kWriteInplace), over more elements than one block of the kernel.
+  const int64_t n = 5000;
+  std::vector<NDArray> in;
+  for (int i = 1; i <= 5; ++i) {
+    in.push_back(Make<double>({n}, kF64, std::vector<double>(n, i * i)));
+  }
+  mxffi::OpAttrs attrs;
+  attrs.op = mxffi::Op::Get("add_n");
+  auto param = (*attrs.op->attr<mxffi::FParamParse>("FParamParse"))({{"num_args", "5"}});
+  attrs.param = param.get();
+  NDArray out[1] = {in[2]};
+  mxffi::Invoke(attrs, mxffi::Span<const NDArray>(in.data(), in.size()),
+                mxffi::Span<NDArray>(out, 1));
+  EXPECT_EQ(Values<double>(in[2]), std::vector<double>(n, 1 + 4 + 9 + 16 + 25));
+  // The storage-aware kernel (a row_sparse summand, a dense result) into a dense summand.
+  std::vector<NDArray> mixed = {Make<double>({6, 2}, kF64, std::vector<double>(12, 1.0)),
+                                SmallRowSparse(),
+                                Make<double>({6, 2}, kF64, std::vector<double>(12, 2.0))};
+  param = (*attrs.op->attr<mxffi::FParamParse>("FParamParse"))({{"num_args", "3"}});
+  attrs.param = param.get();
+  out[0] = mixed[2];
+  mxffi::Invoke(attrs, mxffi::Span<const NDArray>(mixed.data(), mixed.size()),
+                mxffi::Span<NDArray>(out, 1));
+  EXPECT_EQ(Values<double>(mixed[2]),
+            (std::vector<double>{3, 4, 3, 3, 23, 24, 3, 3, 3, 3, 53, 54}));
+  // A row_sparse summand as the output: the kernel fills a fresh array, whose parts it takes.
+  int64_t shape[] = {6, 2};
+  NDArray b = NDArray::RowSparse(shape, 2, Make<double>({2, 2}, kF64, {1, 1, 2, 2}),
+                                 Make<int32_t>({2}, kI32, {1, 2}), "test");
+  std::vector<NDArray> rsp = {SmallRowSparse(), b};
+  param = (*attrs.op->attr<mxffi::FParamParse>("FParamParse"))({{"num_args", "2"}});
+  attrs.param = param.get();
+  out[0] = rsp[0];
+  mxffi::Invoke(attrs, mxffi::Span<const NDArray>(rsp.data(), rsp.size()),
+                mxffi::Span<NDArray>(out, 1));
+  EXPECT_TRUE(out[0].same_as(rsp[0]));
+  EXPECT_EQ(Values<int64_t>(rsp[0].sparse_indices()), (std::vector<int64_t>{0, 1, 2, 5}));
+  EXPECT_EQ(Values<double>(rsp[0].sparse_data()),
+            (std::vector<double>{0, 1, 1, 1, 22, 23, 50, 51}));
+}
+
 TEST(SparseMisc, LazySGDWritesOnlyTheGradientsRows) {
   NDArray w = Make<double>({6, 2}, kF64, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   mxffi::OpAttrs attrs;

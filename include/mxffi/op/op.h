@@ -134,16 +134,20 @@ class Span {
   size_t size_ = 0;
 };
 
-/*! \brief What a kernel does with an output. */
+/*! \brief What a kernel does with an output: Invoke asks for one of these two. */
 enum class OpReqType : int32_t {
-  /*! \brief Leave it alone. */
-  kNullOp = 0,
-  /*! \brief Overwrite it. */
+  /*! \brief Overwrite it; it is none of the inputs. */
   kWriteTo = 1,
-  /*! \brief Overwrite it; it shares memory with an input. */
+  /*!
+   * \brief Overwrite it; it is exactly one of the inputs (the same memory with the same shape,
+   *  strides and dtype: an out= array that is also an operand). Invoke asks for it only of an
+   *  op setting the bool attribute "TWriteInplace" (an elementwise op, whose kernels read each
+   *  element before writing it); for any other op it runs the kernel into a temporary and
+   *  copies that into the output, so such a kernel only ever sees kWriteTo. A sparse output
+   *  that is also an input always gets new parts: the kernel fills a fresh array, whose parts
+   *  Invoke then gives the output.
+   */
   kWriteInplace = 2,
-  /*! \brief Add to what it holds. */
-  kAddTo = 3,
 };
 
 /*! \brief Where a kernel runs. */
@@ -181,7 +185,8 @@ using FInferStorageType = std::function<DispatchMode(
     const OpAttrs& attrs, DLDevice device, Span<const StorageType> in, Span<StorageType> out)>;
 /*!
  * \brief A dense kernel. Every input and output is C-contiguous (strides may be NULL) unless
- *  the op sets the bool attribute "TStridedInputs", in which case inputs may be strided.
+ *  the op sets the bool attribute "TStridedInputs", in which case inputs may be strided. An
+ *  output may be one of the inputs (req kWriteInplace) only if the op sets "TWriteInplace".
  */
 using FCompute =
     std::function<void(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
@@ -288,6 +293,8 @@ class Op {
     bool strided_inputs = false;
     /*! \brief TSparseSameShape. */
     bool sparse_same_shape = false;
+    /*! \brief TWriteInplace. */
+    bool write_inplace = false;
   };
   const CallAttrs& call_attrs() const { return call_attrs_; }
 

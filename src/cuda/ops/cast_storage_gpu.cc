@@ -132,8 +132,7 @@ void SparseToDense(const NDArray& src, const DLTensor& dst, void* stream) {
 }
 
 void CastStorageGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
-                    Span<const OpReqType> req, Span<const NDArray> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+                    Span<const OpReqType>, Span<const NDArray> out) {
   const CastStorageParam& p = attrs.get<CastStorageParam>();
   const DLDataType itype = p.idx_dtype.is_none ? kIndex64 : p.idx_dtype.dtype;
   MXFFI_CHECK(IsIndexDType(itype), TypeError)

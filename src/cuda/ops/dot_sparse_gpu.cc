@@ -56,10 +56,7 @@ void DenseDotGPU(const DotParam& p, const OpContext& ctx, const DLTensor& lhs, c
 }
 
 void DotComputeGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
-                   Span<const OpReqType> req, Span<const DLTensor> out) {
-  if (req[0] == OpReqType::kNullOp) return;
-  MXFFI_CHECK(req[0] != OpReqType::kAddTo, NotImplementedError)
-      << attrs.op->name << ": adding to the output is not supported";
+                   Span<const OpReqType>, Span<const DLTensor> out) {
   DenseDotGPU(attrs.get<DotParam>(), ctx, in[0], in[1], out[0]);
 }
 

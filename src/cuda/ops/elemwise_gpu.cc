@@ -116,15 +116,13 @@ void RunBinaryGpu(BinaryKind kind, const OpContext& ctx, const DLTensor& ta,
 template <BinaryKind K>
 struct BinaryGpu {
   static void Compute(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in,
-                      Span<const OpReqType> req, Span<const DLTensor> out) {
-    if (req[0] == OpReqType::kNullOp) return;
+                      Span<const OpReqType>, Span<const DLTensor> out) {
     RunBinaryGpu(K, ctx, in[0], ArrayInput(in[0]), in[1], ArrayInput(in[1]), out[0]);
   }
   /*! \brief array op number (kReverse: number op array). */
   template <bool kReverse>
   static void ScalarCompute(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
-                            Span<const OpReqType> req, Span<const DLTensor> out) {
-    if (req[0] == OpReqType::kNullOp) return;
+                            Span<const OpReqType>, Span<const DLTensor> out) {
     const cuda::ElemInput s =
         ScalarInput(attrs.get<BinaryScalarParam>().scalar, out[0].dtype, BinaryName(K));
     const DLTensor ts = ScalarShape(out[0].dtype);
@@ -145,15 +143,13 @@ void RunUnaryGpu(cuda::UnaryOpCode code, const OpContext& ctx, const DLTensor& x
 }
 
 template <UnaryKind K>
-void UnaryGpu(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in,
-              Span<const OpReqType> req, Span<const DLTensor> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+void UnaryGpu(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in, Span<const OpReqType>,
+              Span<const DLTensor> out) {
   RunUnaryGpu(static_cast<cuda::UnaryOpCode>(K), ctx, in[0], out[0], nullptr, UnaryName(K));
 }
 
 void QuadraticGpu(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
-                  Span<const OpReqType> req, Span<const DLTensor> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+                  Span<const OpReqType>, Span<const DLTensor> out) {
   const QuadraticParam& p = attrs.get<QuadraticParam>();
   const double coef[3] = {p.a, p.b, p.c};
   RunUnaryGpu(cuda::UnaryOpCode::kQuadratic, ctx, in[0], out[0], coef, "quadratic");

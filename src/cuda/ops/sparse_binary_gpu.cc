@@ -155,8 +155,7 @@ void DenseWithSparse(BinaryKind kind, bool sparse_first, const NDArray& dense_in
 
 template <BinaryKind K>
 void BinarySparseGPU(const OpAttrs&, const OpContext& ctx, Span<const NDArray> in,
-                     Span<const OpReqType> req, Span<const NDArray> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+                     Span<const OpReqType>, Span<const NDArray> out) {
   const char* fname = BinaryName(K);
   const NDArray &a = in[0], &b = in[1];
   for (size_t i = 0; i < 2; ++i) {
@@ -191,6 +190,19 @@ void BinarySparseGPU(const OpAttrs&, const OpContext& ctx, Span<const NDArray> i
  */
 void SumDense(const DLTensor* in, size_t n, const DLTensor& out, void* stream) {
   size_t b = std::min<size_t>(n, cuda::kMaxSummands);
+  // In place (out is a summand, kWriteInplace) beyond the first launch, that launch would write
+  // over a summand a later one reads: the sum goes through a temporary then.
+  int64_t size = 1;
+  for (int32_t d = 0; d < out.ndim; ++d) size *= out.shape[d];
+  for (size_t j = b; j < n && size > 0; ++j) {
+    if (static_cast<char*>(in[j].data) + in[j].byte_offset ==
+        static_cast<char*>(out.data) + out.byte_offset) {
+      NDArray tmp = NDArray::Empty(out.shape, out.ndim, out.dtype, out.device);
+      SumDense(in, n, tmp.tensor(), stream);
+      cuda::CopyConvert(tmp.tensor(), out, stream);
+      return;
+    }
+  }
   cuda::AddNDense(in, static_cast<int>(b), out, stream);
   std::vector<DLTensor> group;
   while (b < n) {

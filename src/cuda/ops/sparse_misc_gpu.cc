@@ -52,8 +52,7 @@ NDArray ValuesAs(const NDArray& a, DLDataType dtype, void* stream) {
 
 template <bool kMean>
 void CSRReduceGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
-                  Span<const OpReqType> req, Span<const NDArray> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+                  Span<const OpReqType>, Span<const NDArray> out) {
   const char* fname = kMean ? "np.mean" : "np.sum";
   const NDArray& x = in[0];
   const DLTensor& t = x.tensor();
@@ -75,8 +74,7 @@ void CSRReduceGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray
  *  (the CPU's ValuesCompute, with the dense op's dtype rules); the index parts are shared.
  */
 void ValuesComputeGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
-                      Span<const OpReqType> req, Span<const NDArray> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+                      Span<const OpReqType>, Span<const NDArray> out) {
   const FCompute* dense = attrs.op->call_attrs().compute[1];
   MXFFI_CHECK(dense != nullptr, NotImplementedError)
       << attrs.op->name << ": has no dense GPU kernel to run on the stored values";
@@ -91,9 +89,8 @@ void ValuesComputeGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDA
 
 // ---- zeros_like --------------------------------------------------------------------------------
 
-void ZerosLikeGPU(const OpAttrs&, const OpContext& ctx, Span<const DLTensor>,
-                  Span<const OpReqType> req, Span<const DLTensor> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+void ZerosLikeGPU(const OpAttrs&, const OpContext& ctx, Span<const DLTensor>, Span<const OpReqType>,
+                  Span<const DLTensor> out) {
   int64_t n = DataTypeBytes(out[0].dtype);
   for (int32_t i = 0; i < out[0].ndim; ++i) n *= out[0].shape[i];
   if (n == 0) return;
@@ -103,8 +100,7 @@ void ZerosLikeGPU(const OpAttrs&, const OpContext& ctx, Span<const DLTensor>,
 
 /*! \brief zeros_like of a sparse array: no stored values, the input's index dtype. */
 void ZerosLikeSparseGPU(const OpAttrs&, const OpContext& ctx, Span<const NDArray> in,
-                        Span<const OpReqType> req, Span<const NDArray> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+                        Span<const OpReqType>, Span<const NDArray> out) {
   const DLDataType itype = in[0].sparse_indices().tensor().dtype;
   out[0].CheckAndAlloc(0, itype);
   if (out[0].stype() == StorageType::kCSR) {
@@ -120,8 +116,7 @@ void ZerosLikeSparseGPU(const OpAttrs&, const OpContext& ctx, Span<const NDArray
 
 /*! \brief quadratic of a csr matrix with c == 0: a*v*v + b*v on the values, x's structure. */
 void QuadraticCSRGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
-                     Span<const OpReqType> req, Span<const NDArray> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+                     Span<const OpReqType>, Span<const NDArray> out) {
   const QuadraticParam& p = attrs.get<QuadraticParam>();
   const DLTensor& v = in[0].sparse_data().tensor();
   NDArray values = NDArray::Empty(v.shape, v.ndim, out[0].tensor().dtype, v.device);

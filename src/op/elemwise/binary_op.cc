@@ -203,8 +203,7 @@ struct Binary {
     out[0] = BinaryResultType(K, in[0], in[1]);
   }
   static void Compute(const OpAttrs&, const OpContext&, Span<const DLTensor> in,
-                      Span<const OpReqType> req, Span<const DLTensor> out) {
-    if (req[0] == OpReqType::kNullOp) return;
+                      Span<const OpReqType>, Span<const DLTensor> out) {
     RunBinary<OP>(K, in[0], in[1], out[0]);
   }
   static void ScalarType(const OpAttrs& attrs, Span<const DLDataType> in, Span<DLDataType> out) {
@@ -213,8 +212,7 @@ struct Binary {
   /*! \brief array op number (kReverse: number op array). */
   template <bool kReverse>
   static void ScalarCompute(const OpAttrs& attrs, const OpContext&, Span<const DLTensor> in,
-                            Span<const OpReqType> req, Span<const DLTensor> out) {
-    if (req[0] == OpReqType::kNullOp) return;
+                            Span<const OpReqType>, Span<const DLTensor> out) {
     uint64_t storage;
     // The number converted once to the loop dtype (numpy casts the weak scalar to it).
     DLTensor s =
@@ -238,6 +236,7 @@ struct Binary {
       .set_attr<FInferShape>("FInferShape", Binary<Kind, Functor>::Shape)               \
       .set_attr<FInferType>("FInferType", Binary<Kind, Functor>::Type)                  \
       .set_attr<bool>("TStridedInputs", true)                                           \
+      .set_attr<bool>("TWriteInplace", true)                                            \
       .set_attr<FCompute>("FCompute<cpu>", Binary<Kind, Functor>::Compute);             \
   MXFFI_REGISTER_OP(_npi_##Name##_scalar)                                               \
       .describe(Doc " The second operand is the Python number `scalar` (NEP 50 weak).") \
@@ -246,6 +245,7 @@ struct Binary {
       .set_attr<FInferShape>("FInferShape", UnaryShape)                                 \
       .set_attr<FInferType>("FInferType", Binary<Kind, Functor>::ScalarType)            \
       .set_attr<bool>("TStridedInputs", true)                                           \
+      .set_attr<bool>("TWriteInplace", true)                                            \
       .set_attr<FCompute>("FCompute<cpu>", Binary<Kind, Functor>::ScalarCompute<false>)
 
 #define MXFFI_ELEMWISE_RSCALAR(Name, Kind, Functor, Doc)                               \
@@ -256,6 +256,7 @@ struct Binary {
       .set_attr<FInferShape>("FInferShape", UnaryShape)                                \
       .set_attr<FInferType>("FInferType", Binary<Kind, Functor>::ScalarType)           \
       .set_attr<bool>("TStridedInputs", true)                                          \
+      .set_attr<bool>("TWriteInplace", true)                                           \
       .set_attr<FCompute>("FCompute<cpu>", Binary<Kind, Functor>::ScalarCompute<true>)
 
 MXFFI_ELEMWISE_BINARY(add, BinaryKind::kAdd, AddOp, "x1 + x2, elementwise (bools: logical or).");

@@ -20,8 +20,7 @@ void QuadraticType(const OpAttrs&, Span<const DLDataType> in, Span<DLDataType> o
 }
 
 void QuadraticCompute(const OpAttrs& attrs, const OpContext&, Span<const DLTensor> in,
-                      Span<const OpReqType> req, Span<const DLTensor> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+                      Span<const OpReqType>, Span<const DLTensor> out) {
   const QuadraticParam& p = attrs.get<QuadraticParam>();
   const int64_t n = NumElements(out[0]);
   if (n == 0) return;
@@ -61,6 +60,7 @@ MXFFI_REGISTER_OP(quadratic)
     .set_attr<FInferShape>("FInferShape", UnaryShape)
     .set_attr<FInferType>("FInferType", QuadraticType)
     .set_attr<bool>("TStridedInputs", true)
+    .set_attr<bool>("TWriteInplace", true)
     .set_attr<FCompute>("FCompute<cpu>", QuadraticCompute);
 
 }  // namespace op

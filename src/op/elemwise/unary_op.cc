@@ -162,8 +162,7 @@ struct Unary {
     out[0] = UnaryResultType(K, in[0]);
   }
   static void Compute(const OpAttrs&, const OpContext&, Span<const DLTensor> in,
-                      Span<const OpReqType> req, Span<const DLTensor> out) {
-    if (req[0] == OpReqType::kNullOp) return;
+                      Span<const OpReqType>, Span<const DLTensor> out) {
     const char* fname = UnaryName(K);
     const DLTensor& a = in[0];
     const int64_t n = NumElements(out[0]);
@@ -199,6 +198,7 @@ struct Unary {
       .set_attr<FInferShape>("FInferShape", UnaryShape)               \
       .set_attr<FInferType>("FInferType", Unary<Kind, Functor>::Type) \
       .set_attr<bool>("TStridedInputs", true)                         \
+      .set_attr<bool>("TWriteInplace", true)                          \
       .set_attr<FCompute>("FCompute<cpu>", Unary<Kind, Functor>::Compute)
 
 MXFFI_ELEMWISE_UNARY(negative, UnaryKind::kNegative, NegativeOp,

@@ -77,15 +77,18 @@ DispatchMode AddNStype(const OpAttrs&, DLDevice, Span<const StorageType> in,
 /*!
  * \brief dst = src[0] + src[1] + ... (left to right; zeros when src is empty) over n values, in
  *  cache-sized blocks so that each pass over a block vectorises; split across the pool.
- * \note dst is a fresh output, never one of the sources.
+ * \note dst may be one of the sources (an output in place, kWriteInplace): each block is then
+ *  summed into a buffer and written afterwards, so no source is overwritten before it is read.
  */
 template <typename DType>
 void SumDense(const std::vector<const DType*>& src, DType* dst, int64_t n) {
   constexpr int64_t kBlock = 2048;
+  const bool in_place = std::find(src.begin(), src.end(), dst) != src.end();
   ParallelFor(n, static_cast<int64_t>(src.size()) + 1, [&](int64_t b, int64_t e) {
+    DType buffer[kBlock];  // used in place only
     for (int64_t x0 = b; x0 < e; x0 += kBlock) {
       const int64_t len = std::min(e, x0 + kBlock) - x0;
-      DType* __restrict d = dst + x0;
+      DType* __restrict d = in_place ? buffer : dst + x0;
       if (src.empty()) {
         std::memset(static_cast<void*>(d), 0, sizeof(DType) * len);
         continue;
@@ -96,6 +99,7 @@ void SumDense(const std::vector<const DType*>& src, DType* dst, int64_t n) {
         const DType* __restrict si = src[i] + x0;
         for (int64_t x = 0; x < len; ++x) d[x] += si[x];
       }
+      if (in_place) std::memcpy(static_cast<void*>(dst + x0), d, sizeof(DType) * len);
     }
   });
 }
@@ -378,6 +382,7 @@ MXFFI_REGISTER_OP(add_n)
     .set_key_var_num_args("num_args")
     .add_argument("arrays", "NDArray[]", "the summands, num_args of them")
     .set_param<AddNParam>()
+    .set_attr<bool>("TWriteInplace", true)
     .set_attr<FInferShape>("FInferShape", AddNShape)
     .set_attr<FInferType>("FInferType", AddNType)
     .set_attr<FInferStorageType>("FInferStorageType", AddNStype)

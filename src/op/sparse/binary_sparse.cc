@@ -416,8 +416,7 @@ void DenseWithSparse(const NDArray& dense_in, const NDArray& sparse, const Conve
 
 template <BinaryKind K, typename OP>
 void BinarySparseCompute(const OpAttrs&, const OpContext&, Span<const NDArray> in,
-                         Span<const OpReqType> req, Span<const NDArray> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+                         Span<const OpReqType>, Span<const NDArray> out) {
   constexpr bool kUnion = K != BinaryKind::kMultiply;
   const char* fname = BinaryName(K);
   const NDArray &a = in[0], &b = in[1];

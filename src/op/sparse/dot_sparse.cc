@@ -138,10 +138,7 @@ void DenseDot(const DotParam& p, const DLTensor& lhs, const DLTensor& rhs, const
 }
 
 void DotCompute(const OpAttrs& attrs, const OpContext&, Span<const DLTensor> in,
-                Span<const OpReqType> req, Span<const DLTensor> out) {
-  if (req[0] == OpReqType::kNullOp) return;
-  MXFFI_CHECK(req[0] != OpReqType::kAddTo, NotImplementedError)
-      << attrs.op->name << ": adding to the output is not supported";
+                Span<const OpReqType>, Span<const DLTensor> out) {
   DenseDot(attrs.get<DotParam>(), in[0], in[1], out[0]);
 }
 
@@ -167,11 +164,8 @@ void DotComputeEx(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray
 }  // namespace
 
 void DotComputeExWith(const DotKernels& k, const OpAttrs& attrs, const OpContext& ctx,
-                      Span<const NDArray> in, Span<const OpReqType> req, Span<const NDArray> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+                      Span<const NDArray> in, Span<const OpReqType>, Span<const NDArray> out) {
   const char* name = attrs.op->name.c_str();
-  MXFFI_CHECK(req[0] != OpReqType::kAddTo, NotImplementedError)
-      << name << ": adding to the output is not supported";
   const DotParam& p = attrs.get<DotParam>();
   for (int i = 0; i < 2; ++i) {
     MXFFI_CHECK(in[i].storage_initialized(), ValueError)

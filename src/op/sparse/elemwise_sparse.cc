@@ -81,8 +81,7 @@ namespace {
 
 /*! \brief A zero-preserving op on a sparse array: the dense kernel on its stored values. */
 void ValuesCompute(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
-                   Span<const OpReqType> req, Span<const NDArray> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+                   Span<const OpReqType>, Span<const NDArray> out) {
   const NDArray& x = in[0];
   SetSameStructure(out[0], x, DenseKernelOn(attrs, ctx, x.sparse_data(), out[0].tensor().dtype));
 }
@@ -115,17 +114,15 @@ void ZerosLikeType(const OpAttrs& attrs, Span<const DLDataType> in, Span<DLDataT
   out[0] = d.is_none ? in[0] : d.dtype;
 }
 
-void ZerosLikeCompute(const OpAttrs&, const OpContext&, Span<const DLTensor>,
-                      Span<const OpReqType> req, Span<const DLTensor> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+void ZerosLikeCompute(const OpAttrs&, const OpContext&, Span<const DLTensor>, Span<const OpReqType>,
+                      Span<const DLTensor> out) {
   std::memset(DataPtr<void>(out[0]), 0,
               static_cast<size_t>(NumElements(out[0]) * DataTypeBytes(out[0].dtype)));
 }
 
 /*! \brief zeros_like of a sparse array: no stored values, the input's index dtype. */
 void ZerosLikeSparse(const OpAttrs&, const OpContext&, Span<const NDArray> in,
-                     Span<const OpReqType> req, Span<const NDArray> out) {
-  if (req[0] == OpReqType::kNullOp) return;
+                     Span<const OpReqType>, Span<const NDArray> out) {
   const DLDataType itype = in[0].sparse_indices().tensor().dtype;
   out[0].CheckAndAlloc(0, itype);
   if (out[0].stype() == StorageType::kCSR) {

@@ -164,13 +164,13 @@ void AdamDense(const OpAttrs& attrs, const OpContext&, Span<const DLTensor> in,
 }
 
 /*!
- * \brief Where the sparse kernel writes the new values of state `in`: out itself (after copying
- *  in there unless they are the same array) when out is C-contiguous, else a contiguous
- *  temporary that Finish copies into out.
+ * \brief Where the sparse kernel writes the new values of state `in`: out itself when out is
+ *  C-contiguous (after copying in there, unless req is kWriteInplace: out is in, the update in
+ *  place), else a contiguous temporary that Finish copies into out.
  */
-NDArray Work(const NDArray& in, const NDArray& out) {
+NDArray Work(const NDArray& in, const NDArray& out, OpReqType req) {
   if (out.IsContiguous()) {
-    if (!out.same_as(in)) NDArray::CopyFromTo(in.tensor(), out.tensor());
+    if (req != OpReqType::kWriteInplace) NDArray::CopyFromTo(in.tensor(), out.tensor());
     return out;
   }
   return NDArray::Copy(in.tensor());
@@ -210,10 +210,10 @@ void ForEachRow(const NDArray& grad, bool lazy, const char* fname, int64_t width
 }
 
 void SGDRowSparse(const OpAttrs& attrs, const OpContext&, Span<const NDArray> in,
-                  Span<const OpReqType>, Span<const NDArray> out) {
+                  Span<const OpReqType> req, Span<const NDArray> out) {
   const SGDParam& p = attrs.get<SGDParam>();
   const int64_t width = RowWidth(in[0].tensor());
-  NDArray w = Work(in[0], out[0]);
+  NDArray w = Work(in[0], out[0], req[0]);
   MXFFI_REAL_SWITCH(in[0].tensor().dtype, "sgd_update", DType, {
     const SGDKernel<DType> kernel(p);
     DType* wp = Ptr<DType>(w);
@@ -226,10 +226,11 @@ void SGDRowSparse(const OpAttrs& attrs, const OpContext&, Span<const NDArray> in
 }
 
 void AdamRowSparse(const OpAttrs& attrs, const OpContext&, Span<const NDArray> in,
-                   Span<const OpReqType>, Span<const NDArray> out) {
+                   Span<const OpReqType> req, Span<const NDArray> out) {
   const AdamParam& p = attrs.get<AdamParam>();
   const int64_t width = RowWidth(in[0].tensor());
-  NDArray w = Work(in[0], out[0]), m = Work(in[2], out[1]), v = Work(in[3], out[2]);
+  NDArray w = Work(in[0], out[0], req[0]), m = Work(in[2], out[1], req[1]);
+  NDArray v = Work(in[3], out[2], req[2]);
   MXFFI_REAL_SWITCH(in[0].tensor().dtype, "adam_update", DType, {
     const AdamKernel<DType> kernel(p);
     DType *wp = Ptr<DType>(w), *mp = Ptr<DType>(m), *vp = Ptr<DType>(v);
@@ -254,6 +255,7 @@ MXFFI_REGISTER_OP(sgd_update)
     .add_argument("weight", "NDArray", "dense weight")
     .add_argument("grad", "NDArray", "gradient: dense or row_sparse")
     .set_param<SGDParam>()
+    .set_attr<bool>("TWriteInplace", true)
     .set_attr<FInferShape>("FInferShape",
                            [](const OpAttrs&, Span<const TShape> in, Span<TShape> out) {
                              SameShapes<kSGDInputs>("sgd_update", in, out);
@@ -282,6 +284,7 @@ MXFFI_REGISTER_OP(adam_update)
     .add_argument("mean", "NDArray", "dense first moment")
     .add_argument("var", "NDArray", "dense second moment")
     .set_param<AdamParam>()
+    .set_attr<bool>("TWriteInplace", true)
     .set_attr<FInferShape>("FInferShape",
                            [](const OpAttrs&, Span<const TShape> in, Span<TShape> out) {
                              SameShapes<kAdamInputs>("adam_update", in, out);

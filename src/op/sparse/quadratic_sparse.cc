@@ -38,7 +38,6 @@ DispatchMode QuadraticStorageType(const OpAttrs& attrs, DLDevice device, Span<co
 // [kernel.begin]
 void QuadraticCSRCompute(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
                          Span<const OpReqType> req, Span<const NDArray> out) {
-  if (req[0] == OpReqType::kNullOp) return;
   const NDArray& x = in[0];
   // The values: the dense kernel on the csr's data array (nnz long, split across the pool).
   const DLTensor& values = x.sparse_data().tensor();
