@@ -25,25 +25,31 @@ namespace {
 
 const char* DeviceKey(DLDevice dev) { return dev.device_type == kDLCPU ? "cpu" : "gpu"; }
 
-/*!
- * \brief Room for n values of T, inline for up to kMaxOpArgs (every op of a fixed arity), on the
- *  heap beyond (the many inputs of an op whose input count comes from its parameters). The
- *  values start uninitialised; each is written before it is read.
- */
-template <typename T>
-class ArgBuffer {
-  static_assert(std::is_trivially_destructible_v<T>, "nothing is destroyed");
-
- public:
-  explicit ArgBuffer(size_t n) {
-    if (n > static_cast<size_t>(kMaxOpArgs)) heap_.reset(new unsigned char[n * sizeof(T)]);
-  }
-  T* data() { return reinterpret_cast<T*>(heap_ ? heap_.get() : inline_); }
-
- private:
-  alignas(T) unsigned char inline_[kMaxOpArgs * sizeof(T)];
-  std::unique_ptr<unsigned char[]> heap_;
+/*! \brief Where the per-input scratch of a call with more than kMaxOpArgs inputs lives. */
+struct HeapInputs {
+  TShape* shape;
+  DLTensor* blob;
+  DLDataType* type;
+  StorageType* stype;
 };
+
+/*!
+ * \brief The per-input scratch (shapes, tensors, dtypes, storage types) of a call with more
+ *  inputs than Invoke holds inline, which only an op whose input count comes from its
+ *  parameters has: one heap block, owned by *block, uninitialised.
+ */
+[[gnu::noinline]] HeapInputs AllocateInputs(size_t n, std::unique_ptr<unsigned char[]>* block) {
+  static_assert(std::is_trivially_destructible_v<TShape>, "nothing is destroyed");
+  static_assert(sizeof(TShape) % alignof(DLTensor) == 0 && sizeof(DLTensor) % 4 == 0,
+                "each array starts aligned");
+  constexpr size_t kBytes =
+      sizeof(TShape) + sizeof(DLTensor) + sizeof(DLDataType) + sizeof(StorageType);
+  block->reset(new unsigned char[n * kBytes]);
+  unsigned char* p = block->get();
+  return {reinterpret_cast<TShape*>(p), reinterpret_cast<DLTensor*>(p + n * sizeof(TShape)),
+          reinterpret_cast<DLDataType*>(p + n * (sizeof(TShape) + sizeof(DLTensor))),
+          reinterpret_cast<StorageType*>(p + n * (kBytes - sizeof(StorageType)))};
+}
 
 /*! \brief TypeError for a call with another number of inputs than the op takes. */
 [[noreturn, gnu::noinline, gnu::cold]] void ThrowInputCount(const OpAttrs& attrs, size_t given,
@@ -262,8 +268,12 @@ DispatchMode InferDispatch(const OpAttrs& attrs, Span<const NDArray> inputs,
   CheckInputCount(attrs, inputs.size());
   MXFFI_CHECK(out_stype.size() == op->num_outputs, TypeError)
       << op->name << ": expected " << op->num_outputs << " output(s), got " << out_stype.size();
-  ArgBuffer<StorageType> in_stype_buf(inputs.size());
-  StorageType* in_stype = in_stype_buf.data();
+  StorageType in_stype_inline[kMaxOpArgs];
+  StorageType* in_stype = in_stype_inline;
+  std::unique_ptr<unsigned char[]> in_heap;
+  if (inputs.size() > static_cast<size_t>(kMaxOpArgs)) {
+    in_stype = AllocateInputs(inputs.size(), &in_heap).stype;
+  }
   std::vector<TShape> shapes;
   DLDevice device = attrs.device;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -292,16 +302,27 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   const Op::CallAttrs& call = op->call_attrs();
   const size_t nin = inputs.size(), nout = outputs.size();
 
-  // Shapes constructed only for the inputs and outputs this op has; the inputs' inline unless
-  // a variable-arity op has more than kMaxOpArgs of them.
-  ArgBuffer<TShape> in_shape_buf(nin), out_shape_buf(nout);
-  TShape* in_shape = in_shape_buf.data();
-  TShape* out_shape = out_shape_buf.data();
-  for (size_t i = 0; i < nout; ++i) new (&out_shape[i]) TShape();
-  ArgBuffer<DLDataType> in_type_buf(nin);
-  ArgBuffer<StorageType> in_stype_buf(nin);
-  DLDataType* in_type = in_type_buf.data();
-  StorageType* in_stype = in_stype_buf.data();
+  // Per-input scratch inline for up to kMaxOpArgs inputs (every op of a fixed arity), on the
+  // heap beyond. Shapes are constructed only for the inputs and outputs this op has, and
+  // default-initialised (TShape() would zero all kMaxNDim extents first).
+  alignas(TShape) unsigned char shape_storage[2 * kMaxOpArgs * sizeof(TShape)];
+  DLTensor in_blob_inline[kMaxOpArgs];
+  DLDataType in_type_inline[kMaxOpArgs];
+  StorageType in_stype_inline[kMaxOpArgs];
+  TShape* in_shape = reinterpret_cast<TShape*>(shape_storage);
+  TShape* out_shape = in_shape + kMaxOpArgs;
+  DLTensor* in_blob = in_blob_inline;
+  DLDataType* in_type = in_type_inline;
+  StorageType* in_stype = in_stype_inline;
+  std::unique_ptr<unsigned char[]> in_heap;
+  if (nin > static_cast<size_t>(kMaxOpArgs)) {
+    const HeapInputs heap = AllocateInputs(nin, &in_heap);
+    in_shape = heap.shape;
+    in_blob = heap.blob;
+    in_type = heap.type;
+    in_stype = heap.stype;
+  }
+  for (size_t i = 0; i < nout; ++i) new (&out_shape[i]) TShape;
   DLDataType out_type[kMaxOpArgs];
   StorageType out_stype[kMaxOpArgs];
   DLDevice device = attrs.device;
@@ -422,8 +443,6 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     MXFFI_CHECK(!inputs[i].is_sparse(), ValueError)
         << name << ": storage inference sent sparse input #" << i << " to the dense kernel";
   }
-  ArgBuffer<DLTensor> in_blob_buf(nin);
-  DLTensor* in_blob = in_blob_buf.data();
   DLTensor out_blob[kMaxOpArgs];
   bool out_temp[kMaxOpArgs];
   const bool strided_ok = call.strided_inputs;
