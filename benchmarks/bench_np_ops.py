@@ -575,7 +575,9 @@ def large_docs(run, times, gates):
         "`OPENBLAS_NUM_THREADS` set to it; mxffi's and numpy's calls of a cell run back to back in",
         f"each of {run['large_rounds']} randomized rounds, and a figure is the median. "
         f"Instruction set: {run['simd_target']}. Load average at the start: "
-        f"{run['large_load']}.",
+        f"{run['large_load']}: the machine's cores may be shared with other work, which slows",
+        "both libraries' calls of a round alike, so compare the ratios of one run rather than",
+        "milliseconds across runs.",
         "",
         np_large.table(times, gates),
         "",

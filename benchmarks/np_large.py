@@ -17,8 +17,9 @@ only matmul, through its OpenBLAS). The child checks every result once against n
 every cell once to warm up, calibrates each to at least 5 ms per sample (2 with --quick), then
 runs `rounds` rounds, each every cell in a fresh random order with mxffi's and numpy's calls of
 a cell back to back (in random order), so both see the same moment of a shared machine. A
-figure is the median ms per call; a ratio is numpy's median over mxffi's (above 1: mxffi is
-faster).
+figure is the median ms per call; a ratio is the median over the rounds of numpy's time over
+mxffi's in the same round (above 1: mxffi is faster), which a load that changes between rounds
+moves less than a ratio of the two medians.
 """
 
 import json
@@ -137,6 +138,9 @@ def worker(threads, rounds, quick, seed, keys):
                     f()
                 samples[k].append((time.perf_counter() - t0) / n * 1e3)
     out = {f"{k[1]}|{k[0]}": statistics.median(v) for k, v in samples.items()}
+    for key in keys:
+        pairs = zip(samples["numpy", key], samples["mxffi", key], strict=True)
+        out[f"{key}|ratio"] = statistics.median([n / m for n, m in pairs])
     out["simd_target"] = mxffi.get_global_func("runtime.simd_target")()
     out["num_threads"] = mxffi.get_global_func("runtime.num_threads")()
     print(json.dumps(out))
@@ -162,9 +166,8 @@ def measure(script, threads_list, rounds, quick, seed, keys, log):
 
 
 def ratio(times, threads, key):
-    t = times.get(threads, {})
-    mx, np_ = t.get(("mxffi", key)), t.get(("numpy", key))
-    return None if not mx or np_ is None else np_ / mx
+    """numpy's time over mxffi's: the median of the rounds' ratios."""
+    return times.get(threads, {}).get(("ratio", key))
 
 
 def gate_results(times):

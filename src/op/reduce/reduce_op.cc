@@ -278,10 +278,11 @@ T ExtremumContiguous(const T* p, int64_t n) {
   return any_nan ? std::numeric_limits<T>::quiet_NaN() : r;
 }
 
-/*! \brief Whether R over contiguous T has a vectorized kernel in simd.h (float32, float64). */
-template <typename R, typename T, typename Acc>
-constexpr bool kSimdReduce =
-    (std::is_same_v<T, float> || std::is_same_v<T, double>) && std::is_same_v<T, Acc>;
+/*! \brief Whether R over contiguous T has a vectorized kernel in simd.h: float32 or float64
+ *  read, accumulated and returned as itself. */
+template <typename R, typename T, typename Acc, typename Out>
+constexpr bool kSimdReduce = (std::is_same_v<T, float> || std::is_same_v<T, double>) &&
+                             std::is_same_v<T, Acc> && std::is_same_v<T, Out>;
 
 /*! \brief R (sum, max, min) of n contiguous floats or doubles, vectorized. */
 template <typename R, typename T>
@@ -314,7 +315,7 @@ inline void SimdCombineInto(T* acc, const T* p, int64_t n) {
  */
 template <typename R, typename Acc, typename Out, typename In>
 inline Acc ReduceRow(const In* p, int64_t n, int64_t s) {
-  if constexpr (kSimdReduce<R, In, Acc>) {
+  if constexpr (kSimdReduce<R, In, Acc, Out>) {
     if (s == 1 && n >= simd::kMinRun) return SimdReduce<R>(p, n);
   }
   if constexpr (std::is_same_v<R, SumOp> && std::is_floating_point_v<Acc>) {
@@ -489,7 +490,7 @@ void ReduceKernel(const ReducePlan& p, const In* in, Out* out) {
       Odometer ro(red, nr, 0);
       for (int64_t r = 0; r < p.red_size; ++r, ro.Next()) {
         const In* q = base + ro.offset;
-        if constexpr (kSimdReduce<R, In, Acc>) {
+        if constexpr (kSimdReduce<R, In, Acc, Out>) {
           if (s_in == 1 && len >= simd::kMinRun) {
             SimdCombineInto<R>(acc, q, len);
             continue;

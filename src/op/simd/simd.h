@@ -7,7 +7,9 @@
  * The elementwise, reduction and copy ops call these on the layouts they fit (contiguous
  * operands of float32 or float64, a transposed copy) and keep their general loops for the rest.
  * Each function takes plain pointers and a count and makes no allocation and no call into the
- * thread pool: the caller splits large work across threads.
+ * thread pool: the caller splits large work across threads. An elementwise call writing 8 MiB or
+ * more uses streaming (non-temporal) stores, which skip reading the output lines before writing
+ * them: about a quarter less memory traffic for a large add, a third for a large exp.
  *
  * Accuracy: arithmetic, sqrt, negative, absolute, square, sign and relu are exact (IEEE), so they
  * equal the general loops bit for bit; exp is within 1 ulp of the correctly rounded result
