@@ -315,7 +315,8 @@ def test_fallback_warns_naming_dot_and_its_parameters():
 def test_python_function_and_generic_invocation():
     assert "dot" in sparse.__all__
     assert str(inspect.signature(sparse.dot)) == (
-        "(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None)"
+        "(lhs: NDArrayLike, rhs: NDArrayLike, transpose_a: bool = False, transpose_b: bool = "
+        "False, forward_stype: Optional[StorageTypeLike] = None) -> mxffi.ndarray.NDArray"
     )
     assert sparse.dot.__doc__.startswith("The matrix product op(lhs) @ op(rhs)")
     assert "dot" in mxffi.ops.list_ops()
