@@ -40,6 +40,20 @@ MXFFI_REGISTER_API("example.checked_sqrt")
     });
 // [register.end]
 
+// [kinds.begin]
+#include <mxffi/api/arg_types.h>
+
+// Argument kinds check values as well as types, once, for every function that takes them:
+// a shape is an int or a sequence of ints, none negative; a dtype None, a DataType or a name.
+MXFFI_REGISTER_API("example.nbytes")
+    .describe("The bytes an array of this shape and dtype (None: float64) holds.")
+    .arg("shape")
+    .arg("dtype", nullptr)
+    .set_body_typed([](mxffi::ShapeLike shape, mxffi::DTypeLike dtype) {
+      return shape.Size() * mxffi::DataTypeBytes(dtype.value_or(mxffi::kFloat64DType));
+    });
+// [kinds.end]
+
 int main() {
   // [call.begin]
   MXFFIObjectHandle scale = nullptr;
@@ -69,10 +83,22 @@ int main() {
   MXFFIObjectFree(sqrt_fn);
   // [error.end]
 
+  // [kinds_call.begin]
+  mxffi::Function nbytes = mxffi::Function::GetGlobalRequired("example.nbytes");
+  std::printf("example.nbytes((3, 4), 'int32') = %lld\n",
+              static_cast<long long>(nbytes(mxffi::Shape{3, 4}, "int32").cast<int64_t>()));
+  try {
+    nbytes(mxffi::Shape{3, -4});
+  } catch (const mxffi::Error& e) {
+    std::printf("%s: %s\n", e.kind().c_str(), e.message().c_str());
+  }
+  // [kinds_call.end]
+  const int64_t twelve_ints = nbytes(mxffi::Shape{3, 4}, "int32").cast<int64_t>();
+
   // The same calls from C++, through Function.
   mxffi::Function count = mxffi::Function::GetGlobalRequired("example.count_strings");
   std::printf("example.count_strings(1, 'a', 'bc') = %lld\n",
               static_cast<long long>(count(1, "a", "bc").cast<int64_t>()));
-  return scaled == 42.0 ? 0 : 1;
+  return scaled == 42.0 && twelve_ints == 48 ? 0 : 1;
 }
 // clang-format on

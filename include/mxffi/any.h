@@ -8,7 +8,16 @@
  *  - `static void MoveToAny(T, MXFFIAny*)`: transfer ownership (results).
  *  - `static std::optional<T> TryCast(const MXFFIAny*)`: checked conversion; nullopt when the
  *    cell does not hold something convertible to T. Never throws.
- *  - `static std::string TypeStr()`: the name used in error messages.
+ *  - `static std::string TypeStr()`: the type's name, as registry.function_info reports it.
+ *
+ * and optionally, for argument kinds that check values as well as types (mxffi/api/arg_types.h):
+ *  - `static bool ConvertArg(const MXFFIAny*, const details::ArgContext* ctx, T* out)`: the
+ *    conversion a typed function's argument goes through, writing the value in place (a kind
+ *    may be large: a shape holds its extents inline): false for a value of the wrong type; for
+ *    a value of the right type that is out of bounds, an error naming the function and the
+ *    argument (`*ctx`), or false when ctx is null. Without it, arguments go through TryCast.
+ *  - `static std::string TypeDesc()`: what the type accepts, in the words of a TypeError
+ *    ("a data type" in `expected a data type, got list`); without it, TypeStr().
  */
 #ifndef MXFFI_ANY_H_
 #define MXFFI_ANY_H_
@@ -18,6 +27,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -27,7 +37,38 @@ namespace mxffi {
 template <typename T, typename = void>
 struct TypeTraits;
 
+struct FuncInfo;
+
 namespace details {
+
+/*!
+ * \brief The argument a typed function is converting (the function's info and the argument's
+ *  position), so that a conversion can raise an error naming both. Two words, passed by value;
+ *  the text is made only when an error is raised: `MXFFI_THROW(ValueError) << ctx << ": ..."`
+ *  streams `np.zeros: argument #0 'shape'`.
+ */
+class ArgContext {
+ public:
+  ArgContext(const FuncInfo* info, int32_t index) : info_(info), index_(index) {}
+  const FuncInfo* info() const { return info_; }
+  int32_t index() const { return index_; }
+  /*! \return the function's registered name, or "<anonymous function>" (in function.h). */
+  inline const char* func_name() const;
+  /*!
+   * \return Label() as the registry made it when the function was published, without a copy
+   *  (a prefix to hand to a parser that names its caller); func_name() where there is none.
+   */
+  inline const char* label() const;
+  /*! \return "np.zeros: argument #0 'shape'" (the name when the function registered one). */
+  MXFFI_DLL std::string Label() const;
+
+ private:
+  const FuncInfo* info_;
+  int32_t index_;
+};
+
+/*! \brief Streams ctx.Label(). */
+MXFFI_DLL std::ostream& operator<<(std::ostream& os, const ArgContext& ctx);
 
 inline bool IsObjectCode(int32_t type_index) { return type_index >= kMXFFIStaticObjectBegin; }
 
@@ -414,6 +455,47 @@ struct TypeTraits<AnyView> {
   static std::optional<AnyView> TryCast(const MXFFIAny* src) { return *AnyView::FromRaw(src); }
   static std::string TypeStr() { return "Any"; }
 };
+
+// Section: argument conversion -------------------------------------------------
+
+namespace details {
+
+template <typename T, typename = void>
+struct HasConvertArg : std::false_type {};
+template <typename T>
+struct HasConvertArg<T, std::void_t<decltype(TypeTraits<T>::ConvertArg(
+                            std::declval<const MXFFIAny*>(), std::declval<const ArgContext*>(),
+                            std::declval<T*>()))>> : std::true_type {};
+
+template <typename T, typename = void>
+struct HasTypeDesc : std::false_type {};
+template <typename T>
+struct HasTypeDesc<T, std::void_t<decltype(TypeTraits<T>::TypeDesc())>> : std::true_type {};
+
+/*!
+ * \brief TypeTraits of a kind with ConvertArg: TryCast made from it (nullopt where ConvertArg
+ *  fails without a context). Derive TypeTraits<T> from it.
+ */
+template <typename T, typename Derived>
+struct ConvertArgTraits {
+  static std::optional<T> TryCast(const MXFFIAny* src) {
+    std::optional<T> out(std::in_place);
+    if (!Derived::ConvertArg(src, nullptr, &*out)) return std::nullopt;
+    return out;
+  }
+};
+
+/*! \return what T accepts, for `expected <this>, got <type>`: TypeDesc() or TypeStr(). */
+template <typename T>
+inline std::string TypeDescOf() {
+  if constexpr (HasTypeDesc<T>::value) {
+    return TypeTraits<T>::TypeDesc();
+  } else {
+    return TypeTraits<T>::TypeStr();
+  }
+}
+
+}  // namespace details
 
 }  // namespace mxffi
 

@@ -52,7 +52,24 @@ struct FuncInfo {
   bool long_running = false;
   /*! \brief Number of arguments of a typed body; -1 for a packed (variadic) body. */
   int32_t num_args = -1;
+  /*!
+   * \brief "np.zeros: argument #1 'dtype'" for each argument of a typed body, made when the
+   *  function is published, so that a conversion names its argument at no cost per call.
+   */
+  std::vector<std::string> arg_labels;
 };
+
+namespace details {
+inline const char* ArgContext::func_name() const {
+  return info_ && !info_->name.empty() ? info_->name.c_str() : "<anonymous function>";
+}
+inline const char* ArgContext::label() const {
+  if (info_ && index_ >= 0 && index_ < static_cast<int32_t>(info_->arg_labels.size())) {
+    return info_->arg_labels[static_cast<size_t>(index_)].c_str();
+  }
+  return func_name();
+}
+}  // namespace details
 
 /*! \brief Payload of a Function: the frozen MXFFIFunctionObj layout. */
 class FunctionObj : public Object {
@@ -106,12 +123,38 @@ using ArgStorage = std::remove_cv_t<std::remove_reference_t<T>>;
 [[noreturn]] MXFFI_DLL void ThrowArityError(const FuncInfo* info, int32_t expected_min,
                                             int32_t expected_max, int32_t actual);
 
+/*! \brief ThrowArgError for a T that did not convert, out of the callers' way. */
+template <typename T>
+[[noreturn, gnu::cold, gnu::noinline]] void ThrowArgCastError(const AnyView* args, int32_t i,
+                                                              const FuncInfo* info) {
+  ThrowArgError(info, i, TypeDescOf<T>(), args[i],
+                std::is_integral_v<T> && !std::is_same_v<T, bool>);
+}
+
+/*!
+ * \brief Argument i of a kind with ConvertArg, converted in place into the value returned (one
+ *  return of one named value, so the compiler constructs it where the caller wants it: no copy
+ *  of a kind's inline storage).
+ */
+template <typename T>
+inline T ArgConvert(const AnyView* args, int32_t i, const FuncInfo* info) {
+  const ArgContext ctx(info, i);
+  T out;
+  if (__builtin_expect(!TypeTraits<T>::ConvertArg(args[i].raw(), &ctx, &out), 0)) {
+    ThrowArgCastError<T>(args, i, info);
+  }
+  return out;
+}
+
 template <typename T>
 inline T ArgCast(const AnyView* args, int32_t i, const FuncInfo* info) {
-  std::optional<T> v = TypeTraits<T>::TryCast(args[i].raw());
-  if (__builtin_expect(v.has_value(), 1)) return *std::move(v);
-  ThrowArgError(info, i, TypeTraits<T>::TypeStr(), args[i],
-                std::is_integral_v<T> && !std::is_same_v<T, bool>);
+  if constexpr (HasConvertArg<T>::value) {
+    return ArgConvert<T>(args, i, info);
+  } else {
+    std::optional<T> v = TypeTraits<T>::TryCast(args[i].raw());
+    if (__builtin_expect(v.has_value(), 1)) return *std::move(v);
+    ThrowArgCastError<T>(args, i, info);
+  }
 }
 
 template <typename R, typename... Args>
@@ -170,10 +213,14 @@ inline void CallTyped(const F& f, const FuncInfo* info, PackedArgs args, Any* rv
     ThrowArityError(info, N - num_defaults, N, args.size());
   }
   if constexpr (N > 0) {
-    AnyView full[N];
-    for (int32_t i = 0; i < args.size(); ++i) full[i] = args.data()[i];
-    for (int32_t i = args.size(); i < N; ++i) full[i] = info->defaults[i - (N - num_defaults)];
-    Sig::Unpack(f, info, full, rv, std::make_index_sequence<N>());
+    // Raw cells, left unset until written: every one is, by a given argument or a default
+    // (borrowed from the registry's info, which outlives the call).
+    MXFFIAny full[N];
+    for (int32_t i = 0; i < args.size(); ++i) full[i] = *args.data()[i].raw();
+    for (int32_t i = args.size(); i < N; ++i) {
+      full[i] = *info->defaults[i - (N - num_defaults)].raw();
+    }
+    Sig::Unpack(f, info, AnyView::FromRaw(full), rv, std::make_index_sequence<N>());
   }
 }
 

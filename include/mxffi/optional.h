@@ -36,8 +36,27 @@ class Optional {
   std::optional<T> value_;
 };
 
+namespace details {
+/*! \brief Optional<T>'s ConvertArg, for a T that has one: None, or T with T's value checks. */
+template <typename T, bool = HasConvertArg<T>::value>
+struct OptionalConvertArg {};
 template <typename T>
-struct TypeTraits<Optional<T>> {
+struct OptionalConvertArg<T, true> {
+  static bool ConvertArg(const MXFFIAny* src, const ArgContext* ctx, Optional<T>* out) {
+    if (src->type_index == kMXFFINone) {
+      *out = Optional<T>();
+      return true;
+    }
+    T v;
+    if (!TypeTraits<T>::ConvertArg(src, ctx, &v)) return false;
+    *out = Optional<T>(std::move(v));
+    return true;
+  }
+};
+}  // namespace details
+
+template <typename T>
+struct TypeTraits<Optional<T>> : details::OptionalConvertArg<T> {
   static void CopyToAnyView(const Optional<T>& v, MXFFIAny* out) {
     if (v.has_value()) {
       TypeTraits<T>::CopyToAnyView(*v, out);
@@ -59,6 +78,14 @@ struct TypeTraits<Optional<T>> {
     return Optional<T>(*std::move(v));
   }
   static std::string TypeStr() { return "Optional[" + TypeTraits<T>::TypeStr() + "]"; }
+  /*! \brief "None or <T's description>" for an argument kind; else the type's name. */
+  static std::string TypeDesc() {
+    if constexpr (details::HasTypeDesc<T>::value) {
+      return "None or " + TypeTraits<T>::TypeDesc();
+    } else {
+      return TypeStr();
+    }
+  }
 };
 
 }  // namespace mxffi

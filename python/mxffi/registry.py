@@ -11,23 +11,34 @@ _info = get_global_func("registry.function_info")
 
 
 def signature_of(name):
-    """An inspect.Signature and doc string for a registered global, from registry.function_info."""
+    """An inspect.Signature and doc string for a registered global, from registry.function_info.
+
+    The parameters and the result are annotated from the C++ types the function registered
+    (``mxffi.typing.annotation``: Python types, mxffi classes and argument kinds such as
+    ``ShapeLike``); a packed body has no types, so its parameters have no annotation and its
+    result is ``typing.Any``.
+    """
+    from .typing import annotation
+
     try:
         info = _info(name)
     except KeyError:
         return None, ""
     names = list(info["arg_names"])
     defaults = list(info["defaults"])
+    arg_types = list(info["arg_types"])
     first_default = len(names) - len(defaults)
     params = []
     for i, arg in enumerate(names):
         default = defaults[i - first_default] if i >= first_default else inspect.Parameter.empty
+        ann = annotation(arg_types[i]) if i < len(arg_types) else inspect.Parameter.empty
         params.append(
-            inspect.Parameter(arg, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default)
+            inspect.Parameter(
+                arg, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default, annotation=ann
+            )
         )
     if info["num_args"] < 0 and not names:
         params.append(inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL))
-    arg_types = list(info["arg_types"])
     doc = str(info["doc"])
     if arg_types:
         lines = [f"    {n}: {t}" for n, t in zip(names, arg_types, strict=False)]
@@ -37,7 +48,8 @@ def signature_of(name):
         doc += f"\n\nReturns: {ret}"
     if info["long_running"]:
         doc += "\n\nLong-running: called with the GIL released."
-    return inspect.Signature(params), doc
+    returns = annotation(ret) if ret else inspect.Signature.empty
+    return inspect.Signature(params, return_annotation=returns), doc
 
 
 def _decorate(func: Function, name: str, module: str):

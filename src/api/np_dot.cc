@@ -12,6 +12,59 @@
 
 namespace mxffi {
 namespace api {
+
+/*!
+ * \brief tensordot's axes: N (the last N axes of a against the first N of b) or a pair
+ *  (axes_a, axes_b), each side an int or a sequence of ints.
+ */
+struct TensordotAxes {
+  bool is_count = true;
+  int64_t count = 2;
+  TShape a, b;
+};
+
+}  // namespace api
+
+template <>
+struct TypeTraits<api::TensordotAxes>
+    : details::ConvertArgTraits<api::TensordotAxes, TypeTraits<api::TensordotAxes>> {
+  static bool ConvertArg(const MXFFIAny* src, const details::ArgContext* ctx,
+                         api::TensordotAxes* out) {
+    api::TensordotAxes& axes = *out;
+    if (src->type_index == kMXFFIInt) {
+      axes.count = src->v_int64;
+      if (axes.count < 0) {
+        if (ctx == nullptr) return false;
+        MXFFI_THROW(ValueError) << *ctx << ": axes must be a non-negative int or a pair of "
+                                << "sequences; got " << axes.count;
+      }
+      return true;
+    }
+    if (src->type_index != kMXFFIArray) return false;
+    const auto* pair = reinterpret_cast<const MXFFIArrayObj*>(src->v_obj);
+    if (pair->size != 2) {
+      if (ctx == nullptr) return false;
+      MXFFI_THROW(ValueError) << *ctx << ": axes must be an int or a pair (axes_a, axes_b); got "
+                              << "a sequence of " << pair->size;
+    }
+    axes.is_count = false;
+    for (int side = 0; side < 2; ++side) {
+      const MXFFIAny* c = &pair->data[side];
+      bool any_negative;
+      if (!details::ReadIntTuple(c, ctx, side == 0 ? &axes.a : &axes.b, &any_negative)) {
+        if (ctx == nullptr) return false;
+        MXFFI_THROW(TypeError) << *ctx << ": " << (side == 0 ? "axes_a" : "axes_b")
+                               << " expected an int or a sequence of ints, got "
+                               << details::CellTypeName(c);
+      }
+    }
+    return true;
+  }
+  static std::string TypeStr() { return "TensordotAxes"; }
+  static std::string TypeDesc() { return "an int or a pair of int sequences"; }
+};
+
+namespace api {
 namespace {
 
 using op::NumpyShape;
@@ -21,28 +74,18 @@ using op::TensordotParam;
  * \return v as an array; a Python bool, int or float as a 0-d array of bool, int64 or float64,
  *  as numpy's dot converts scalars (np.asarray, not NEP 50's weak scalars).
  */
-NDArray OperandArg(const AnyView& v, const char* fname, const char* arg) {
-  if (std::optional<NDArray> a = TryArray(v)) return *a;
-  const int32_t ti = v.type_index();
-  if (ti == kMXFFIBool || ti == kMXFFIInt || ti == kMXFFIFloat) {
-    const int64_t unused = 0;
-    NDArray s = NDArray::Empty(&unused, 0,
-                               ti == kMXFFIBool  ? kBool
-                               : ti == kMXFFIInt ? kInt64
-                                                 : kFloat64,
-                               DLDevice{kDLCPU, 0});
-    if (ti == kMXFFIBool) {
-      *static_cast<bool*>(s.data()) = v.raw()->v_int64 != 0;
-    } else if (ti == kMXFFIInt) {
-      *static_cast<int64_t*>(s.data()) = v.raw()->v_int64;
-    } else {
-      *static_cast<double*>(s.data()) = v.raw()->v_float64;
-    }
-    return s;
+NDArray OperandArray(ArrayOrScalar* v) {
+  if (v->is_array()) return v->TakeArray();
+  const ScalarLike& s = v->scalar();
+  NDArray out = NDArray::Empty(nullptr, 0, s.DefaultDType(), kCPU);
+  if (s.is_bool()) {
+    *static_cast<bool*>(out.data()) = s.int_value() != 0;
+  } else if (s.is_int()) {
+    *static_cast<int64_t*>(out.data()) = s.int_value();
+  } else {
+    *static_cast<double*>(out.data()) = s.value();
   }
-  MXFFI_THROW(TypeError) << fname << ": argument '" << arg
-                         << "' expected an ndarray or a number, got " << v.GetTypeName();
-  __builtin_unreachable();
+  return out;
 }
 
 TShape ShapeOf(const NDArray& a) { return TShape(a.tensor().shape, a.tensor().ndim); }
@@ -54,23 +97,6 @@ NDArray RunTensordot(const NDArray& a, const NDArray& b, const TensordotParam& p
   return InvokeOp(op, p, {a, b});
 }
 
-/*! \brief One side of tensordot's axes: an int or a sequence of ints. */
-TShape AxesSide(const Any& v, const char* fname) {
-  TShape out;
-  if (v.type_index() == kMXFFIInt) {
-    out.push_back(v.raw()->v_int64);
-    return out;
-  }
-  if (v.type_index() == kMXFFIArray || v.type_index() == kMXFFIShape) {
-    AnyView view = v;
-    ShapeArg(view, fname, &out, false);
-    return out;
-  }
-  MXFFI_THROW(TypeError) << fname << ": axes expected an int or a pair of int sequences, got "
-                         << v.GetTypeName() << " in the pair";
-  __builtin_unreachable();
-}
-
 }  // namespace
 
 MXFFI_REGISTER_API("np.dot")
@@ -80,8 +106,8 @@ MXFFI_REGISTER_API("np.dot")
         "either is 0-d.")
     .arg("a")
     .arg("b")
-    .set_body_typed([](AnyView a_arg, AnyView b_arg) {
-      NDArray a = OperandArg(a_arg, "np.dot", "a"), b = OperandArg(b_arg, "np.dot", "b");
+    .set_body_typed([](ArrayOrScalar a_arg, ArrayOrScalar b_arg) {
+      NDArray a = OperandArray(&a_arg), b = OperandArray(&b_arg);
       const TShape as = ShapeOf(a), bs = ShapeOf(b);
       TensordotParam p;
       if (as.ndim() > 0 && bs.ndim() > 0) {
@@ -102,9 +128,9 @@ MXFFI_REGISTER_API("np.matmul")
         "axis removed from the result), leading axes broadcast as a stack of matrices.")
     .arg("a")
     .arg("b")
-    .set_body_typed([](AnyView a_arg, AnyView b_arg) {
+    .set_body_typed([](ArrayOrScalar a_arg, ArrayOrScalar b_arg) {
       static const Op* op = Op::Get("_matmul");
-      NDArray a = OperandArg(a_arg, "np.matmul", "a"), b = OperandArg(b_arg, "np.matmul", "b");
+      NDArray a = OperandArray(&a_arg), b = OperandArray(&b_arg);
       OpAttrs attrs;
       attrs.op = op;
       NDArray in[2] = {a, b};
@@ -118,15 +144,13 @@ MXFFI_REGISTER_API("np.tensordot")
     .arg("a")
     .arg("b")
     .arg("axes", 2)
-    .set_body_typed([](AnyView a_arg, AnyView b_arg, AnyView axes) {
+    .set_body_typed([](ArrayOrScalar a_arg, ArrayOrScalar b_arg, TensordotAxes axes) {
       constexpr const char* fname = "np.tensordot";
-      NDArray a = OperandArg(a_arg, fname, "a"), b = OperandArg(b_arg, fname, "b");
+      NDArray a = OperandArray(&a_arg), b = OperandArray(&b_arg);
       const TShape as = ShapeOf(a), bs = ShapeOf(b);
       TensordotParam p;
-      if (axes.type_index() == kMXFFIInt) {
-        const int64_t n = axes.raw()->v_int64;
-        MXFFI_CHECK(n >= 0, ValueError)
-            << fname << ": axes must be a non-negative int or a pair of sequences; got " << n;
+      if (axes.is_count) {
+        const int64_t n = axes.count;
         if (n > as.ndim() || n > bs.ndim()) {
           MXFFI_THROW(AxisError) << fname << ": axes=" << n << " sums more axes than a "
                                  << NumpyShape(as) << " or b " << NumpyShape(bs) << " has";
@@ -135,16 +159,9 @@ MXFFI_REGISTER_API("np.tensordot")
           p.a_axes.push_back(as.ndim() - n + i);
           p.b_axes.push_back(i);
         }
-      } else if (axes.type_index() == kMXFFIArray) {
-        Array<Any> pair = axes.cast<Array<Any>>();
-        MXFFI_CHECK(pair.size() == 2, ValueError)
-            << fname << ": axes must be an int or a pair (axes_a, axes_b); got a sequence of "
-            << pair.size();
-        p.a_axes = AxesSide(pair[0], fname);
-        p.b_axes = AxesSide(pair[1], fname);
       } else {
-        MXFFI_THROW(TypeError) << fname << ": axes expected an int or a pair of sequences, got "
-                               << axes.GetTypeName();
+        p.a_axes = axes.a;
+        p.b_axes = axes.b;
       }
       op::TensordotShape(as, bs, p.a_axes, p.b_axes, fname);
       return RunTensordot(a, b, p, fname);

@@ -37,37 +37,23 @@ struct Operand {
   ScalarValue scalar;
 };
 
-Operand ReadOperand(const AnyView& v, const char* fname, const char* arg) {
+Operand ToOperand(ArrayOrScalar* v) {
   Operand x;
-  switch (v.type_index()) {
-    case kMXFFIBool:
-      x.scalar = ScalarValue::Bool(v.raw()->v_int64 != 0);
-      return x;
-    case kMXFFIInt:
-      x.scalar = ScalarValue::Int(v.raw()->v_int64);
-      return x;
-    case kMXFFIFloat:
-      x.scalar = ScalarValue::Float(v.raw()->v_float64);
-      return x;
-    default:
-      break;
+  if (v->is_array()) {
+    x.array = v->TakeArray();
+    return x;
   }
-  x.array = TryArray(v);
-  MXFFI_CHECK(x.array.has_value(), TypeError)
-      << fname << ": argument '" << arg << "' expected an ndarray or a number, got "
-      << v.GetTypeName();
+  const ScalarLike& s = v->scalar();
+  x.scalar = s.is_bool()  ? ScalarValue::Bool(s.int_value() != 0)
+             : s.is_int() ? ScalarValue::Int(s.int_value())
+                          : ScalarValue::Float(s.value());
   return x;
 }
 
 /*! \return out= as an mxffi array, or nullopt for None. */
-std::optional<NDArray> OutArg(const AnyView& v, const char* fname) {
-  if (v.is_none()) return std::nullopt;
-  MXFFI_CHECK(v.type_index() == kMXFFINDArray, TypeError)
-      << fname << ": out must be an mxffi ndarray, got " << v.GetTypeName()
-      << (v.type_index() == kMXFFIDLTensorPtr
-              ? " (a numpy array cannot be written through a call's borrowed view)"
-              : "");
-  return v.cast<NDArray>();
+std::optional<NDArray> OutArray(const Optional<WritableArray>& out) {
+  if (!out.has_value()) return std::nullopt;
+  return out->array();
 }
 
 NDArray Cast(const NDArray& a, DLDataType dtype) {
@@ -180,15 +166,15 @@ struct BinaryOps {
   const Op* rscalar;  // _npi_r<op>_scalar: number op array
 };
 
-NDArray BinaryAPI(BinaryKind kind, const BinaryOps& ops, const AnyView& x1, const AnyView& x2,
-                  const AnyView& out_arg, const AnyView& dtype_arg) {
+NDArray BinaryAPI(BinaryKind kind, const BinaryOps& ops, ArrayOrScalar* x1, ArrayOrScalar* x2,
+                  const Optional<WritableArray>& out_arg, const DTypeLike& dtype_arg) {
   const char* fname = op::BinaryName(kind);
-  Operand a = ReadOperand(x1, fname, "x1");
-  Operand b = ReadOperand(x2, fname, "x2");
-  std::optional<NDArray> out = OutArg(out_arg, fname);
+  Operand a = ToOperand(x1);
+  Operand b = ToOperand(x2);
+  std::optional<NDArray> out = OutArray(out_arg);
   std::optional<DLDataType> dtype;
-  if (!dtype_arg.is_none()) {
-    dtype = DTypeArg(dtype_arg, fname, kFloat64);
+  if (dtype_arg.has_value()) {
+    dtype = dtype_arg.value();
     DLDataType r = op::BinaryResultType(kind, *dtype, *dtype);
     MXFFI_CHECK(op::SameDType(r, *dtype), TypeError)
         << fname << ": no loop computes in dtype=" << DataTypeToString(*dtype) << " (" << fname
@@ -229,13 +215,13 @@ NDArray BinaryAPI(BinaryKind kind, const BinaryOps& ops, const AnyView& x1, cons
   return InvokeInto(attrs, inputs, nin, shape, rtype, *out, fname);
 }
 
-NDArray UnaryAPI(UnaryKind kind, const Op* unary, const AnyView& x_arg, const AnyView& out_arg,
-                 const AnyView& dtype_arg) {
+NDArray UnaryAPI(UnaryKind kind, const Op* unary, ArrayOrScalar* x_arg,
+                 const Optional<WritableArray>& out_arg, const DTypeLike& dtype_arg) {
   const char* fname = op::UnaryName(kind);
-  Operand x = ReadOperand(x_arg, fname, "x");
-  std::optional<NDArray> out = OutArg(out_arg, fname);
-  if (!dtype_arg.is_none()) {
-    DLDataType dtype = DTypeArg(dtype_arg, fname, kFloat64);
+  Operand x = ToOperand(x_arg);
+  std::optional<NDArray> out = OutArray(out_arg);
+  if (dtype_arg.has_value()) {
+    DLDataType dtype = dtype_arg.value();
     DLDataType r = op::UnaryResultType(kind, dtype);
     MXFFI_CHECK(op::SameDType(r, dtype), TypeError)
         << fname << ": no loop computes in dtype=" << DataTypeToString(dtype) << " (" << fname
@@ -256,19 +242,20 @@ NDArray UnaryAPI(UnaryKind kind, const Op* unary, const AnyView& x_arg, const An
 
 }  // namespace
 
-#define MXFFI_NP_BINARY(Name, Kind, ArrayOp, ScalarOp, RScalarOp, Doc)                        \
-  MXFFI_REGISTER_API("np." Name)                                                              \
-      .describe(Doc                                                                           \
-                " x1 and x2 are arrays or numbers and broadcast together; out= is an mxffi "  \
-                "array to write into, dtype= the dtype to compute in (numpy's ufunc rules).") \
-      .arg("x1")                                                                              \
-      .arg("x2")                                                                              \
-      .arg("out", nullptr)                                                                    \
-      .arg("dtype", nullptr)                                                                  \
-      .set_body_typed([](AnyView x1, AnyView x2, AnyView out, AnyView dtype) {                \
-        static const BinaryOps ops{Op::Get(ArrayOp), Op::Get(ScalarOp), Op::Get(RScalarOp)};  \
-        return BinaryAPI(Kind, ops, x1, x2, out, dtype);                                      \
-      })
+#define MXFFI_NP_BINARY(Name, Kind, ArrayOp, ScalarOp, RScalarOp, Doc)                           \
+  MXFFI_REGISTER_API("np." Name)                                                                 \
+      .describe(Doc                                                                              \
+                " x1 and x2 are arrays or numbers and broadcast together; out= is an mxffi "     \
+                "array to write into, dtype= the dtype to compute in (numpy's ufunc rules).")    \
+      .arg("x1")                                                                                 \
+      .arg("x2")                                                                                 \
+      .arg("out", nullptr)                                                                       \
+      .arg("dtype", nullptr)                                                                     \
+      .set_body_typed(                                                                           \
+          [](ArrayOrScalar x1, ArrayOrScalar x2, Optional<WritableArray> out, DTypeLike dtype) { \
+            static const BinaryOps ops{Op::Get(ArrayOp), Op::Get(ScalarOp), Op::Get(RScalarOp)}; \
+            return BinaryAPI(Kind, ops, &x1, &x2, out, dtype);                                   \
+          })
 
 MXFFI_NP_BINARY("add", BinaryKind::kAdd, "_npi_add", "_npi_add_scalar", "_npi_add_scalar",
                 "x1 + x2, elementwise.");
@@ -286,17 +273,17 @@ MXFFI_NP_BINARY("maximum", BinaryKind::kMaximum, "_npi_maximum", "_npi_maximum_s
 MXFFI_NP_BINARY("minimum", BinaryKind::kMinimum, "_npi_minimum", "_npi_minimum_scalar",
                 "_npi_rminimum_scalar", "The smaller of x1 and x2, elementwise; NaN propagates.");
 
-#define MXFFI_NP_UNARY(Name, Kind, OpName, Doc)                                      \
-  MXFFI_REGISTER_API("np." Name)                                                     \
-      .describe(Doc                                                                  \
-                " x is an array or a number; out= is an mxffi array to write into, " \
-                "dtype= the dtype to compute in (numpy's ufunc rules).")             \
-      .arg("x")                                                                      \
-      .arg("out", nullptr)                                                           \
-      .arg("dtype", nullptr)                                                         \
-      .set_body_typed([](AnyView x, AnyView out, AnyView dtype) {                    \
-        static const Op* op = Op::Get(OpName);                                       \
-        return UnaryAPI(Kind, op, x, out, dtype);                                    \
+#define MXFFI_NP_UNARY(Name, Kind, OpName, Doc)                                           \
+  MXFFI_REGISTER_API("np." Name)                                                          \
+      .describe(Doc                                                                       \
+                " x is an array or a number; out= is an mxffi array to write into, "      \
+                "dtype= the dtype to compute in (numpy's ufunc rules).")                  \
+      .arg("x")                                                                           \
+      .arg("out", nullptr)                                                                \
+      .arg("dtype", nullptr)                                                              \
+      .set_body_typed([](ArrayOrScalar x, Optional<WritableArray> out, DTypeLike dtype) { \
+        static const Op* op = Op::Get(OpName);                                            \
+        return UnaryAPI(Kind, op, &x, out, dtype);                                        \
       })
 
 MXFFI_NP_UNARY("negative", UnaryKind::kNegative, "_npi_negative", "-x, elementwise.");
@@ -308,14 +295,13 @@ MXFFI_NP_UNARY("exp", UnaryKind::kExp, "_npi_exp", "e ** x, elementwise.");
 MXFFI_NP_UNARY("log", UnaryKind::kLog, "_npi_log", "The natural logarithm, elementwise.");
 MXFFI_NP_UNARY("sign", UnaryKind::kSign, "_npi_sign", "-1, 0 or 1 by the sign of x, elementwise.");
 
-NDArray Quadratic(const char* fname, const AnyView& x, const AnyView& a, const AnyView& b,
-                  const AnyView& c) {
+NDArray Quadratic(const NDArray& x, double a, double b, double c) {
   static const Op* op = Op::Get("quadratic");
   op::QuadraticParam p;
-  p.a = NumberArg(a, fname, "a");
-  p.b = NumberArg(b, fname, "b");
-  p.c = NumberArg(c, fname, "c");
-  return InvokeOp(op, p, {ArrayArg(x, fname, "x")});
+  p.a = a;
+  p.b = b;
+  p.c = c;
+  return InvokeOp(op, p, {x});
 }
 
 MXFFI_REGISTER_API("np.quadratic")
@@ -326,8 +312,8 @@ MXFFI_REGISTER_API("np.quadratic")
     .arg("a", 0.0)
     .arg("b", 0.0)
     .arg("c", 0.0)
-    .set_body_typed([](AnyView x, AnyView a, AnyView b, AnyView c) {
-      return Quadratic("np.quadratic", x, a, b, c);
+    .set_body_typed([](NDArrayLike x, double a, double b, double c) {
+      return Quadratic(x, a, b, c);
     });
 
 }  // namespace api

@@ -5,10 +5,8 @@
  */
 #include <mxffi/registry.h>
 
-#include <cmath>
 #include <cstring>
 #include <optional>
-#include <vector>
 
 #include "../ndarray/cuda/device.h"
 #include "../op/dtype.h"
@@ -30,52 +28,47 @@ NDArray CopyOf(const NDArray& a) {
   return Invoke(attrs, Span<const NDArray>(&a, 1));
 }
 
-/*! \return a for a use that may outlive the call: a borrowed tensor is copied. */
-NDArray OwnedArray(const AnyView& v, const char* fname, const char* arg) {
-  NDArray a = ArrayArg(v, fname, arg);
-  return v.type_index() == kMXFFIDLTensorPtr ? CopyOf(a) : a;
-}
+/*! \return a for a use that may outlive the call: a lent tensor is copied. */
+NDArray OwnedArray(const NDArrayLike& a) { return a.borrowed() ? CopyOf(a) : a.array(); }
 
-NDArray Fill(const char* fname, const Op* op, const AnyView& shape, const AnyView& dtype,
-             const AnyView& device, double value) {
+NDArray Fill(const Op* op, const ShapeLike& shape, DLDataType dtype, const DeviceLike& device,
+             double value) {
   InitParam p;
-  ShapeArg(shape, fname, &p.shape);
-  p.dtype = DTypeArg(dtype, fname, kFloat64);
+  p.shape = shape;
+  p.dtype = dtype;
   p.value = value;
-  return InvokeOp(op, p, {}, DeviceArg(device, fname));
+  return InvokeOp(op, p, {}, device.value_or(kCPU));
 }
 
-NDArray FillLike(const char* fname, const Op* op, const NDArray& src, const AnyView& dtype,
-                 const AnyView& device, double value) {
+NDArray FillLike(const Op* op, const NDArray& src, const DTypeLike& dtype, const DeviceLike& device,
+                 double value) {
   const DLTensor& t = src.tensor();
   InitParam p;
   p.shape.assign(t.shape, t.ndim);
-  p.dtype = DTypeArg(dtype, fname, t.dtype);
+  p.dtype = dtype.value_or(t.dtype);
   p.value = value;
-  return InvokeOp(op, p, {}, device.is_none() ? t.device : DeviceArg(device, fname));
+  return InvokeOp(op, p, {}, device.value_or(t.device));
 }
 
 /*!
  * \brief np.zeros_like of a csr or row_sparse array: the same storage type with no stored values
  *  (the zeros_like op), as MXNet's zeros_like.
  */
-NDArray SparseZerosLike(const NDArray& src, const AnyView& dtype, const AnyView& device) {
-  const char* fname = "np.zeros_like";
+NDArray SparseZerosLike(const NDArray& src, const DTypeLike& dtype, const DeviceLike& device) {
   static const Op* op = Op::Get("zeros_like");
   const DLTensor& t = src.tensor();
-  if (!device.is_none()) {
-    DLDevice d = DeviceArg(device, fname);
+  if (device.has_value()) {
+    DLDevice d = device.value();
     MXFFI_CHECK(d.device_type == t.device.device_type && d.device_id == t.device.device_id,
                 NotImplementedError)
-        << fname << ": a sparse array's zeros_like is made on its own device (the CPU); got "
+        << "np.zeros_like: a sparse array's zeros_like is made on its own device (the CPU); got "
         << "device type " << d.device_type;
   }
   op::ZerosLikeParam p;
-  if (!dtype.is_none()) p.dtype = DTypeParam(DTypeArg(dtype, fname, t.dtype));
+  if (dtype.has_value()) p.dtype = DTypeParam(dtype.value());
   return InvokeOp(op, p, {src});
 }
 
-/*! \brief The dtype numpy gives a Python scalar: bool, int64 or float64. */
 /*!
  * \brief numpy's OverflowError for an int fill value that an integer dtype cannot hold (numpy 2
  *  refuses np.full(2, 300, dtype=int8) the same way), and a ValueError for one that float64, in
@@ -97,77 +90,17 @@ void CheckIntFill(int64_t v, DLDataType dt) {
       << "; the fill travels as float64, exact for integers up to 2**53 in magnitude";
 }
 
-DLDataType ScalarDType(const AnyView& v) {
-  return v.type_index() == kMXFFIBool ? kBool : v.type_index() == kMXFFIInt ? kInt64 : kFloat64;
-}
-
-// ---- array() from nested sequences ------------------------------------------------------
-
-/*! \brief Shape and element kind of a nested sequence, found in one walk. */
-struct NestedInfo {
-  TShape shape;
-  bool shape_set = false;
-  int kind = 0;  // 0 bool, 1 int, 2 float: the widest Python scalar seen
-  bool any = false;
-};
-
-void WalkNested(const AnyView& v, int depth, TShape* cur, NestedInfo* info, const char* fname) {
-  if (v.type_index() == kMXFFIArray) {
-    Array<Any> a = v.cast<Array<Any>>();
-    if (depth >= kMaxNDim) {
-      MXFFI_THROW(ValueError) << fname << ": nesting deeper than " << kMaxNDim << " levels";
-    }
-    cur->resize(depth + 1);
-    (*cur)[depth] = a.size();
-    if (a.size() == 0) {
-      // An empty list ends this branch: its depth is part of the shape.
-      if (!info->shape_set) {
-        info->shape = *cur;
-        info->shape_set = true;
-      } else if (info->shape != *cur) {
-        goto inhomogeneous;
-      }
-      return;
-    }
-    for (int64_t i = 0; i < a.size(); ++i) {
-      WalkNested(a[i], depth + 1, cur, info, fname);
-      cur->resize(depth + 1);
-      (*cur)[depth] = a.size();
-    }
-    return;
-  }
-  if (v.type_index() == kMXFFIInt || v.type_index() == kMXFFIBool ||
-      v.type_index() == kMXFFIFloat) {
-    TShape here;
-    here.assign(cur->data(), depth);
-    if (!info->shape_set) {
-      info->shape = here;
-      info->shape_set = true;
-    } else if (info->shape != here) {
-      goto inhomogeneous;
-    }
-    int k = v.type_index() == kMXFFIBool ? 0 : v.type_index() == kMXFFIInt ? 1 : 2;
-    info->kind = info->any ? std::max(info->kind, k) : k;
-    info->any = true;
-    return;
-  }
-  MXFFI_THROW(TypeError) << fname << ": cannot make an array element from " << v.GetTypeName()
-                         << "; expected numbers and nested lists of them";
-inhomogeneous:
-  MXFFI_THROW(ValueError) << fname
-                          << ": setting an array element with a sequence. The requested array "
-                             "has an inhomogeneous shape; the first element has shape "
-                          << info->shape.ToString();
-}
+// ---- array() from numbers and nested sequences -------------------------------------------
+// The sequence's shape and element types were checked when the argument was converted
+// (ArrayLike); these walk its cells again to check the ints against the dtype and to copy.
 
 template <typename DType>
-void FillNested(const AnyView& v, DType** out) {
-  if (v.type_index() == kMXFFIArray) {
-    Array<Any> a = v.cast<Array<Any>>();
-    for (int64_t i = 0; i < a.size(); ++i) FillNested<DType>(a[i], out);
+void FillCells(const MXFFIAny* c, DType** out) {
+  if (c->type_index == kMXFFIArray) {
+    const auto* a = reinterpret_cast<const MXFFIArrayObj*>(c->v_obj);
+    for (int64_t i = 0; i < a->size; ++i) FillCells<DType>(&a->data[i], out);
     return;
   }
-  const MXFFIAny* c = v.raw();
   if (c->type_index == kMXFFIFloat) {
     *(*out)++ = static_cast<DType>(c->v_float64);
   } else if constexpr (std::is_same_v<DType, op::half_t> || std::is_same_v<DType, op::bf16_t>) {
@@ -178,15 +111,15 @@ void FillNested(const AnyView& v, DType** out) {
 }
 
 /*! \brief numpy's check that a Python int fits the integer dtype it is stored as. */
-void CheckIntFits(const AnyView& v, DLDataType dtype, const char* fname) {
-  if (v.type_index() == kMXFFIArray) {
-    Array<Any> a = v.cast<Array<Any>>();
-    for (int64_t i = 0; i < a.size(); ++i) CheckIntFits(a[i], dtype, fname);
+void CheckIntCellsFit(const MXFFIAny* c, DLDataType dtype, const char* fname) {
+  if (c->type_index == kMXFFIArray) {
+    const auto* a = reinterpret_cast<const MXFFIArrayObj*>(c->v_obj);
+    for (int64_t i = 0; i < a->size; ++i) CheckIntCellsFit(&a->data[i], dtype, fname);
     return;
   }
-  if (v.type_index() != kMXFFIInt) return;
-  int64_t x = v.raw()->v_int64;
-  int bits = dtype.bits;
+  if (c->type_index != kMXFFIInt) return;
+  const int64_t x = c->v_int64;
+  const int bits = dtype.bits;
   // Widths no integer kernel has (0, 7, 128, ...) are refused with the dtype, not here.
   if (bits < 1 || bits > 64) return;
   bool ok =
@@ -197,65 +130,64 @@ void CheckIntFits(const AnyView& v, DLDataType dtype, const char* fname) {
                                  << DataTypeToString(dtype);
 }
 
-NDArray FromNested(const AnyView& obj, const AnyView& dtype_arg, const char* fname) {
-  NestedInfo info;
-  TShape cur;
-  WalkNested(obj, 0, &cur, &info, fname);
-  DLDataType deflt = info.kind == 0 ? kBool : info.kind == 1 ? kInt64 : kFloat64;
-  if (!info.any) deflt = kFloat64;  // numpy: an empty list is float64
-  DLDataType dtype = DTypeArg(dtype_arg, fname, deflt);
-  if (dtype.code == kDLInt || dtype.code == kDLUInt) CheckIntFits(obj, dtype, fname);
-  NDArray out = NDArray::Empty(info.shape.data(), info.shape.ndim(), dtype, DLDevice{kDLCPU, 0});
+/*! \return a new CPU array of shape and dtype holding the numbers of cell (nested or one). */
+NDArray FromCells(const MXFFIAny* cell, const TShape& shape, DLDataType dtype, const char* fname) {
+  if (dtype.code == kDLInt || dtype.code == kDLUInt) CheckIntCellsFit(cell, dtype, fname);
+  NDArray out = NDArray::Empty(shape.data(), shape.ndim(), dtype, kCPU);
   MXFFI_TYPE_SWITCH(dtype, fname, DType, {
     DType* p = op::DataPtr<DType>(out.tensor());
-    FillNested<DType>(obj, &p);
+    FillCells<DType>(cell, &p);
   });
   return out;
 }
 
-NDArray ArrayImpl(const AnyView& obj, const AnyView& dtype, const AnyView& device, bool copy,
+NDArray ArrayImpl(const ArrayLike& obj, const DTypeLike& dtype, const DeviceLike& device, bool copy,
                   const char* fname) {
   // device None: where the input array is (the CPU for anything else).
   std::optional<DLDevice> want;
-  if (!device.is_none()) {
-    DLDevice dev = DeviceArg(device, fname);
-    MXFFI_CHECK(dev.device_type == kDLCPU || dev.device_type == kDLCUDA, NotImplementedError)
-        << fname << ": device type " << dev.device_type
-        << " is not supported; only the CPU (1) and CUDA (2) are";
-    if (dev.device_type == kDLCUDA) cuda::CheckDevice(dev, fname);
-    want = dev;
+  if (device.has_value()) {
+    want = device.value();
+    if (want->device_type == kDLCUDA) cuda::CheckDevice(*want, fname);
   }
   static const Op* cast = Op::Get("_cast");
-  if (std::optional<NDArray> a = TryArray(obj)) {
+  NDArray out;
+  if (obj.kind() == ArrayLike::Kind::kArray) {
+    const NDArrayLike& a = obj.value().array();
     const DLDevice here = a->tensor().device;
     const bool moves = want.has_value() &&
                        (want->device_type != here.device_type || want->device_id != here.device_id);
-    DLDataType want_dtype = DTypeArg(dtype, fname, a->tensor().dtype);
-    bool same = op::SameDType(want_dtype, a->tensor().dtype);
+    const DLDataType want_dtype = dtype.value_or(a->tensor().dtype);
+    const bool same = op::SameDType(want_dtype, a->tensor().dtype);
     op::CastParam p;
     p.dtype = want_dtype;
     if (!moves) {
-      if (same && !copy && obj.type_index() == kMXFFINDArray) return *a;
-      if (same) return CopyOf(*a);
-      return InvokeOp(cast, p, {*a});
+      if (same && !copy && !a.borrowed()) return a;
+      if (same) return CopyOf(a);
+      return InvokeOp(cast, p, {a});
     }
     // A copy to another device; a dtype change is made on the CPU side (before a copy from
     // the host, after a copy to it) or on the source's device.
-    if (same) return cuda::ToDevice(*a, *want, fname);
-    if (want->device_type == kDLCPU) return InvokeOp(cast, p, {cuda::ToDevice(*a, *want, fname)});
-    return cuda::ToDevice(InvokeOp(cast, p, {*a}), *want, fname);
+    if (same) return cuda::ToDevice(a, *want, fname);
+    if (want->device_type == kDLCPU) return InvokeOp(cast, p, {cuda::ToDevice(a, *want, fname)});
+    return cuda::ToDevice(InvokeOp(cast, p, {a}), *want, fname);
+  } else if (obj.kind() == ArrayLike::Kind::kScalar) {
+    const ScalarLike& s = obj.value().scalar();
+    MXFFIAny cell;
+    TypeTraits<ScalarLike>::CopyToAnyView(s, &cell);
+    out = FromCells(&cell, TShape(), dtype.value_or(s.DefaultDType()), fname);
+  } else {
+    out =
+        FromCells(obj.sequence(), obj.sequence_shape(), dtype.value_or(obj.SequenceDType()), fname);
   }
-  NDArray out = FromNested(obj, dtype, fname);
   return want.has_value() && want->device_type != kDLCPU ? cuda::ToDevice(out, *want, fname) : out;
 }
 
 // ---- views --------------------------------------------------------------------------------
 
-NDArray Reshape(const AnyView& a_arg, const AnyView& shape_arg, const char* fname) {
-  NDArray a = OwnedArray(a_arg, fname, "a");
+NDArray Reshape(const NDArrayLike& a_arg, const IntTupleLike& shape_arg, const char* fname) {
+  NDArray a = OwnedArray(a_arg);
   const DLTensor& t = a.tensor();
-  TShape shape;
-  ShapeArg(shape_arg, fname, &shape, false);
+  TShape shape = shape_arg;
   int64_t size = op::NumElements(t), known = 1;
   int unknown = -1;
   for (int i = 0; i < shape.ndim(); ++i) {
@@ -277,16 +209,15 @@ NDArray Reshape(const AnyView& a_arg, const AnyView& shape_arg, const char* fnam
   return NDArray::View(a, shape.data(), nullptr, shape.ndim(), 0);
 }
 
-NDArray Transpose(const AnyView& a_arg, const AnyView& axes_arg, const char* fname) {
-  NDArray a = OwnedArray(a_arg, fname, "a");
+NDArray Transpose(const NDArrayLike& a_arg, const AxisLike& axes_arg, const char* fname) {
+  NDArray a = OwnedArray(a_arg);
   const DLTensor& t = a.tensor();
   int ndim = t.ndim;
   int64_t perm[kMaxNDim];
   if (axes_arg.is_none()) {
     for (int i = 0; i < ndim; ++i) perm[i] = ndim - 1 - i;
   } else {
-    TShape axes;
-    ShapeArg(axes_arg, fname, &axes, false);
+    const TShape axes = axes_arg.axes();
     MXFFI_CHECK(axes.ndim() == ndim, ValueError)
         << fname << ": axes don't match array; got " << axes.ToString() << " for an array of "
         << ndim << " dimensions";
@@ -318,11 +249,9 @@ MXFFI_REGISTER_API("np.empty")
     .arg("shape")
     .arg("dtype", nullptr)
     .arg("device", nullptr)
-    .set_body_typed([](AnyView shape, AnyView dtype, AnyView device) {
-      TShape s;
-      ShapeArg(shape, "np.empty", &s);
-      return NDArray::Empty(s.data(), s.ndim(), DTypeArg(dtype, "np.empty", kFloat64),
-                            DeviceArg(device, "np.empty"));
+    .set_body_typed([](ShapeLike shape, DTypeLike dtype, DeviceLike device) {
+      return NDArray::Empty(shape.data(), shape.ndim(), dtype.value_or(kFloat64),
+                            device.value_or(kCPU));
     });
 
 MXFFI_REGISTER_API("np.zeros")
@@ -330,9 +259,9 @@ MXFFI_REGISTER_API("np.zeros")
     .arg("shape")
     .arg("dtype", nullptr)
     .arg("device", nullptr)
-    .set_body_typed([](AnyView shape, AnyView dtype, AnyView device) {
+    .set_body_typed([](ShapeLike shape, DTypeLike dtype, DeviceLike device) {
       static const Op* op = Op::Get("_zeros");
-      return Fill("np.zeros", op, shape, dtype, device, 0.0);
+      return Fill(op, shape, dtype.value_or(kFloat64), device, 0.0);
     });
 
 MXFFI_REGISTER_API("np.ones")
@@ -340,9 +269,9 @@ MXFFI_REGISTER_API("np.ones")
     .arg("shape")
     .arg("dtype", nullptr)
     .arg("device", nullptr)
-    .set_body_typed([](AnyView shape, AnyView dtype, AnyView device) {
+    .set_body_typed([](ShapeLike shape, DTypeLike dtype, DeviceLike device) {
       static const Op* op = Op::Get("_ones");
-      return Fill("np.ones", op, shape, dtype, device, 1.0);
+      return Fill(op, shape, dtype.value_or(kFloat64), device, 1.0);
     });
 
 MXFFI_REGISTER_API("np.full")
@@ -353,15 +282,11 @@ MXFFI_REGISTER_API("np.full")
     .arg("fill_value")
     .arg("dtype", nullptr)
     .arg("device", nullptr)
-    .set_body_typed([](AnyView shape, AnyView fill_value, AnyView dtype, AnyView device) {
+    .set_body_typed([](ShapeLike shape, ScalarLike fill_value, DTypeLike dtype, DeviceLike device) {
       static const Op* op = Op::Get("_full");
-      double v = NumberArg(fill_value, "np.full", "fill_value");
-      if (fill_value.type_index() == kMXFFIInt) {
-        CheckIntFill(fill_value.raw()->v_int64,
-                     dtype.is_none() ? kInt64 : DTypeArg(dtype, "np.full", kFloat64));
-      }
-      if (dtype.is_none()) return Fill("np.full", op, shape, ScalarDType(fill_value), device, v);
-      return Fill("np.full", op, shape, dtype, device, v);
+      const DLDataType dt = dtype.value_or(fill_value.DefaultDType());
+      if (fill_value.is_int()) CheckIntFill(fill_value.int_value(), dt);
+      return Fill(op, shape, dt, device, fill_value.value());
     });
 
 MXFFI_REGISTER_API("np.zeros_like")
@@ -369,11 +294,10 @@ MXFFI_REGISTER_API("np.zeros_like")
     .arg("a")
     .arg("dtype", nullptr)
     .arg("device", nullptr)
-    .set_body_typed([](AnyView a, AnyView dtype, AnyView device) {
+    .set_body_typed([](NDArrayLike a, DTypeLike dtype, DeviceLike device) {
       static const Op* op = Op::Get("_zeros");
-      NDArray src = ArrayArg(a, "np.zeros_like", "a");
-      if (src.is_sparse()) return SparseZerosLike(src, dtype, device);
-      return FillLike("np.zeros_like", op, src, dtype, device, 0.0);
+      if (a->is_sparse()) return SparseZerosLike(a, dtype, device);
+      return FillLike(op, a, dtype, device, 0.0);
     });
 
 MXFFI_REGISTER_API("np.ones_like")
@@ -381,9 +305,9 @@ MXFFI_REGISTER_API("np.ones_like")
     .arg("a")
     .arg("dtype", nullptr)
     .arg("device", nullptr)
-    .set_body_typed([](AnyView a, AnyView dtype, AnyView device) {
+    .set_body_typed([](NDArrayLike a, DTypeLike dtype, DeviceLike device) {
       static const Op* op = Op::Get("_ones");
-      return FillLike("np.ones_like", op, ArrayArg(a, "np.ones_like", "a"), dtype, device, 1.0);
+      return FillLike(op, a, dtype, device, 1.0);
     });
 
 MXFFI_REGISTER_API("np.arange")
@@ -395,23 +319,24 @@ MXFFI_REGISTER_API("np.arange")
     .arg("step", nullptr)
     .arg("dtype", nullptr)
     .arg("device", nullptr)
-    .set_body_typed([](AnyView start, AnyView stop, AnyView step, AnyView dtype, AnyView device) {
+    .set_body_typed([](ScalarLike start, Optional<ScalarLike> stop, Optional<ScalarLike> step,
+                       DTypeLike dtype, DeviceLike device) {
       static const Op* op = Op::Get("_arange");
       op::ArangeParam p;
-      bool all_int = start.type_index() != kMXFFIFloat;
-      if (stop.is_none()) {
+      bool all_int = !start.is_float();
+      if (!stop.has_value()) {
         p.start = 0;
-        p.stop = NumberArg(start, "np.arange", "stop");
+        p.stop = start.value();
       } else {
-        p.start = NumberArg(start, "np.arange", "start");
-        p.stop = NumberArg(stop, "np.arange", "stop");
-        all_int = all_int && stop.type_index() != kMXFFIFloat;
+        p.start = start.value();
+        p.stop = stop->value();
+        all_int = all_int && !stop->is_float();
       }
-      p.step = step.is_none() ? 1.0 : NumberArg(step, "np.arange", "step");
-      all_int = all_int && step.type_index() != kMXFFIFloat;
-      p.dtype = DTypeArg(dtype, "np.arange", all_int ? kInt64 : kFloat64);
+      p.step = step.has_value() ? step->value() : 1.0;
+      all_int = all_int && !(step.has_value() && step->is_float());
+      p.dtype = dtype.value_or(all_int ? kInt64 : kFloat64);
       op::ArangeLength(p, "np.arange");
-      return InvokeOp(op, p, {}, DeviceArg(device, "np.arange"));
+      return InvokeOp(op, p, {}, device.value_or(kCPU));
     });
 
 MXFFI_REGISTER_API("np.array")
@@ -422,7 +347,7 @@ MXFFI_REGISTER_API("np.array")
     .arg("dtype", nullptr)
     .arg("copy", true)
     .arg("device", nullptr)
-    .set_body_typed([](AnyView obj, AnyView dtype, bool copy, AnyView device) {
+    .set_body_typed([](ArrayLike obj, DTypeLike dtype, bool copy, DeviceLike device) {
       return ArrayImpl(obj, dtype, device, copy, "np.array");
     });
 
@@ -431,38 +356,41 @@ MXFFI_REGISTER_API("np.asarray")
     .arg("a")
     .arg("dtype", nullptr)
     .arg("device", nullptr)
-    .set_body_typed([](AnyView a, AnyView dtype, AnyView device) {
+    .set_body_typed([](ArrayLike a, DTypeLike dtype, DeviceLike device) {
       return ArrayImpl(a, dtype, device, false, "np.asarray");
     });
 
 MXFFI_REGISTER_API("np.copy")
     .describe("A C-contiguous copy of a.")
     .arg("a")
-    .set_body_typed([](AnyView a) { return CopyOf(ArrayArg(a, "np.copy", "a")); });
+    .set_body_typed([](NDArrayLike a) { return CopyOf(a); });
 
 MXFFI_REGISTER_API("np.astype")
-    .describe("a converted to dtype (a copy, as numpy's astype).")
+    .describe("a converted to dtype (a copy, as numpy's astype; None is float64, as in numpy).")
     .arg("a")
     .arg("dtype")
-    .set_body_typed([](AnyView a, AnyView dtype) {
+    .set_body_typed([](NDArrayLike a, DTypeLike dtype) {
       static const Op* op = Op::Get("_cast");
       op::CastParam p;
-      p.dtype = DTypeArg(dtype, "np.astype", kFloat64);
-      MXFFI_CHECK(!dtype.is_none(), TypeError) << "np.astype: dtype must not be None";
-      return InvokeOp(op, p, {ArrayArg(a, "np.astype", "a")});
+      p.dtype = dtype.value_or(kFloat64);
+      return InvokeOp(op, p, {a});
     });
 
 MXFFI_REGISTER_API("np.reshape")
     .describe("a with a new shape (one extent may be -1); a view when a is contiguous.")
     .arg("a")
     .arg("shape")
-    .set_body_typed([](AnyView a, AnyView shape) { return Reshape(a, shape, "np.reshape"); });
+    .set_body_typed([](NDArrayLike a, IntTupleLike shape) {
+      return Reshape(a, shape, "np.reshape");
+    });
 
 MXFFI_REGISTER_API("np.transpose")
     .describe("A view of a with its axes permuted (reversed when axes is None).")
     .arg("a")
     .arg("axes", nullptr)
-    .set_body_typed([](AnyView a, AnyView axes) { return Transpose(a, axes, "np.transpose"); });
+    .set_body_typed([](NDArrayLike a, AxisLike axes) {
+      return Transpose(a, axes, "np.transpose");
+    });
 
 }  // namespace api
 }  // namespace mxffi

@@ -15,51 +15,25 @@ namespace {
 using op::ReduceParam;
 
 /*!
- * \brief Read axis (None, an int, or a sequence of ints) for an ndim-dimensional input.
- *  Range and duplicates are checked by the op, so ops.invoke gets the same errors.
+ * \brief axis as the reduce op's parameter. Range and duplicates are checked by the op, so
+ *  ops.invoke gets the same errors.
  */
-dmlc::optional<TShape> AxisArg(const AnyView& v, int ndim, const char* fname) {
-  switch (v.type_index()) {
-    case kMXFFINone:
-      return dmlc::optional<TShape>();
-    case kMXFFIInt: {
-      int64_t a = v.raw()->v_int64;
-      // numpy lets an int axis of 0 or -1 name "all axes" of a 0-d array; a tuple may not.
-      if (ndim == 0 && (a == 0 || a == -1)) return dmlc::optional<TShape>(TShape());
-      return dmlc::optional<TShape>(TShape{a});
-    }
-    case kMXFFIArray: {
-      Array<Any> items = v.cast<Array<Any>>();
-      MXFFI_CHECK(items.size() <= kMaxNDim, ValueError)
-          << fname << ": axis has " << items.size() << " entries; at most " << kMaxNDim;
-      TShape axes;
-      for (int64_t i = 0; i < items.size(); ++i) {
-        Any item = items[i];
-        MXFFI_CHECK(item.type_index() == kMXFFIInt, TypeError)
-            << fname << ": axis[" << i << "] expected an int, got " << item.GetTypeName();
-        axes.push_back(item.raw()->v_int64);
-      }
-      return dmlc::optional<TShape>(axes);
-    }
-    case kMXFFIShape: {
-      TShape axes;
-      ShapeArg(v, fname, &axes, false);
-      return dmlc::optional<TShape>(axes);
-    }
-    default:
-      MXFFI_THROW(TypeError) << fname << ": axis expected None, an int or a tuple of ints, got "
-                             << v.GetTypeName();
+dmlc::optional<TShape> AxisParam(const AxisLike& axis, int ndim) {
+  if (axis.is_none()) return dmlc::optional<TShape>();
+  // numpy lets an int axis of 0 or -1 name "all axes" of a 0-d array; a tuple may not.
+  if (axis.is_int() && ndim == 0 && (axis.axis() == 0 || axis.axis() == -1)) {
+    return dmlc::optional<TShape>(TShape());
   }
-  __builtin_unreachable();
+  if (axis.is_int()) return dmlc::optional<TShape>(TShape{axis.axis()});
+  return dmlc::optional<TShape>(axis.tuple());
 }
 
-NDArray Reduce(const char* fname, const Op* op, const AnyView& a, const AnyView& axis,
-               const AnyView& dtype, bool keepdims) {
-  NDArray x = ArrayArg(a, fname, "a");
+NDArray Reduce(const Op* op, const NDArray& x, const AxisLike& axis, const DTypeLike& dtype,
+               bool keepdims) {
   ReduceParam p;
-  p.axis = AxisArg(axis, x.tensor().ndim, fname);
+  p.axis = AxisParam(axis, x.tensor().ndim);
   p.keepdims = keepdims;
-  if (!dtype.is_none()) p.dtype = DTypeParam(DTypeArg(dtype, fname, kFloat64));
+  if (dtype.has_value()) p.dtype = DTypeParam(dtype.value());
   return InvokeOp(op, p, {x});
 }
 
@@ -73,9 +47,9 @@ MXFFI_REGISTER_API("np.sum")
     .arg("axis", nullptr)
     .arg("dtype", nullptr)
     .arg("keepdims", false)
-    .set_body_typed([](AnyView a, AnyView axis, AnyView dtype, bool keepdims) {
+    .set_body_typed([](NDArrayLike a, AxisLike axis, DTypeLike dtype, bool keepdims) {
       static const Op* op = Op::Get("_sum");
-      return Reduce("np.sum", op, a, axis, dtype, keepdims);
+      return Reduce(op, a, axis, dtype, keepdims);
     });
 
 MXFFI_REGISTER_API("np.mean")
@@ -86,9 +60,9 @@ MXFFI_REGISTER_API("np.mean")
     .arg("axis", nullptr)
     .arg("dtype", nullptr)
     .arg("keepdims", false)
-    .set_body_typed([](AnyView a, AnyView axis, AnyView dtype, bool keepdims) {
+    .set_body_typed([](NDArrayLike a, AxisLike axis, DTypeLike dtype, bool keepdims) {
       static const Op* op = Op::Get("_mean");
-      return Reduce("np.mean", op, a, axis, dtype, keepdims);
+      return Reduce(op, a, axis, dtype, keepdims);
     });
 
 MXFFI_REGISTER_API("np.max")
@@ -96,9 +70,9 @@ MXFFI_REGISTER_API("np.max")
     .arg("a")
     .arg("axis", nullptr)
     .arg("keepdims", false)
-    .set_body_typed([](AnyView a, AnyView axis, bool keepdims) {
+    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims) {
       static const Op* op = Op::Get("_max");
-      return Reduce("np.max", op, a, axis, AnyView(), keepdims);
+      return Reduce(op, a, axis, DTypeLike(), keepdims);
     });
 
 MXFFI_REGISTER_API("np.min")
@@ -106,9 +80,9 @@ MXFFI_REGISTER_API("np.min")
     .arg("a")
     .arg("axis", nullptr)
     .arg("keepdims", false)
-    .set_body_typed([](AnyView a, AnyView axis, bool keepdims) {
+    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims) {
       static const Op* op = Op::Get("_min");
-      return Reduce("np.min", op, a, axis, AnyView(), keepdims);
+      return Reduce(op, a, axis, DTypeLike(), keepdims);
     });
 
 }  // namespace api

@@ -17,37 +17,22 @@ namespace api {
 namespace {
 
 /*! \brief A part given to a constructor, as a C-contiguous array of its own (always a copy). */
-NDArray PartArg(const AnyView& v, const char* fname, const char* part) {
-  NDArray a = ArrayArg(v, fname, part);
+NDArray PartArray(const NDArray& a, const char* fname, const char* part) {
   MXFFI_CHECK(!a.is_sparse(), TypeError)
       << fname << ": " << part << " must be a dense array, got a " << StorageTypeName(a.stype())
       << " one";
   return NDArray::Copy(a.tensor());
 }
 
-/*! \return the storage type named by text. */
-StorageType StypeArg(const AnyView& v, const char* fname) {
-  std::optional<std::string_view> s = StrArg(v);
-  MXFFI_CHECK(s.has_value(), TypeError)
-      << fname << ": stype expected a str, got " << v.GetTypeName();
-  if (*s == "default") return StorageType::kDefault;
-  if (*s == "csr") return StorageType::kCSR;
-  if (*s == "row_sparse") return StorageType::kRowSparse;
-  MXFFI_THROW(ValueError) << fname << ": stype must be 'default', 'csr' or 'row_sparse', got '"
-                          << *s << "'";
-  __builtin_unreachable();
-}
-
-/*! \return an index dtype argument (None: int64); ValueError for anything but int32/int64. */
-DLDataType IndexDTypeArg(const AnyView& v, const char* fname) {
-  DLDataType t = DTypeArg(v, fname, op::kIndex64);
+/*! \return an index dtype (None: int64); ValueError for anything but int32/int64. */
+DLDataType IndexDType(const DTypeLike& dtype, const char* fname) {
+  DLDataType t = dtype.value_or(op::kIndex64);
   MXFFI_CHECK(op::IsIndexDType(t), ValueError)
       << fname << ": idx_dtype must be int32 or int64, got " << DataTypeToString(t);
   return t;
 }
 
-NDArray SparseArg(const AnyView& v, const char* fname) {
-  NDArray a = ArrayArg(v, fname, "a");
+const NDArray& SparseArray(const NDArray& a, const char* fname) {
   MXFFI_CHECK(a.is_sparse(), TypeError) << fname << ": expected a sparse array, got a dense one";
   return a;
 }
@@ -62,14 +47,12 @@ MXFFI_REGISTER_API("sparse._csr_matrix")
     .arg("data")
     .arg("indices")
     .arg("indptr")
-    .set_body_typed([](AnyView shape, AnyView data, AnyView indices, AnyView indptr) {
+    .set_body_typed([](ShapeLike shape, NDArrayLike data, NDArrayLike indices, NDArrayLike indptr) {
       const char* fname = "csr_matrix";
-      TShape s;
-      ShapeArg(shape, fname, &s, false);
-      MXFFI_CHECK(s.ndim() == 2, ValueError)
-          << fname << ": shape must have 2 dimensions, got " << s.ToString();
-      return NDArray::CSR(s.data(), PartArg(data, fname, "data"),
-                          PartArg(indices, fname, "indices"), PartArg(indptr, fname, "indptr"),
+      MXFFI_CHECK(shape.ndim() == 2, ValueError)
+          << fname << ": shape must have 2 dimensions, got " << shape.ToString();
+      return NDArray::CSR(shape.data(), PartArray(data, fname, "data"),
+                          PartArray(indices, fname, "indices"), PartArray(indptr, fname, "indptr"),
                           fname);
     });
 
@@ -80,12 +63,10 @@ MXFFI_REGISTER_API("sparse._row_sparse_array")
     .arg("shape")
     .arg("data")
     .arg("indices")
-    .set_body_typed([](AnyView shape, AnyView data, AnyView indices) {
+    .set_body_typed([](ShapeLike shape, NDArrayLike data, NDArrayLike indices) {
       const char* fname = "row_sparse_array";
-      TShape s;
-      ShapeArg(shape, fname, &s, false);
-      return NDArray::RowSparse(s.data(), s.ndim(), PartArg(data, fname, "data"),
-                                PartArg(indices, fname, "indices"), fname);
+      return NDArray::RowSparse(shape.data(), shape.ndim(), PartArray(data, fname, "data"),
+                                PartArray(indices, fname, "indices"), fname);
     });
 
 MXFFI_REGISTER_API("sparse._zeros")
@@ -94,20 +75,19 @@ MXFFI_REGISTER_API("sparse._zeros")
     .arg("shape")
     .arg("dtype", nullptr)
     .arg("idx_dtype", nullptr)
-    .set_body_typed([](AnyView stype, AnyView shape, AnyView dtype, AnyView idx_dtype) {
+    .set_body_typed([](StorageTypeLike stype, ShapeLike shape, DTypeLike dtype,
+                       DTypeLike idx_dtype) {
       const char* fname = "sparse.zeros";
-      StorageType st = StypeArg(stype, fname);
+      const StorageType st = stype;
       MXFFI_CHECK(st != StorageType::kDefault, ValueError)
           << fname << ": stype must be 'csr' or 'row_sparse'; use mxffi.np.zeros for dense";
-      TShape s;
-      ShapeArg(shape, fname, &s);
-      NDArray out = NDArray::EmptySparse(st, s.data(), s.ndim(), DTypeArg(dtype, fname, kFloat64),
-                                         DLDevice{kDLCPU, 0});
-      DLDataType itype = IndexDTypeArg(idx_dtype, fname);
+      NDArray out =
+          NDArray::EmptySparse(st, shape.data(), shape.ndim(), dtype.value_or(kFloat64), kCPU);
+      DLDataType itype = IndexDType(idx_dtype, fname);
       out.CheckAndAlloc(0, itype);
       if (st == StorageType::kCSR) {
         NDArray indptr = out.sparse_indptr();
-        std::memset(indptr.data(), 0, (s[0] + 1) * DataTypeBytes(itype));
+        std::memset(indptr.data(), 0, (shape[0] + 1) * DataTypeBytes(itype));
       }
       return out;
     });
@@ -119,11 +99,11 @@ MXFFI_REGISTER_API("sparse._cast_storage")
     .arg("data")
     .arg("stype")
     .arg("idx_dtype", nullptr)
-    .set_body_typed([](AnyView data, AnyView stype, AnyView idx_dtype) {
+    .set_body_typed([](NDArrayLike data, StorageTypeLike stype, DTypeLike idx_dtype) {
       const char* fname = "cast_storage";
-      NDArray x = ArrayArg(data, fname, "data");
-      StorageType st = StypeArg(stype, fname);
-      DLDataType itype = IndexDTypeArg(idx_dtype, fname);
+      const NDArray& x = data;
+      const StorageType st = stype;
+      DLDataType itype = IndexDType(idx_dtype, fname);
       // A borrowed input (a numpy array) must not be returned as it is: copy it.
       if (st == StorageType::kDefault && !x.is_sparse()) return NDArray::Copy(x.tensor());
       return op::CastStorage(x, st, fname, itype);
@@ -132,23 +112,22 @@ MXFFI_REGISTER_API("sparse._cast_storage")
 MXFFI_REGISTER_API("sparse._data")
     .describe("The values of a sparse array, sharing its memory: csr (nnz,), row_sparse (k, ...).")
     .arg("a")
-    .set_body_typed([](AnyView a) { return SparseArg(a, "sparse.data").sparse_data(); });
+    .set_body_typed([](NDArrayLike a) { return SparseArray(a, "sparse.data").sparse_data(); });
 
 MXFFI_REGISTER_API("sparse._indices")
     .describe("A copy of the indices of a sparse array: csr column ids, row_sparse row ids.")
     .arg("a")
-    .set_body_typed([](AnyView a) {
+    .set_body_typed([](NDArrayLike a) {
       // Copies: an index changed in place could send a kernel out of bounds.
-      return PartArg(AnyView(SparseArg(a, "sparse.indices").sparse_indices()), "sparse.indices",
-                     "indices");
+      return PartArray(SparseArray(a, "sparse.indices").sparse_indices(), "sparse.indices",
+                       "indices");
     });
 
 MXFFI_REGISTER_API("sparse._indptr")
     .describe("A copy of the row starts of a csr array.")
     .arg("a")
-    .set_body_typed([](AnyView a) {
-      return PartArg(AnyView(SparseArg(a, "sparse.indptr").sparse_indptr()), "sparse.indptr",
-                     "indptr");
+    .set_body_typed([](NDArrayLike a) {
+      return PartArray(SparseArray(a, "sparse.indptr").sparse_indptr(), "sparse.indptr", "indptr");
     });
 
 }  // namespace api

@@ -4,32 +4,11 @@
  */
 #include <mxffi/registry.h>
 
-#include <string>
-
 #include "../op/sparse/dot_sparse.h"
 #include "api_util.h"
 
 namespace mxffi {
 namespace api {
-namespace {
-
-/*! \return forward_stype (None, "default", "csr" or "row_sparse") as the parameter holds it. */
-dmlc::optional<int> ForwardStypeArg(const AnyView& v, const char* fname) {
-  if (v.type_index() == kMXFFINone) return dmlc::optional<int>();
-  std::optional<std::string_view> s = StrArg(v);
-  MXFFI_CHECK(s.has_value(), TypeError)
-      << fname << ": forward_stype expected None or a str, got " << v.GetTypeName();
-  if (*s == "default") return dmlc::optional<int>(static_cast<int>(StorageType::kDefault));
-  if (*s == "csr") return dmlc::optional<int>(static_cast<int>(StorageType::kCSR));
-  if (*s == "row_sparse") return dmlc::optional<int>(static_cast<int>(StorageType::kRowSparse));
-  MXFFI_THROW(ValueError) << fname
-                          << ": forward_stype must be None, 'default', 'csr' or 'row_sparse'; "
-                             "got '"
-                          << *s << "'";
-  __builtin_unreachable();
-}
-
-}  // namespace
 
 MXFFI_REGISTER_API("sparse.dot")
     .describe(
@@ -45,15 +24,16 @@ MXFFI_REGISTER_API("sparse.dot")
     .arg("transpose_a", false)
     .arg("transpose_b", false)
     .arg("forward_stype", nullptr)
-    .set_body_typed([](AnyView lhs, AnyView rhs, bool transpose_a, bool transpose_b,
-                       AnyView forward_stype) {
-      const char* fname = "sparse.dot";
+    .set_body_typed([](NDArrayLike lhs, NDArrayLike rhs, bool transpose_a, bool transpose_b,
+                       Optional<StorageTypeLike> forward_stype) {
       static const Op* op = Op::Get("dot");
       op::DotParam p;
       p.transpose_a = transpose_a;
       p.transpose_b = transpose_b;
-      p.forward_stype = ForwardStypeArg(forward_stype, fname);
-      return InvokeOp(op, p, {ArrayArg(lhs, fname, "lhs"), ArrayArg(rhs, fname, "rhs")});
+      if (forward_stype.has_value()) {
+        p.forward_stype = dmlc::optional<int>(static_cast<int>(forward_stype->value()));
+      }
+      return InvokeOp(op, p, {lhs, rhs});
     });
 
 }  // namespace api

@@ -14,12 +14,11 @@ namespace api {
 MXFFI_REGISTER_API("sparse.relu")
     .describe("max(x, 0), elementwise, in x's dtype; csr and row_sparse inputs keep their storage.")
     .arg("x")
-    .set_body_typed([](AnyView x) {
+    .set_body_typed([](NDArrayLike x) {
       static const Op* op = Op::Get("relu");
       OpAttrs attrs;
       attrs.op = op;
-      NDArray input = ArrayArg(x, "sparse.relu", "x");
-      return Invoke(attrs, Span<const NDArray>(&input, 1));
+      return Invoke(attrs, Span<const NDArray>(&x.array(), 1));
     });
 
 MXFFI_REGISTER_API("sparse.quadratic")
@@ -30,8 +29,8 @@ MXFFI_REGISTER_API("sparse.quadratic")
     .arg("a", 0.0)
     .arg("b", 0.0)
     .arg("c", 0.0)
-    .set_body_typed([](AnyView x, AnyView a, AnyView b, AnyView c) {
-      return Quadratic("sparse.quadratic", x, a, b, c);
+    .set_body_typed([](NDArrayLike x, double a, double b, double c) {
+      return Quadratic(x, a, b, c);
     });
 
 }  // namespace api

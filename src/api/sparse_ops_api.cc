@@ -16,33 +16,11 @@ namespace mxffi {
 namespace api {
 namespace {
 
-/*! \return v as an int64 (a Python int, not a bool); TypeError naming fname and arg otherwise. */
-int64_t IntArg(const AnyView& v, const char* fname, const char* arg) {
-  MXFFI_CHECK(v.type_index() == kMXFFIInt, TypeError)
-      << fname << ": " << arg << " expected an int or None, got " << v.GetTypeName();
-  return v.raw()->v_int64;
-}
-
-/*! \return v as a bool (a Python bool or int); TypeError otherwise. */
-bool BoolArg(const AnyView& v, const char* fname, const char* arg) {
-  MXFFI_CHECK(v.type_index() == kMXFFIBool || v.type_index() == kMXFFIInt, TypeError)
-      << fname << ": " << arg << " expected a bool, got " << v.GetTypeName();
-  return v.raw()->v_int64 != 0;
-}
-
-/*!
- * \return an array the update writes into: an mxffi array (not a borrowed numpy one, which the
- *  call cannot hand back), dense and writable.
- */
-NDArray StateArg(const AnyView& v, const char* fname, const char* arg) {
-  MXFFI_CHECK(v.type_index() == kMXFFINDArray, TypeError)
-      << fname << ": " << arg << " must be an mxffi ndarray (it is updated in place), got "
-      << v.GetTypeName();
-  NDArray a = v.cast<NDArray>();
-  MXFFI_CHECK(!a.is_sparse(), TypeError) << fname << ": " << arg << " must be a dense array, got a "
-                                         << StorageTypeName(a.stype()) << " one";
-  MXFFI_CHECK(!a.read_only(), ValueError)
-      << fname << ": " << arg << " is read-only; it is updated in place";
+/*! \return an array an update writes into (a WritableArray), checked to be dense. */
+const NDArray& DenseState(const WritableArray& a, const char* fname, const char* arg) {
+  MXFFI_CHECK(!a->is_sparse(), TypeError)
+      << fname << ": " << arg << " must be a dense array, got a " << StorageTypeName(a->stype())
+      << " one";
   return a;
 }
 
@@ -74,14 +52,14 @@ MXFFI_REGISTER_API("sparse.sparse_retain")
         "row_sparse array with data's index dtype. An id outside [0, rows) is a ValueError.")
     .arg("data")
     .arg("indices")
-    .set_body_typed([](AnyView data, AnyView indices) {
+    .set_body_typed([](NDArrayLike data, NDArrayLike indices) {
       constexpr const char* fname = "sparse_retain";
       static const Op* op = Op::Get("sparse_retain");
-      NDArray x = ArrayArg(data, fname, "data");
+      const NDArray& x = data;
       MXFFI_CHECK(x.stype() == StorageType::kRowSparse, TypeError)
           << fname << ": data must be a row_sparse array, got a " << StorageTypeName(x.stype())
           << " one";
-      NDArray idx = ArrayArg(indices, fname, "indices");
+      const NDArray& idx = indices;
       MXFFI_CHECK(!idx.is_sparse(), TypeError) << fname << ": indices must be a dense array, got a "
                                                << StorageTypeName(idx.stype()) << " one";
       NDArray in[2] = {x, idx};
@@ -97,23 +75,22 @@ MXFFI_REGISTER_API("sparse.slice")
     .arg("data")
     .arg("begin", nullptr)
     .arg("end", nullptr)
-    .set_body_typed([](AnyView data, AnyView begin, AnyView end) {
+    .set_body_typed([](NDArrayLike data, Optional<int64_t> begin, Optional<int64_t> end) {
       constexpr const char* fname = "sparse.slice";
       static const Op* op = Op::Get("slice_rows");
-      NDArray x = ArrayArg(data, fname, "data");
-      const DLTensor& t = x.tensor();
+      const DLTensor& t = data->tensor();
       MXFFI_CHECK(t.ndim >= 1, ValueError) << fname << ": cannot slice the rows of a 0-d array";
       const int64_t rows = t.shape[0];
-      auto bound = [&](const AnyView& v, const char* arg, int64_t dflt) {
-        if (v.type_index() == kMXFFINone) return dflt;
-        int64_t i = IntArg(v, fname, arg);
+      auto bound = [&](const Optional<int64_t>& v, int64_t dflt) {
+        if (!v.has_value()) return dflt;
+        int64_t i = *v;
         if (i < 0) i += rows;
         return std::min(std::max<int64_t>(i, 0), rows);
       };
       op::SliceRowsParam p;
-      p.begin = bound(begin, "begin", 0);
-      p.end = std::max(bound(end, "end", rows), p.begin);
-      return InvokeOp(op, p, {x});
+      p.begin = bound(begin, 0);
+      p.end = std::max(bound(end, rows), p.begin);
+      return InvokeOp(op, p, {data});
     });
 
 MXFFI_REGISTER_API("sparse.add_n")
@@ -130,7 +107,13 @@ MXFFI_REGISTER_API("sparse.add_n")
       std::vector<NDArray> arrays(args.size());
       for (int32_t i = 0; i < args.size(); ++i) {
         const std::string arg = "arrays[" + std::to_string(i) + "]";
-        arrays[i] = ArrayArg(args[i], fname, arg.c_str());
+        std::optional<NDArrayLike> given = TypeTraits<NDArrayLike>::TryCast(args[i].raw());
+        if (!given.has_value()) {
+          // A packed body, so the message is made here, in the form of a typed argument's.
+          details::ThrowArgError(details::GetFuncInfo("sparse.add_n").get(), i,
+                                 TypeTraits<NDArrayLike>::TypeDesc(), args[i], false);
+        }
+        arrays[i] = given->array();
         const DLTensor& a = arrays[i].tensor();
         const DLTensor& a0 = arrays[0].tensor();
         MXFFI_CHECK(TShape(a.shape, a.ndim) == TShape(a0.shape, a0.ndim), ValueError)
@@ -164,19 +147,18 @@ MXFFI_REGISTER_API("sparse.sgd_update")
     .arg("rescale_grad", 1.0)
     .arg("clip_gradient", -1.0)
     .arg("lazy_update", true)
-    .set_body_typed([](AnyView weight, AnyView grad, AnyView lr, AnyView wd, AnyView rescale_grad,
-                       AnyView clip_gradient, AnyView lazy_update) {
+    .set_body_typed([](WritableArray weight, NDArrayLike grad, double lr, double wd,
+                       double rescale_grad, double clip_gradient, bool lazy_update) {
       constexpr const char* fname = "sgd_update";
       static const Op* op = Op::Get("sgd_update");
       op::SGDParam p;
-      p.lr = NumberArg(lr, fname, "lr");
-      p.wd = NumberArg(wd, fname, "wd");
-      p.rescale_grad = NumberArg(rescale_grad, fname, "rescale_grad");
-      p.clip_gradient = NumberArg(clip_gradient, fname, "clip_gradient");
-      p.lazy_update = BoolArg(lazy_update, fname, "lazy_update");
-      NDArray w = StateArg(weight, fname, "weight");
-      NDArray g = ArrayArg(grad, fname, "grad");
-      NDArray in[2] = {w, g};
+      p.lr = lr;
+      p.wd = wd;
+      p.rescale_grad = rescale_grad;
+      p.clip_gradient = clip_gradient;
+      p.lazy_update = lazy_update;
+      NDArray w = DenseState(weight, fname, "weight");
+      NDArray in[2] = {w, grad};
       NDArray out[1] = {w};
       Invoke(AttrsOf(op, &p), Span<const NDArray>(in, 2), Span<NDArray>(out, 1));
       return w;
@@ -202,26 +184,25 @@ MXFFI_REGISTER_API("sparse.adam_update")
     .arg("rescale_grad", 1.0)
     .arg("clip_gradient", -1.0)
     .arg("lazy_update", true)
-    .set_body_typed([](AnyView weight, AnyView grad, AnyView mean, AnyView var, AnyView lr,
-                       AnyView beta1, AnyView beta2, AnyView epsilon, AnyView wd,
-                       AnyView rescale_grad, AnyView clip_gradient, AnyView lazy_update) {
+    .set_body_typed([](WritableArray weight, NDArrayLike grad, WritableArray mean,
+                       WritableArray var, double lr, double beta1, double beta2, double epsilon,
+                       double wd, double rescale_grad, double clip_gradient, bool lazy_update) {
       constexpr const char* fname = "adam_update";
       static const Op* op = Op::Get("adam_update");
       op::AdamParam p;
-      p.lr = NumberArg(lr, fname, "lr");
-      p.beta1 = NumberArg(beta1, fname, "beta1");
-      p.beta2 = NumberArg(beta2, fname, "beta2");
-      p.epsilon = NumberArg(epsilon, fname, "epsilon");
-      p.wd = NumberArg(wd, fname, "wd");
-      p.rescale_grad = NumberArg(rescale_grad, fname, "rescale_grad");
-      p.clip_gradient = NumberArg(clip_gradient, fname, "clip_gradient");
-      p.lazy_update = BoolArg(lazy_update, fname, "lazy_update");
-      NDArray w = StateArg(weight, fname, "weight");
-      NDArray m = StateArg(mean, fname, "mean");
-      NDArray v = StateArg(var, fname, "var");
-      NDArray g = ArrayArg(grad, fname, "grad");
+      p.lr = lr;
+      p.beta1 = beta1;
+      p.beta2 = beta2;
+      p.epsilon = epsilon;
+      p.wd = wd;
+      p.rescale_grad = rescale_grad;
+      p.clip_gradient = clip_gradient;
+      p.lazy_update = lazy_update;
+      NDArray w = DenseState(weight, fname, "weight");
+      NDArray m = DenseState(mean, fname, "mean");
+      NDArray v = DenseState(var, fname, "var");
       CheckDistinct(fname, {{"weight", w}, {"mean", m}, {"var", v}});
-      NDArray in[4] = {w, g, m, v};
+      NDArray in[4] = {w, grad, m, v};
       NDArray out[3] = {w, m, v};
       Invoke(AttrsOf(op, &p), Span<const NDArray>(in, 4), Span<NDArray>(out, 3));
       return w;

@@ -39,13 +39,25 @@ class CFunctionObj : public FunctionObj {
 
 }  // namespace
 
+std::string ArgContext::Label() const {
+  std::ostringstream os;
+  os << *this;
+  return os.str();
+}
+
+std::ostream& operator<<(std::ostream& os, const ArgContext& ctx) {
+  os << ctx.func_name() << ": argument #" << ctx.index();
+  const FuncInfo* info = ctx.info();
+  if (info && ctx.index() >= 0 && ctx.index() < static_cast<int32_t>(info->arg_names.size())) {
+    os << " '" << info->arg_names[static_cast<size_t>(ctx.index())] << "'";
+  }
+  return os;
+}
+
 void ThrowArgError(const FuncInfo* info, int32_t index, const std::string& expected,
                    const AnyView& actual, bool integral_expected) {
   std::ostringstream os;
-  os << FuncName(info) << ": argument #" << index;
-  if (info && index < static_cast<int32_t>(info->arg_names.size())) {
-    os << " '" << info->arg_names[static_cast<size_t>(index)] << "'";
-  }
+  os << ArgContext(info, index);
   if (integral_expected && actual.type_index() == kMXFFIInt) {
     os << " value " << actual.raw()->v_int64 << " out of range for " << expected;
     throw Error("OverflowError", os.str());

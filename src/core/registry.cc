@@ -193,6 +193,10 @@ Registry& Registry::Publish(Function f, int32_t num_args, std::vector<std::strin
   }
   info_->num_args = num_args;
   info_->arg_types = std::move(arg_types);
+  info_->arg_labels.clear();
+  for (int32_t i = 0; i < num_args; ++i) {
+    info_->arg_labels.push_back(details::ArgContext(info_.get(), i).Label());
+  }
   info_->return_type = std::move(return_type);
   if (!details::GlobalTable::Global()->Set(info_->name, std::move(f), info_, override_)) {
     Fail("is already registered; use .allow_override() to replace it");

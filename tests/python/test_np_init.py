@@ -227,7 +227,11 @@ def test_numpy_dtype_objects_are_accepted():
 
 
 def test_negative_dimension():
-    with pytest.raises(ValueError, match=r"np\.zeros: negative dimensions.*\(2, -1\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"^np\.zeros: argument #0 'shape': negative dimensions are not allowed; "
+        r"got \(2, -1\)",
+    ):
         mnp.zeros((2, -1))
     with pytest.raises(ValueError):
         np.zeros((2, -1))
@@ -236,32 +240,42 @@ def test_negative_dimension():
 
 
 def test_bad_shape_values():
-    with pytest.raises(TypeError, match=r"np\.zeros: shape\[1\] expected an int, got"):
+    with pytest.raises(
+        TypeError, match=r"^np\.zeros: argument #0 'shape' element 1 expected an int, got str"
+    ):
         mnp.zeros((2, "a"))
-    with pytest.raises(TypeError, match=r"np\.ones: shape expected"):
+    with pytest.raises(
+        TypeError,
+        match=r"^np\.ones: argument #0 'shape' expected a shape \(an int or a sequence of ints\), "
+        "got str",
+    ):
         mnp.ones("abc")
     with pytest.raises(ValueError, match="maximum supported dimension"):
         mnp.zeros((1,) * 33)
 
 
 def test_unknown_dtype_string():
-    with pytest.raises(TypeError, match=r"np\.zeros: data type 'float33' not understood"):
+    with pytest.raises(
+        TypeError, match=r"^np\.zeros: argument #1 'dtype': data type 'float33' not understood"
+    ):
         mnp.zeros((2,), dtype="float33")
     with pytest.raises(TypeError):
         np.zeros((2,), dtype="float33")
-    with pytest.raises(TypeError, match=r"np\.astype: data type 'nope'"):
+    with pytest.raises(TypeError, match=r"^np\.astype: argument #1 'dtype': data type 'nope'"):
         mnp.arange(3).astype("nope")
 
 
 def test_unknown_device():
-    with pytest.raises(ValueError, match=r"np\.zeros: unknown device 'tpu'"):
+    with pytest.raises(ValueError, match=r"^np\.zeros: argument #2 'device': unknown device 'tpu'"):
         mnp.zeros((2,), device="tpu")
 
 
 @pytest.mark.parametrize("device", ["cpu: 1", "cpu:+1", "cpu:-0", "cuda:1 ", "cpu:", "cpu:0x1"])
 def test_device_id_is_decimal_digits_only(device):
     # The C++ device reader once took whatever strtoll takes: "cpu: 1" and "cpu:+1" were cpu:1.
-    with pytest.raises(ValueError, match=re.escape(f"np.zeros: unknown device '{device}'")):
+    with pytest.raises(
+        ValueError, match=re.escape(f"np.zeros: argument #2 'device': unknown device '{device}'")
+    ):
         mnp.zeros((2,), device=device)
 
 
@@ -288,11 +302,16 @@ def test_transpose_errors():
 
 
 def test_array_errors():
-    with pytest.raises(ValueError, match=r"np\.array: setting an array element with a sequence"):
+    with pytest.raises(
+        ValueError,
+        match=r"^np\.array: argument #0 'object': setting an array element with a sequence",
+    ):
         mnp.array([[1, 2], [3]])
     with pytest.raises(ValueError):
         np.array([[1, 2], [3]])
-    with pytest.raises(TypeError, match=r"np\.array: cannot make an array element from str"):
+    with pytest.raises(
+        TypeError, match=r"^np\.array: argument #0 'object': cannot make an array element from str"
+    ):
         mnp.array([1, "a"])
     with pytest.raises(OverflowError, match="Python integer 300 out of bounds for uint8"):
         mnp.array([1, 300], dtype="uint8")
@@ -303,7 +322,9 @@ def test_array_errors():
 def test_arange_errors():
     with pytest.raises(ValueError, match=r"np\.arange: step must not be zero"):
         mnp.arange(0, 5, 0)
-    with pytest.raises(TypeError, match=r"np\.arange: stop expected a number"):
+    with pytest.raises(
+        TypeError, match=r"^np\.arange: argument #0 'start' expected a number, got str"
+    ):
         mnp.arange("a")
 
 

@@ -279,11 +279,19 @@ def test_bad_arguments():
         mnp.sum(x, dtype="foo")
     with pytest.raises(TypeError, match="not understood"):
         mnp.mean(x, dtype="float33")
-    with pytest.raises(TypeError, match=r"np\.sum: axis expected"):
+    with pytest.raises(
+        TypeError,
+        match=r"^np\.sum: argument #1 'axis' expected None, an int or a sequence of ints, "
+        "got float",
+    ):
         mnp.sum(x, axis=1.5)
-    with pytest.raises(TypeError, match=r"np\.max: axis\[1\] expected an int"):
+    with pytest.raises(
+        TypeError, match=r"^np\.max: argument #1 'axis' element 1 expected an int, got str"
+    ):
         mnp.max(x, axis=(0, "1"))
-    with pytest.raises(TypeError, match=r"np\.sum: argument 'a' expected an ndarray"):
+    with pytest.raises(
+        TypeError, match=r"^np\.sum: argument #0 'a' expected an ndarray, got mxffi.Array"
+    ):
         mnp.sum([1, 2, 3])
     with pytest.raises(TypeError, match=r"np\.sum: unsupported dtype complex64"):
         mnp.sum(x.astype(np.complex64))

@@ -315,7 +315,8 @@ def test_fallback_warns_naming_dot_and_its_parameters():
 def test_python_function_and_generic_invocation():
     assert "dot" in sparse.__all__
     assert str(inspect.signature(sparse.dot)) == (
-        "(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None)"
+        "(lhs: NDArrayLike, rhs: NDArrayLike, transpose_a: bool = False, transpose_b: bool = "
+        "False, forward_stype: Optional[StorageTypeLike] = None) -> mxffi.ndarray.NDArray"
     )
     assert sparse.dot.__doc__.startswith("The matrix product op(lhs) @ op(rhs)")
     assert "dot" in mxffi.ops.list_ops()
@@ -413,13 +414,17 @@ def test_bad_arguments_name_the_function():
     a, _ = to_csr(random_dense((3, 4), 0.5, np.float64), np.int32)
     with pytest.raises(
         ValueError,
-        match=r"^sparse.dot: forward_stype must be None, 'default', 'csr' or 'row_sparse'; got "
-        r"'dense'",
+        match=r"^sparse.dot: argument #4 'forward_stype': unknown storage type 'dense'; expected "
+        r"'default', 'csr' or 'row_sparse'",
     ):
         sparse.dot(a, np.ones((4, 2)), forward_stype="dense")
-    with pytest.raises(TypeError, match=r"^sparse.dot: forward_stype expected None or a str, got"):
+    with pytest.raises(
+        TypeError,
+        match=r"^sparse.dot: argument #4 'forward_stype' expected None or a storage type "
+        r"\('default', 'csr' or 'row_sparse'\), got int",
+    ):
         sparse.dot(a, np.ones((4, 2)), forward_stype=1)
-    with pytest.raises(TypeError, match=r"^sparse.dot: argument 'rhs' expected an ndarray, got"):
+    with pytest.raises(TypeError, match=r"^sparse.dot: argument #1 'rhs' expected an ndarray, got"):
         sparse.dot(a, [[1.0]])
     with pytest.raises(ValueError, match=r"^dot: invalid parameter: .*'dense'.*'row_sparse'"):
         mxffi.ops.invoke("dot", a, np.ones((4, 2)), forward_stype="dense")

@@ -113,7 +113,9 @@ def test_sparse_retain_bad_inputs():
         TypeError, match="sparse_retain: data must be a row_sparse array, got a csr"
     ):
         sparse.sparse_retain(sparse.csr_matrix(np.eye(3)), np.array([0]))
-    with pytest.raises(TypeError, match="sparse_retain: argument 'indices' expected an ndarray"):
+    with pytest.raises(
+        TypeError, match="^sparse.sparse_retain: argument #1 'indices' expected an ndarray"
+    ):
         sparse.sparse_retain(x, [0, 1])
     with pytest.raises(
         TypeError, match="sparse_retain: indices must be a dense array, got a row_sparse"
@@ -232,7 +234,9 @@ def test_csr_getitem_bad_keys():
         x[1.0]
     with pytest.raises(TypeError, match=r"bounds must be ints or None; got slice\(0.5, 2, None\)"):
         x[0.5:2]
-    with pytest.raises(TypeError, match="sparse.slice: begin expected an int or None, got float"):
+    with pytest.raises(
+        TypeError, match=r"^sparse.slice: argument #1 'begin' expected Optional\[int\], got float"
+    ):
         sparse.slice(x, 1.5, 2)
     with pytest.raises(
         ValueError, match=r"slice_rows: expected 0 <= begin <= end <= 4 .* begin=3, end=9"
@@ -405,7 +409,9 @@ def test_add_n_bad_inputs():
         sparse.add_n(np.ones((2, 2), np.int32), np.ones((2, 2), np.int32))
     with pytest.raises(TypeError, match="add_n: expected at least one array, got 0"):
         sparse.add_n()
-    with pytest.raises(TypeError, match=r"add_n: argument 'arrays\[1\]' expected an ndarray"):
+    with pytest.raises(
+        TypeError, match=r"^sparse.add_n: argument #1 expected an ndarray, got float"
+    ):
         sparse.add_n(a, 3.0)
 
 
@@ -561,7 +567,11 @@ def test_update_bad_inputs():
         sparse.sgd_update(w, g.astype(np.float32), 0.1)
     with pytest.raises(TypeError, match="sgd_update: weight must be float32 or float64; got int64"):
         sparse.sgd_update(mnp.array(np.ones((4, 3), np.int64)), g, 0.1)
-    with pytest.raises(TypeError, match="sgd_update: weight must be an mxffi ndarray .*in place"):
+    with pytest.raises(
+        TypeError,
+        match=r"^sparse.sgd_update: argument #0 'weight' expected a writable mxffi ndarray, got "
+        r"DLTensor\*",
+    ):
         sparse.sgd_update(np.ones((4, 3)), g, 0.1)
     with pytest.raises(
         TypeError, match="sgd_update: weight must be a dense array, got a row_sparse"
@@ -569,13 +579,21 @@ def test_update_bad_inputs():
         sparse.sgd_update(rsp(np.ones((4, 3)), np.int64), g, 0.1)
     ro = np.ones((4, 3))
     ro.flags.writeable = False
-    with pytest.raises(ValueError, match="sgd_update: weight is read-only"):
+    with pytest.raises(
+        ValueError, match="^sparse.sgd_update: argument #0 'weight': the array is read-only"
+    ):
         sparse.sgd_update(from_dlpack(ro), g, 0.1)
-    with pytest.raises(TypeError, match="sgd_update: lr expected a number, got str"):
+    with pytest.raises(
+        TypeError, match="^sparse.sgd_update: argument #2 'lr' expected float, got str"
+    ):
         sparse.sgd_update(w, g, "0.1")
-    with pytest.raises(TypeError, match="sgd_update: lazy_update expected a bool, got str"):
+    with pytest.raises(
+        TypeError, match="^sparse.sgd_update: argument #6 'lazy_update' expected bool, got str"
+    ):
         sparse.sgd_update(w, g, 0.1, lazy_update="yes")
-    with pytest.raises(TypeError, match="sgd_update: argument 'grad' expected an ndarray, got"):
+    with pytest.raises(
+        TypeError, match="^sparse.sgd_update: argument #1 'grad' expected an ndarray, got"
+    ):
         sparse.sgd_update(w, [[1.0]], 0.1)
     with pytest.raises(
         ValueError, match=r"adam_update: var.shape=\(4, 4\) does not match weight.shape=\(4, 3\)"
@@ -587,13 +605,17 @@ def test_update_bad_inputs():
         TypeError, match="adam_update: mean must be a dense array, got a row_sparse"
     ):
         sparse.adam_update(w, g, rsp(np.ones((4, 3)), np.int32), v, 0.1)
-    with pytest.raises(TypeError, match="adam_update: var must be an mxffi ndarray"):
+    with pytest.raises(
+        TypeError, match="^sparse.adam_update: argument #3 'var' expected a writable mxffi ndarray"
+    ):
         sparse.adam_update(w, g, m, np.zeros((4, 3)), 0.1)
     with pytest.raises(ValueError, match="adam_update: mean and var are the same memory"):
         sparse.adam_update(w, g, m, m, 0.1)
     with pytest.raises(ValueError, match="adam_update: weight and mean are the same memory"):
         sparse.adam_update(w, g, w, v, 0.1)
-    with pytest.raises(TypeError, match="adam_update: beta1 expected a number, got None"):
+    with pytest.raises(
+        TypeError, match="^sparse.adam_update: argument #5 'beta1' expected float, got None"
+    ):
         sparse.adam_update(w, g, m, v, 0.1, beta1=None)
     with pytest.raises(TypeError, match="adam_update: weight must be a dense array"):
         mxffi.ops.dispatch("adam_update", rsp(np.ones((4, 3)), np.int32), g, m, v, lr=0.1)
