@@ -120,20 +120,8 @@ struct StridedLoop {
   }
 };
 
-/*! \brief One element converted as a ufunc's input cast does (numpy's astype). */
-template <typename To, typename From>
-inline To ConvertOne(From v) {
-  using FromAcc = typename AccType<From>::type;
-  if constexpr (std::is_same_v<To, From>) {
-    return v;
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return static_cast<FromAcc>(v) != FromAcc(0);
-  } else if constexpr (std::is_same_v<To, half_t> || std::is_same_v<To, bf16_t>) {
-    return To(static_cast<float>(static_cast<FromAcc>(v)));
-  } else {
-    return static_cast<To>(static_cast<FromAcc>(v));
-  }
-}
+/*! \brief ConvertOne (cast.h), as the elementwise kernels have called it. */
+using op::ConvertOne;
 
 /*! \brief Convert n elements of From read at src with element stride into dst. */
 template <typename To, typename From>

@@ -18,8 +18,7 @@
 
 #include "elemwise_cuda.h"
 #include "elemwise_functors.cuh"
-#include "ndarray/cuda/cuda_common.h"
-#include "ndarray/cuda/kernel_util.cuh"
+#include "op/cuda_kernel.cuh"
 
 namespace mxffi {
 namespace cuda {
@@ -176,7 +175,7 @@ void LaunchBinary(const ElemInput& a, const ElemInput& b, const ElemLayout& layo
                   const DLTensor& out, const char* fname, cudaStream_t stream) {
   const int64_t n = NumElements(out);
   if (n == 0) return;
-  MXFFI_CUDA_TYPE_SWITCH(out.dtype, fname, T, {
+  MXFFI_TYPE_SWITCH(out.dtype, fname, T, {
     if constexpr (OP::template Valid<T>()) {
       const T sa = ScalarAs<T>(a), sb = ScalarAs<T>(b);
       const int side = a.is_scalar ? kFirst : b.is_scalar ? kSecond : kNoScalar;
@@ -206,7 +205,7 @@ void LaunchUnary(F f, const ElemInput& x, const ElemLayout& layout, const DLTens
                  const char* fname, cudaStream_t stream) {
   const int64_t n = NumElements(out);
   if (n == 0) return;
-  MXFFI_CUDA_TYPE_SWITCH(out.dtype, fname, T, {
+  MXFFI_TYPE_SWITCH(out.dtype, fname, T, {
     if constexpr (F::template Valid<T>()) {
       T* o = DataPtr<T>(out);
       if (!x.is_scalar && IsContiguous(x, layout, 0, out.dtype)) {

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "ndarray/cuda/kernel_util.cuh"
+#include "op/cuda_kernel.cuh"
 #include "op/promote.h"
 
 namespace mxffi {
@@ -36,28 +36,6 @@ __device__ __forceinline__ float MulRn(float a, float b) { return __fmul_rn(a, b
 __device__ __forceinline__ double MulRn(double a, double b) { return __dmul_rn(a, b); }
 __device__ __forceinline__ float AddRn(float a, float b) { return __fadd_rn(a, b); }
 __device__ __forceinline__ double AddRn(double a, double b) { return __dadd_rn(a, b); }
-
-/*!
- * \brief One element converted as numpy's astype does (the CPU's CastOne): floats to integers
- *  through int64, out of range and NaN giving what x86 numpy gives (INT64_MIN, truncated);
- *  doubles to the 16-bit floats through float32, as the CPU kernels round them.
- */
-template <typename To, typename From>
-__device__ __forceinline__ To CastOne(From v) {
-  if constexpr (std::is_same_v<To, From>) {
-    return v;
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return ToAcc(v) != AccT<From>(0);
-  } else if constexpr (kIsInt<To> && !std::is_integral_v<From>) {
-    const double d = static_cast<double>(ToAcc(v));
-    if (!(d >= -9.2233720368547758e18 && d < 9.2233720368547758e18)) {
-      return static_cast<To>(static_cast<uint64_t>(1) << 63);
-    }
-    return static_cast<To>(static_cast<int64_t>(d));
-  } else {
-    return FromAcc<To>(ToAcc(v));
-  }
-}
 
 /*! \brief Dense index of a supported dtype (the promotion table's); the general kernels switch
  *  on it to read an input of another dtype. */
@@ -79,8 +57,8 @@ __device__ __forceinline__ To LoadAs(const void* base, int64_t off, int code) {
     MXFFI_LOAD_CASE_(6, uint16_t)
     MXFFI_LOAD_CASE_(7, uint32_t)
     MXFFI_LOAD_CASE_(8, uint64_t)
-    MXFFI_LOAD_CASE_(9, __half)
-    MXFFI_LOAD_CASE_(10, __nv_bfloat16)
+    MXFFI_LOAD_CASE_(9, half_t)
+    MXFFI_LOAD_CASE_(10, bf16_t)
     MXFFI_LOAD_CASE_(11, float)
     default:
       return CastOne<To>(static_cast<const double*>(base)[off]);

@@ -104,31 +104,6 @@ void CopyCompute(const OpAttrs&, const OpContext&, Span<const DLTensor> in, Span
   NDArray::CopyFromTo(in[0], out[0]);
 }
 
-/*! \brief One element converted as numpy's astype does (unsafe casting). */
-template <typename To, typename From>
-inline To CastOne(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return static_cast<typename AccType<From>::type>(v) != 0;
-  } else if constexpr (std::is_integral_v<To> && !std::is_integral_v<From>) {
-    // Float to int: out of range and NaN are undefined in C++; give what x86 numpy gives.
-    double d = static_cast<double>(static_cast<typename AccType<From>::type>(v));
-    if (!(d >= -9.2233720368547758e18 && d < 9.2233720368547758e18)) {
-      return static_cast<To>(std::numeric_limits<int64_t>::min());
-    }
-    return static_cast<To>(static_cast<int64_t>(d));
-  } else if constexpr (std::is_same_v<To, half_t> || std::is_same_v<To, bf16_t>) {
-    if constexpr (std::is_same_v<From, double>) {
-      // Round double to the 16-bit type through float: the same as numpy except in rare
-      // double-rounding ties.
-      return To(static_cast<float>(v));
-    } else {
-      return To(static_cast<float>(static_cast<typename AccType<From>::type>(v)));
-    }
-  } else {
-    return static_cast<To>(static_cast<typename AccType<From>::type>(v));
-  }
-}
-
 void CastType(const OpAttrs& attrs, Span<const DLDataType>, Span<DLDataType> out) {
   out[0] = attrs.get<CastParam>().dtype.dtype;
 }

@@ -22,8 +22,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "ndarray/cuda/cuda_common.h"
-#include "ndarray/cuda/kernel_util.cuh"
+#include "op/cuda_kernel.cuh"
 #include "reduce_cuda.h"
 
 namespace mxffi {
@@ -339,7 +338,7 @@ void Dispatch(const DLTensor& in, const DLTensor& out, const ReduceLayout& l, vo
               const char* fname, cudaStream_t stream) {
   const bool same = in.dtype.code == out.dtype.code && in.dtype.bits == out.dtype.bits &&
                     in.dtype.lanes == out.dtype.lanes;
-  MXFFI_CUDA_TYPE_SWITCH(in.dtype, fname, In, {
+  MXFFI_TYPE_SWITCH(in.dtype, fname, In, {
     using Natural = std::conditional_t<kMean, MeanOut<In>, SumOut<In>>;
     if (same) {
       Launch<R, kMean, In, In>(in, out, l, scratch, fname, stream);

@@ -197,7 +197,7 @@ struct MinOp {
  *  result is taken modulo 2^bits), float16/bfloat16 in float, everything else in Out.
  */
 template <typename R, typename Out>
-using AccT = std::conditional_t<
+using RedAcc = std::conditional_t<
     std::is_same_v<R, SumOp> && std::is_integral_v<Out> && !std::is_same_v<Out, bool>,
     std::conditional_t<sizeof(Out) == 8, uint64_t, uint32_t>, typename AccType<Out>::type>;
 
@@ -392,7 +392,7 @@ constexpr int64_t kBlock = 4096;
 
 template <typename R, bool kMean, typename In, typename Out>
 void ReduceKernel(const ReducePlan& p, const In* in, Out* out) {
-  using Acc = AccT<R, Out>;
+  using Acc = RedAcc<R, Out>;
   const int64_t count = p.red_size;
   const Dim* red = p.red;
   const int nr = p.nr;

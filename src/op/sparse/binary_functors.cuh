@@ -11,7 +11,7 @@
 
 #include <type_traits>
 
-#include "ndarray/cuda/kernel_util.cuh"
+#include "op/cuda_kernel.cuh"
 
 namespace mxffi {
 namespace cuda {

@@ -20,7 +20,7 @@
 
 #include "binary_functors.cuh"
 #include "binary_sparse_cuda.h"
-#include "ndarray/cuda/kernel_util.cuh"
+#include "op/cuda_kernel.cuh"
 
 namespace mxffi {
 namespace cuda {
@@ -39,19 +39,6 @@ void OpSwitch(SparseBinaryOp op, F&& f) {
     default:
       f(std::integral_constant<BinaryFn, BinaryFn::kMultiply>{});
       break;
-  }
-}
-
-/*! \brief Run f(T{}) with T float or double; TypeError naming fname otherwise. */
-template <typename F>
-void RealSwitch(DLDataType t, const char* fname, F&& f) {
-  if (t.code == kDLFloat && t.lanes == 1 && t.bits == 32) {
-    f(float{});
-  } else if (t.code == kDLFloat && t.lanes == 1 && t.bits == 64) {
-    f(double{});
-  } else {
-    MXFFI_THROW(TypeError) << fname << ": values must be float32 or float64, got dtype code "
-                           << int(t.code) << " bits " << int(t.bits);
   }
 }
 
@@ -126,7 +113,7 @@ __device__ __forceinline__ int64_t RowOf(const I* indptr, int64_t rows, int64_t 
 
 template <typename To, typename From>
 __global__ void ConvertKernel(const From* src, To* dst, int64_t n) {
-  MXFFI_CUDA_LOOP(i, n) { dst[i] = Convert<To>(src[i]); }
+  MXFFI_CUDA_LOOP(i, n) { dst[i] = ConvertOne<To>(src[i]); }
 }
 
 /*! \brief An element copy of any strides, by the element's size (U an unsigned of that size). */
@@ -458,8 +445,8 @@ void CopyConvert(const DLTensor& src, const DLTensor& dst, void* stream) {
   if (!same) {
     MXFFI_CHECK(compact, ValueError)
         << fname << ": a copy that changes the dtype takes C-contiguous arrays";
-    MXFFI_CUDA_TYPE_SWITCH(src.dtype, fname, From, {
-      MXFFI_CUDA_TYPE_SWITCH(dst.dtype, fname, To, {
+    MXFFI_TYPE_SWITCH(src.dtype, fname, From, {
+      MXFFI_TYPE_SWITCH(dst.dtype, fname, To, {
         ConvertKernel<To, From>
             <<<Blocks(n), kThreads, 0, AsStream(stream)>>>(DataPtr<From>(src), DataPtr<To>(dst), n);
       });
@@ -560,7 +547,7 @@ void CSRMergeWrite(SparseBinaryOp op, const DLTensor& a_data, const DLTensor& a_
   if (rows <= 0) return;
   OpSwitch(op, [&](auto fn) {
     constexpr BinaryFn F = decltype(fn)::value;
-    MXFFI_CUDA_TYPE_SWITCH(out_data.dtype, fname, DType, {
+    MXFFI_TYPE_SWITCH(out_data.dtype, fname, DType, {
       using T = KernelT<DType>;
       if constexpr (kBinaryValid<F, T>) {
         IndexSwitch(out_indptr.dtype, fname, [&](auto tag) {
@@ -632,7 +619,7 @@ void RowCombine(SparseBinaryOp op, const DLTensor& a_data, const DLTensor& a_sou
   if (n == 0 || width == 0) return;
   OpSwitch(op, [&](auto fn) {
     constexpr BinaryFn F = decltype(fn)::value;
-    MXFFI_CUDA_TYPE_SWITCH(out_data.dtype, fname, DType, {
+    MXFFI_TYPE_SWITCH(out_data.dtype, fname, DType, {
       using T = KernelT<DType>;
       if constexpr (kBinaryValid<F, T>) {
         RowCombineKernel<F, T><<<Blocks(n), kThreads, 0, AsStream(stream)>>>(
@@ -658,7 +645,7 @@ void DenseWithSparse(SparseBinaryOp op, bool sparse_first, const DLTensor& dense
   const int64_t k = s_indices.shape[0];
   OpSwitch(op, [&](auto fn) {
     constexpr BinaryFn F = decltype(fn)::value;
-    MXFFI_CUDA_TYPE_SWITCH(out.dtype, fname, DType, {
+    MXFFI_TYPE_SWITCH(out.dtype, fname, DType, {
       using T = KernelT<DType>;
       if constexpr (kBinaryValid<F, T>) {
         IndexSwitch(s_indices.dtype, fname, [&](auto tag) {
@@ -685,7 +672,7 @@ void SparseValuesWithDense(SparseBinaryOp op, bool sparse_first, const DLTensor&
   const int64_t width = NumElements(dense) / rows;
   OpSwitch(op, [&](auto fn) {
     constexpr BinaryFn F = decltype(fn)::value;
-    MXFFI_CUDA_TYPE_SWITCH(out_data.dtype, fname, DType, {
+    MXFFI_TYPE_SWITCH(out_data.dtype, fname, DType, {
       using T = KernelT<DType>;
       if constexpr (kBinaryValid<F, T>) {
         IndexSwitch(s_indices.dtype, fname, [&](auto tag) {

@@ -1,6 +1,7 @@
 /*!
  * \file sparse_util.h
- * \brief Helpers shared by the sparse kernels: the index dtype switch and part allocation.
+ * \brief Helpers shared by the sparse kernels: index dtypes and part allocation (the index and
+ *  float dtype switches are type_switch.h's).
  */
 #ifndef MXFFI_SRC_OP_SPARSE_SPARSE_UTIL_H_
 #define MXFFI_SRC_OP_SPARSE_SPARSE_UTIL_H_
@@ -24,38 +25,6 @@ constexpr DLDataType kIndex32{kDLInt, 32, 1};
 inline bool IsIndexDType(DLDataType t) {
   return t.code == kDLInt && t.lanes == 1 && (t.bits == 32 || t.bits == 64);
 }
-
-/*! \brief Run the body with IType bound to the C type of an index dtype (int32 or int64). */
-#define MXFFI_INDEX_SWITCH(dtype, fname, IType, ...)                                             \
-  do {                                                                                           \
-    const DLDataType mxffi_ix_t_ = (dtype);                                                      \
-    if (mxffi_ix_t_.code == kDLInt && mxffi_ix_t_.bits == 32 && mxffi_ix_t_.lanes == 1) {        \
-      using IType = int32_t;                                                                     \
-      { __VA_ARGS__ }                                                                            \
-    } else if (mxffi_ix_t_.code == kDLInt && mxffi_ix_t_.bits == 64 && mxffi_ix_t_.lanes == 1) { \
-      using IType = int64_t;                                                                     \
-      { __VA_ARGS__ }                                                                            \
-    } else {                                                                                     \
-      MXFFI_THROW(TypeError) << (fname) << ": index arrays must be int32 or int64, got "         \
-                             << ::mxffi::DataTypeToString(mxffi_ix_t_);                          \
-    }                                                                                            \
-  } while (0)
-
-/*! \brief Run the body with DType bound to float32 or float64, the dtypes sparse kernels take. */
-#define MXFFI_REAL_SWITCH(dtype, fname, DType, ...)                                                \
-  do {                                                                                             \
-    const DLDataType mxffi_rl_t_ = (dtype);                                                        \
-    if (mxffi_rl_t_.code == kDLFloat && mxffi_rl_t_.bits == 64 && mxffi_rl_t_.lanes == 1) {        \
-      using DType = double;                                                                        \
-      { __VA_ARGS__ }                                                                              \
-    } else if (mxffi_rl_t_.code == kDLFloat && mxffi_rl_t_.bits == 32 && mxffi_rl_t_.lanes == 1) { \
-      using DType = float;                                                                         \
-      { __VA_ARGS__ }                                                                              \
-    } else {                                                                                       \
-      MXFFI_THROW(TypeError) << (fname) << ": sparse kernels take float32 or float64, got "        \
-                             << ::mxffi::DataTypeToString(mxffi_rl_t_);                            \
-    }                                                                                              \
-  } while (0)
 
 /*! \return a new C-contiguous CPU array. */
 inline NDArray NewArray(std::initializer_list<int64_t> shape, DLDataType dtype,
