@@ -121,7 +121,11 @@ struct bf16_t {
   template <typename I, typename = std::enable_if_t<std::is_integral_v<I>>>
   MXFFI_XINLINE bf16_t(I i) : bf16_t(static_cast<float>(i)) {}  // NOLINT(runtime/explicit)
   MXFFI_XINLINE operator float() const {                        // NOLINT(runtime/explicit)
+#if MXFFI_DEVICE_CODE
+    return __bfloat162float(__ushort_as_bfloat16(bits));
+#else
     return BitsFloat(static_cast<uint32_t>(bits) << 16);
+#endif
   }
 
   /*! \return f rounded to nearest even, as bfloat16 bits. */
@@ -160,7 +164,11 @@ constexpr bool kIsHalf = std::is_same_v<T, half_t> || std::is_same_v<T, bf16_t>;
 /*! \return v widened to its accumulation type (the 16-bit floats to float, exactly). */
 template <typename T>
 MXFFI_XINLINE AccT<T> ToAcc(T v) {
-  return static_cast<AccT<T>>(v);
+  if constexpr (kIsHalf<T>) {
+    return static_cast<float>(v);
+  } else {
+    return v;
+  }
 }
 
 /*!

@@ -20,6 +20,10 @@ void ThrowBadIndexDType(const char* fname, DLDataType dtype) {
                          << DataTypeToString(dtype);
 }
 
+void ThrowNoKernel(const char* fname, DLDataType dtype) {
+  MXFFI_THROW(TypeError) << fname << ": no kernel computes in " << DataTypeToString(dtype);
+}
+
 void ThrowNotRealDType(const char* fname, DLDataType dtype) {
   MXFFI_THROW(TypeError) << fname << ": sparse kernels take float32 or float64, got "
                          << DataTypeToString(dtype);

@@ -28,6 +28,12 @@ namespace op {
 [[noreturn]] void ThrowBadIndexDType(const char* fname, DLDataType dtype);
 
 /*!
+ * \brief Throws TypeError "<fname>: no kernel computes in <dtype>": the op has no kernel for a
+ *  dtype its type inference never gives (a kernel's `Valid<T>()` is false).
+ */
+[[noreturn]] void ThrowNoKernel(const char* fname, DLDataType dtype);
+
+/*!
  * \brief Throws TypeError "<fname>: sparse kernels take float32 or float64, got <dtype>"
  *  (MXFFI_REAL_SWITCH's default).
  */

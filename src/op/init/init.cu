@@ -11,7 +11,6 @@
 
 #include "init_cuda.h"
 #include "op/cuda_kernel.cuh"
-#include "op/elemwise/elemwise_functors.cuh"
 
 namespace mxffi {
 namespace cuda {

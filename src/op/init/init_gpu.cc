@@ -1,7 +1,7 @@
 /*!
  * \file init_gpu.cc
  * \brief FCompute<gpu> of _zeros, _ones, _full, _arange, _copy and _cast (src/op/init), launching
- *  the kernels of init.cu and ../elemwise/elemwise.cu on the op's stream.
+ *  the kernels of init.cu and ../elemwise/elemwise_unary.cu on the op's stream.
  *
  * Fill values are converted to the output's dtype here, by the CPU kernel's own conversion, so
  * both devices store the same bits.
@@ -71,8 +71,7 @@ void CastGpu(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in, Span
   cuda::ElemInput x;
   x.data = DataPtr<const char>(in[0]);
   x.dtype = in[0].dtype;
-  cuda::UnaryElemwise(cuda::UnaryOpCode::kIdentity, x, cuda::LayoutOf<1>(loop), out[0], nullptr,
-                      "astype", ctx.stream);
+  cuda::UnaryElemwise(elemwise::IdentityOp{}, x, loop, out[0], "astype", ctx.stream);
 }
 
 }  // namespace

@@ -18,13 +18,41 @@
 #include <cub/device/device_scan.cuh>
 #include <type_traits>
 
-#include "binary_functors.cuh"
 #include "binary_sparse_cuda.h"
 #include "op/cuda_kernel.cuh"
+#include "op/elemwise/functors.h"
 
 namespace mxffi {
 namespace cuda {
 namespace {
+
+/*! \brief The op a kernel applies, as a template argument. */
+using BinaryFn = SparseBinaryOp;
+
+/*! \brief The functor (functors.h, the CPU kernels' own) of F. */
+template <BinaryFn F>
+using FunctorOf =
+    std::conditional_t<F == BinaryFn::kAdd, op::elemwise::AddOp,
+                       std::conditional_t<F == BinaryFn::kSubtract, op::elemwise::SubtractOp,
+                                          op::elemwise::MultiplyOp>>;
+
+/*! \brief Whether F applies to values of type T (subtract refuses two bools, as numpy does). */
+template <BinaryFn F, typename T>
+constexpr bool kBinaryValid = FunctorOf<F>::template Valid<T>();
+
+/*! \return a F b for two stored T values: widened to AccT<T>, combined, rounded back to T. */
+template <BinaryFn F, typename T>
+__device__ __forceinline__ T BinaryApply(T a, T b) {
+  return FromAcc<T>(FunctorOf<F>::Map(ToAcc(a), ToAcc(b)));
+}
+
+/*! \return a F b where a is absent (its implicit zero) or b is absent; T's zero is +0. */
+template <BinaryFn F, typename T>
+__device__ __forceinline__ T BinaryWithZero(T present, bool present_first) {
+  using A = AccT<T>;
+  const A zero = A(0), v = ToAcc(present);
+  return FromAcc<T>(present_first ? FunctorOf<F>::Map(v, zero) : FunctorOf<F>::Map(zero, v));
+}
 
 /*! \brief Run f(BinaryFn constant) for op. */
 template <typename F>

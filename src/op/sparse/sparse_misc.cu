@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <climits>
 
-#include "op/elemwise/elemwise_functors.cuh"
+#include "op/elemwise/functors.h"
 #include "sparse_misc_cuda.h"
 #include "sparse_util.cuh"
 
@@ -138,18 +138,11 @@ void LaunchReduce(const DLTensor& data, const DLTensor& indices, const DLTensor&
 
 // ---- quadratic -------------------------------------------------------------------------------
 
-__device__ __forceinline__ float Mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double Mul(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ float Add(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double Add(double a, double b) { return __dadd_rn(a, b); }
-
+/*! \brief out = f(x) for the stored values x of X, converted to T first (the dense op's rule). */
 template <typename X, typename T>
-__global__ void QuadraticKernel(const X* __restrict__ x, int64_t n, AccT<T> a, AccT<T> b, AccT<T> c,
+__global__ void QuadraticKernel(const X* __restrict__ x, int64_t n, op::elemwise::QuadraticOp f,
                                 T* __restrict__ out) {
-  MXFFI_CUDA_LOOP(i, n) {
-    const AccT<T> v = ToAcc(ConvertOne<T>(x[i]));
-    out[i] = FromAcc<T>(Add(Add(Mul(Mul(a, v), v), Mul(b, v)), c));
-  }
+  MXFFI_CUDA_LOOP(i, n) { out[i] = FromAcc<T>(f(ToAcc(ConvertOne<T>(x[i])))); }
 }
 
 // ---- slice_rows ------------------------------------------------------------------------------
@@ -289,9 +282,8 @@ void QuadraticValues(const DLTensor& x, double a, double b, double c, const DLTe
     using T = std::conditional_t<std::is_floating_point_v<X> || kIsHalf<X>, X, double>;
     MXFFI_CHECK(static_cast<size_t>(out.dtype.bits) == sizeof(T) * 8, TypeError)
         << fname << ": the output dtype does not match the input's result dtype";
-    using A = AccT<T>;
     QuadraticKernel<X, T><<<Blocks(n), kThreads, 0, Stream(stream)>>>(
-        DataPtr<X>(x), n, static_cast<A>(a), static_cast<A>(b), static_cast<A>(c), DataPtr<T>(out));
+        DataPtr<X>(x), n, op::elemwise::QuadraticOp{a, b, c}, DataPtr<T>(out));
     MXFFI_CUDA_CHECK_LAUNCH(fname);
   });
 }
