@@ -330,6 +330,9 @@ struct FloatUnary {
 MXFFI_FLOAT_UNARY_FUNCTOR(SqrtOp, std::sqrt);
 MXFFI_FLOAT_UNARY_FUNCTOR(ExpOp, std::exp);
 MXFFI_FLOAT_UNARY_FUNCTOR(LogOp, std::log);
+// [sin_functor.begin]
+MXFFI_FLOAT_UNARY_FUNCTOR(SinOp, std::sin);
+// [sin_functor.end]
 
 /*! \brief The input converted to the output's dtype (the _cast op's kernel on the GPU). */
 struct IdentityOp {
