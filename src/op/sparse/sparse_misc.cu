@@ -7,6 +7,7 @@
 #include <climits>
 
 #include "op/elemwise/functors.h"
+#include "op/reduce/reducers.h"
 #include "sparse_misc_cuda.h"
 #include "sparse_util.cuh"
 
@@ -29,33 +30,9 @@ __global__ void ConvertKernel(const From* __restrict__ in, To* __restrict__ out,
 
 // ---- csr sum and mean --------------------------------------------------------------------------
 
-/*! \brief What a sum accumulates T in: double for floats and means, uint64 (wrapping) else. */
-template <typename T, bool kMean>
-using SumAcc = std::conditional_t<kMean || !std::is_integral_v<T>, double, unsigned long long>;
-
-template <typename T, bool kMean>
-__device__ __forceinline__ SumAcc<T, kMean> ToSum(T v) {
-  if constexpr (std::is_integral_v<T> && !kMean) {
-    return static_cast<unsigned long long>(v);
-  } else {
-    return static_cast<double>(ToAcc(v));
-  }
-}
-
-/*! \return the result element from a sum over count elements (reduce_sparse.cc's FromAcc). */
-template <typename T, bool kMean>
-__device__ __forceinline__ T FinishSum(SumAcc<T, kMean> acc, int64_t count) {
-  if constexpr (kMean) {
-    if constexpr (std::is_integral_v<T>) {
-      if (count == 0) return T(0);
-    }
-    return ConvertOne<T>(acc / static_cast<double>(count));
-  } else if constexpr (std::is_integral_v<T>) {
-    return FromAcc<T>(acc);
-  } else {
-    return ConvertOne<T>(acc);
-  }
-}
+using op::reduce::FinishSum;
+using op::reduce::SumAcc;
+using op::reduce::ToSum;
 
 template <typename A>
 __device__ __forceinline__ A WarpSum(A v) {
