@@ -1,7 +1,7 @@
 /*!
  * \file np_elemwise.cc
  * \brief np.* elementwise functions: add, subtract, multiply, divide, power, maximum, minimum,
- *  negative, absolute (abs), square, sqrt, exp, log, sign, quadratic.
+ *  negative, absolute (abs), square, sqrt, exp, log, sign, sin, quadratic.
  *
  * Operands are arrays (mxffi or numpy) or Python numbers. A number next to an array is weakly
  * typed (NEP 50) and goes to a `_npi_<op>_scalar` op as a parameter, never as an array, so
@@ -294,6 +294,9 @@ MXFFI_NP_UNARY("sqrt", UnaryKind::kSqrt, "_npi_sqrt", "The square root, elementw
 MXFFI_NP_UNARY("exp", UnaryKind::kExp, "_npi_exp", "e ** x, elementwise.");
 MXFFI_NP_UNARY("log", UnaryKind::kLog, "_npi_log", "The natural logarithm, elementwise.");
 MXFFI_NP_UNARY("sign", UnaryKind::kSign, "_npi_sign", "-1, 0 or 1 by the sign of x, elementwise.");
+// [np_sin.begin]
+MXFFI_NP_UNARY("sin", UnaryKind::kSin, "_npi_sin", "The sine of x (radians), elementwise.");
+// [np_sin.end]
 
 NDArray Quadratic(const NDArray& x, double a, double b, double c) {
   static const Op* op = Op::Get("quadratic");

@@ -16,6 +16,8 @@
 #include <string>
 #include <string_view>
 
+#include "index_dtype.h"
+
 namespace mxffi {
 namespace {
 
@@ -284,5 +286,10 @@ MXFFI_REGISTER_API("ndarray.parse_dtype")
     .set_body_typed([](std::string_view text, std::string_view caller) {
       return DataTypeFromString(text, std::string(caller).c_str());
     });
+
+void ThrowBadIndexDType(const char* fname, DLDataType dtype) {
+  MXFFI_THROW(TypeError) << fname << ": index arrays must be int32 or int64, got "
+                         << DataTypeToString(dtype);
+}
 
 }  // namespace mxffi

@@ -1,13 +1,13 @@
 /*!
  * \file index_dtype.h
  * \brief The index dtypes of sparse arrays (int32 and int64) and the switch over them: the
- *  tensor layer's rule, which the sparse kernels share.
+ *  tensor layer's rule, which the sparse kernels on both devices share (it needs only DLPack, so
+ *  nvcc compiles it too).
  */
 #ifndef MXFFI_SRC_NDARRAY_INDEX_DTYPE_H_
 #define MXFFI_SRC_NDARRAY_INDEX_DTYPE_H_
 
-#include <mxffi/error.h>
-#include <mxffi/ndarray/ndarray.h>
+#include <dlpack/dlpack.h>
 
 #include <cstdint>
 
@@ -17,6 +17,12 @@ namespace mxffi {
 constexpr DLDataType kIndex64{kDLInt, 64, 1};
 /*! \brief int32, scipy's usual index dtype. */
 constexpr DLDataType kIndex32{kDLInt, 32, 1};
+
+/*!
+ * \brief Throws TypeError "<fname>: index arrays must be int32 or int64, got <dtype>"
+ *  (MXFFI_INDEX_SWITCH's default).
+ */
+[[noreturn]] void ThrowBadIndexDType(const char* fname, DLDataType dtype);
 
 /*! \return whether t is an index dtype sparse arrays accept (int32 or int64). */
 inline bool IsIndexDType(DLDataType t) {
@@ -36,8 +42,7 @@ inline bool IsIndexDType(DLDataType t) {
       using IType = int64_t;                                                                     \
       { __VA_ARGS__ }                                                                            \
     } else {                                                                                     \
-      MXFFI_THROW(TypeError) << (fname) << ": index arrays must be int32 or int64, got "         \
-                             << ::mxffi::DataTypeToString(mxffi_ix_t_);                          \
+      ::mxffi::ThrowBadIndexDType((fname), mxffi_ix_t_);                                         \
     }                                                                                            \
   } while (0)
 

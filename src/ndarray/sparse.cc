@@ -7,6 +7,7 @@
  * values and indices are dense C-contiguous NDArrays held in aux_. CSR arrays are canonical:
  * column indices strictly increase within each row, so every kernel may rely on that.
  */
+#include <mxffi/error.h>
 #include <mxffi/ndarray/ndarray.h>
 
 #include <atomic>

@@ -1,13 +1,13 @@
 """The dense CUDA kernels against the CPU kernels of the same ops: init (zeros, ones, full,
 arange, copy, astype), elementwise (add, subtract, multiply, divide, power, maximum, minimum on
 two arrays and with Python numbers on either side; negative, absolute, square, sqrt, exp, log,
-sign, relu, quadratic) and reductions (sum, mean, max, min).
+sin, sign, relu, quadratic) and reductions (sum, mean, max, min).
 
 Each test runs the op on CUDA inputs and on the same inputs on the CPU and compares the
 results: bit for bit where both devices compute the same IEEE operations (integers, bools, add,
-subtract, multiply, maximum, minimum, the unary ops but sqrt, exp and log), within a few units
-in the last place where the math libraries differ (divide, sqrt, exp, log, power), and within a
-bound proportional to the sum of magnitudes for float sums and means, whose order of
+subtract, multiply, maximum, minimum, the unary ops but sqrt, exp, log and sin), within a few
+units in the last place where the math libraries differ (divide, sqrt, exp, log, sin, power), and
+within a bound proportional to the sum of magnitudes for float sums and means, whose order of
 accumulation differs. Sizes cross the kernels' block, vector and tail boundaries (1000003
 elements); shapes include 0-size and 1-element arrays, broadcasting pairs, transposed (strided)
 views and inputs of different dtypes.
@@ -29,12 +29,12 @@ pytestmark = needs_gpu
 DEV = "cuda:0"
 FLOATS = {"float16", "bfloat16", "float32", "float64"}
 BINARY = ["add", "subtract", "multiply", "divide", "power", "maximum", "minimum"]
-UNARY = ["negative", "absolute", "square", "sqrt", "exp", "log", "sign"]
+UNARY = ["negative", "absolute", "square", "sqrt", "exp", "log", "sin", "sign"]
 # Units in the last place the CUDA result may differ from the CPU's: results computed by the
-# math libraries (CUDA's powf is within 4 ulp, expf 2, logf 1; divide and sqrt are correctly
+# math libraries (CUDA's powf is within 4 ulp, expf 2, logf 1, sinf 2; divide and sqrt are correctly
 # rounded on both, allowed 1 for safety); 0 for everything else. The halves round a float32
 # result once, so they differ by at most 1.
-ULPS = {"divide": 1, "sqrt": 1, "exp": 4, "log": 4, "power": 4}
+ULPS = {"divide": 1, "sqrt": 1, "exp": 4, "log": 4, "sin": 4, "power": 4}
 LARGE = 1000003
 
 

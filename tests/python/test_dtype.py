@@ -188,9 +188,13 @@ def test_data_type_reads_each_spelling_as_numpy_does(spelling):
 def test_dtype_argument_reads_each_spelling_as_numpy_does(spelling):
     want = numpy_says(spelling)
     if want is None:
-        with pytest.raises(TypeError, match=rf"^np\.empty: data type '{re.escape(spelling)}'"):
+        with pytest.raises(
+            TypeError, match=rf"^np\.empty: argument #1 'dtype': data type '{re.escape(spelling)}'"
+        ):
             mnp.empty(2, dtype=spelling)
-        with pytest.raises(TypeError, match=rf"^np\.zeros: data type '{re.escape(spelling)}'"):
+        with pytest.raises(
+            TypeError, match=rf"^np\.zeros: argument #1 'dtype': data type '{re.escape(spelling)}'"
+        ):
             mnp.zeros(2, dtype=spelling)
         return
     out = mnp.empty(2, dtype=spelling)

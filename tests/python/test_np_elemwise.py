@@ -1,5 +1,5 @@
 """mxffi.np's elementwise functions against numpy: add, subtract, multiply, divide, power,
-maximum, minimum, negative, absolute, square, sqrt, exp, log, and the quadratic op.
+maximum, minimum, negative, absolute, square, sqrt, exp, log, sin, and the quadratic op.
 
 numpy (with ml_dtypes for bfloat16) is the oracle for result dtypes, values and exception
 classes. The one deliberate departure: bfloat16 with a Python float stays bfloat16 (NEP 50, as
@@ -27,10 +27,11 @@ BROADCAST = [
     ((2, 3, 4), (1,)),
 ]
 BINARY = ["add", "subtract", "multiply", "divide", "power", "maximum", "minimum"]
-UNARY = ["negative", "absolute", "square", "sqrt", "exp", "log"]
+UNARY = ["negative", "absolute", "square", "sqrt", "exp", "log", "sin"]
 # Functions whose float results are correctly rounded in both libraries; the others (power,
-# exp, log) may differ by a few units in the last place between libm and numpy's SIMD loops.
-TRANSCENDENTAL = {"power", "exp", "log"}
+# exp, log, sin) may differ by a few units in the last place between libm and numpy's SIMD
+# loops.
+TRANSCENDENTAL = {"power", "exp", "log", "sin"}
 
 
 def rand(rng, shape, dtype, *, exponent=False):
@@ -345,6 +346,55 @@ def test_unary_python_numbers_and_abs_alias():
     check(mnp.abs(np.int8([-5, 5])), np.abs(np.int8([-5, 5])))
     u = np.array([0, 200, 255], np.uint8)
     check(mnp.absolute(u), u)  # the identity for unsigned
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64", "int8", "int32"])
+def test_sin_on_empty_strided_and_broadcast_inputs(dtype):
+    # np.sin is one functor (functors.h) and one line of unary_ops.def: check that those give
+    # numpy's dtype rule and values through every path of the loop.
+    rng = np.random.default_rng(29)
+    ulps = float_ulps("sin", dtype)
+    m = rand(rng, (6, 8), dtype)
+    row = rand(rng, (8,), dtype)
+    cases = [
+        rand(rng, (0,), dtype),  # empty
+        rand(rng, (3, 0, 2), dtype),  # a zero-size dimension
+        np.asarray(rand(rng, (), dtype)),  # 0-d
+        m[:, ::2],  # strided
+        m.T,  # transposed
+        m[::-1, 1:7:3],  # reversed and sliced
+        np.broadcast_to(row, (5, 8)),  # a stride-0 dimension
+        np.broadcast_to(m[:1, ::-2], (4, 4)),
+    ]
+    for x in cases:
+        want = np_call("sin", x)
+        check(mnp.sin(x), want, ulps=ulps)
+        check(mnp.sin(mnp.array(np.array(x, order="C"))), want, ulps=ulps)
+    if dtype in FLOATS:
+        special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, np.pi, 1e4], np_dtype(dtype))
+        got = mnp.sin(special).asnumpy()
+        assert np.signbit(got[1]) and got[1] == 0  # sin(-0.0) is -0.0
+        assert np.isnan(got[2:5]).all()  # inf and NaN give NaN
+        check(mnp.sin(special), np_call("sin", special), ulps=ulps)
+    # out= as for every ufunc: written in place and returned
+    x = rand(rng, (3, 4), dtype)
+    want = np_call("sin", x)
+    u = mnp.zeros((3, 4), dtype=str(want.dtype))
+    r = mnp.sin(x, out=u)
+    check(u, want, ulps=float_ulps("sin", str(want.dtype)))
+    assert r.same_as(u)  # r is out
+
+
+def test_sin_is_registered_as_an_op_and_a_function():
+    info = mxffi.ops.info("_npi_sin")
+    assert "FCompute<cpu>" in info["kernels"]
+    assert info["num_inputs"] == 1
+    with pytest.raises(TypeError, match=r"np\.sin: no loop computes in dtype=int32"):
+        mnp.sin(np.ones(3, np.float32), dtype="int32")
+    with pytest.raises(TypeError, match=r"np\.sin: argument #0 'x' expected an ndarray or a number"):
+        mnp.sin("x")
+    check(mnp.sin(np.arange(4, dtype=np.int16)), np.sin(np.arange(4, dtype=np.int16)), ulps=4)
+    check(mnp.sin(True), np.asarray(np.sin(True)), ulps=1)
 
 
 # ---- dtype= and out= -----------------------------------------------------------------------

@@ -1,11 +1,13 @@
 /*!
  * \file dot_op.cc
  * \brief _tensordot (which np.dot and np.tensordot use) and _matmul (np.matmul): shape and
- *  dtype inference and the kernels, which turn their operands into GEMM operands without
- *  copying (gemm.cc decides whether a copy is needed).
+ *  dtype inference, their operands as GEMM operands without copying (gemm.cc decides whether a
+ *  copy is needed), the CPU's batched GEMM, and the ops with their CPU kernels (the GPU ones:
+ *  dot_gpu.cc).
  */
 #include "dot_op.h"
 
+#include <algorithm>
 #include <optional>
 #include <sstream>
 
@@ -147,95 +149,115 @@ void MatmulInferShape(const OpAttrs&, Span<const TShape> in, Span<TShape> out) {
   out[0] = MatmulShape(in[0], in[1], "np.matmul");
 }
 
-void TensordotCompute(const OpAttrs& attrs, const OpContext&, Span<const DLTensor> in,
-                      Span<const OpReqType>, Span<const DLTensor> out) {
-  const TensordotParam& p = attrs.get<TensordotParam>();
-  const DLTensor &x = in[0], &y = in[1];
+/*! \brief Above this much work per product, one product at a time uses the whole pool. */
+constexpr int64_t kParallelProductWork = int64_t{1} << 18;
+
+}  // namespace
+
+GemmOperand MatrixOperand(const DLTensor& t, bool trans) {
+  int64_t strides[2];
+  NDArray::CompactStrides(t, strides);
+  if (t.strides != nullptr) {
+    strides[0] = t.strides[0];
+    strides[1] = t.strides[1];
+  }
+  GemmOperand g;
+  g.data = DataPtr<const char>(t);
+  g.dtype = t.dtype;
+  g.nrow = g.ncol = 1;
+  const int r = trans ? 1 : 0;
+  g.row[0] = GemmDim{t.shape[r], strides[r]};
+  g.col[0] = GemmDim{t.shape[1 - r], strides[1 - r]};
+  return g;
+}
+
+void TensordotOperands(const DLTensor& x, const DLTensor& y, const TensordotParam& p,
+                       GemmOperand* a, GemmOperand* b) {
   TShape xs(x.shape, x.ndim), ys(y.shape, y.ndim), xa, ya;
   TensordotShape(xs, ys, p.a_axes, p.b_axes, "np.tensordot", &xa, &ya);
   int64_t xst[kMaxNDim], yst[kMaxNDim];
   StridesOf(x, xst);
   StridesOf(y, yst);
-  // a: rows over its free axes, columns over the summed ones in the order given; b: rows over
-  // the summed axes in the same order, columns over its free axes.
-  GemmOperand a, b;
-  a.data = DataPtr<const char>(x);
-  a.dtype = x.dtype;
-  b.data = DataPtr<const char>(y);
-  b.dtype = y.dtype;
+  a->data = DataPtr<const char>(x);
+  a->dtype = x.dtype;
+  b->data = DataPtr<const char>(y);
+  b->dtype = y.dtype;
   uint64_t xmask = 0, ymask = 0;
   for (int i = 0; i < xa.ndim(); ++i) {
     xmask |= uint64_t{1} << xa[i];
     ymask |= uint64_t{1} << ya[i];
-    a.col[a.ncol++] = GemmDim{x.shape[xa[i]], xst[xa[i]]};
-    b.row[b.nrow++] = GemmDim{y.shape[ya[i]], yst[ya[i]]};
+    a->col[a->ncol++] = GemmDim{x.shape[xa[i]], xst[xa[i]]};
+    b->row[b->nrow++] = GemmDim{y.shape[ya[i]], yst[ya[i]]};
   }
   for (int i = 0; i < x.ndim; ++i) {
-    if (!(xmask >> i & 1)) a.row[a.nrow++] = GemmDim{x.shape[i], xst[i]};
+    if (!(xmask >> i & 1)) a->row[a->nrow++] = GemmDim{x.shape[i], xst[i]};
   }
   for (int i = 0; i < y.ndim; ++i) {
-    if (!(ymask >> i & 1)) b.col[b.ncol++] = GemmDim{y.shape[i], yst[i]};
+    if (!(ymask >> i & 1)) b->col[b->ncol++] = GemmDim{y.shape[i], yst[i]};
   }
-  // Release the GIL for products above a few microseconds of work.
-  std::optional<ScopedGILRelease> gil;
-  if (a.rows() * a.cols() * b.cols() > kReleaseGILThreshold) gil.emplace();
-  Gemm(a, b, out[0].dtype, DataPtr<char>(out[0]), true);
 }
 
-/*! \brief Above this much work per product, one product at a time uses the whole pool. */
-constexpr int64_t kParallelProductWork = int64_t{1} << 18;
-
-void MatmulCompute(const OpAttrs&, const OpContext&, Span<const DLTensor> in, Span<const OpReqType>,
-                   Span<const DLTensor> out) {
-  const DLTensor &x = in[0], &y = in[1], &z = out[0];
+int MatmulOperands(const DLTensor& x, const DLTensor& y, GemmOperand* a, GemmOperand* b,
+                   int64_t* batch_shape) {
   int64_t xst[kMaxNDim], yst[kMaxNDim];
   StridesOf(x, xst);
   StridesOf(y, yst);
-  // The core of each operand; a 1-D one is a single row (a) or column (b).
   const bool x1 = x.ndim == 1, y1 = y.ndim == 1;
   const int64_t n = x1 ? 1 : x.shape[x.ndim - 2], k = x.shape[x.ndim - 1];
   const int64_t m = y1 ? 1 : y.shape[y.ndim - 1];
-  GemmOperand a, b;
-  a.dtype = x.dtype;
-  b.dtype = y.dtype;
-  a.nrow = a.ncol = b.nrow = b.ncol = 1;
-  a.row[0] = GemmDim{n, x1 ? 0 : xst[x.ndim - 2]};
-  a.col[0] = GemmDim{k, xst[x.ndim - 1]};
-  b.row[0] = GemmDim{k, y1 ? yst[0] : yst[y.ndim - 2]};
-  b.col[0] = GemmDim{m, y1 ? 0 : yst[y.ndim - 1]};
-  // Batch axes of the output, and each operand's stride along them (0 where it broadcasts).
+  a->data = DataPtr<const char>(x);
+  a->dtype = x.dtype;
+  b->data = DataPtr<const char>(y);
+  b->dtype = y.dtype;
+  a->nrow = a->ncol = b->nrow = b->ncol = 1;
+  a->row[0] = GemmDim{n, x1 ? 0 : xst[x.ndim - 2]};
+  a->col[0] = GemmDim{k, xst[x.ndim - 1]};
+  b->row[0] = GemmDim{k, y1 ? yst[0] : yst[y.ndim - 2]};
+  b->col[0] = GemmDim{m, y1 ? 0 : yst[y.ndim - 1]};
   const int xb = std::max(x.ndim - 2, 0), yb = std::max(y.ndim - 2, 0);
   const int nb = std::max(xb, yb);
-  int64_t bshape[kMaxNDim], bx[kMaxNDim], by[kMaxNDim];
-  int64_t nbatch = 1;
   for (int i = 0; i < nb; ++i) {
-    int ix = i - (nb - xb), iy = i - (nb - yb);
-    int64_t dx = ix >= 0 ? x.shape[ix] : 1, dy = iy >= 0 ? y.shape[iy] : 1;
-    bshape[i] = dx == 1 ? dy : dx;
-    bx[i] = dx == 1 ? 0 : xst[ix];
-    by[i] = dy == 1 ? 0 : yst[iy];
-    nbatch *= bshape[i];
+    const int ix = i - (nb - xb), iy = i - (nb - yb);
+    const int64_t dx = ix >= 0 ? x.shape[ix] : 1, dy = iy >= 0 ? y.shape[iy] : 1;
+    batch_shape[i] = dx == 1 ? dy : dx;
+    a->batch_stride[i] = dx == 1 ? 0 : xst[ix];
+    b->batch_stride[i] = dy == 1 ? 0 : yst[iy];
   }
+  return nb;
+}
+
+void BatchedGemm(cpu, const OpContext&, const GemmOperand& a, const GemmOperand& b, int nbatch_dims,
+                 const int64_t* batch_shape, DLDataType out_dtype, void* c, const char* /*fname*/) {
+  const int64_t n = a.rows(), m = b.cols(), k = a.cols();
+  const int64_t work = n * m * k;
+  if (nbatch_dims == 0) {
+    // Release the GIL for products above a few microseconds of work.
+    std::optional<ScopedGILRelease> gil;
+    if (work > kReleaseGILThreshold) gil.emplace();
+    Gemm(a, b, out_dtype, c, true);
+    return;
+  }
+  int64_t nbatch = 1;
+  for (int i = 0; i < nbatch_dims; ++i) nbatch *= batch_shape[i];
   if (nbatch == 0 || n * m == 0) return;
-  const char* xbase = DataPtr<const char>(x);
-  const char* ybase = DataPtr<const char>(y);
-  char* zbase = DataPtr<char>(z);
-  const int64_t xe = DataTypeBytes(x.dtype), ye = DataTypeBytes(y.dtype);
-  const int64_t ze = DataTypeBytes(z.dtype);
+  const char* abase = static_cast<const char*>(a.data);
+  const char* bbase = static_cast<const char*>(b.data);
+  char* cbase = static_cast<char*>(c);
+  const int64_t ae = DataTypeBytes(a.dtype), be = DataTypeBytes(b.dtype);
+  const int64_t ce = DataTypeBytes(out_dtype);
   auto product = [&](int64_t t, bool parallel) {
-    int64_t ox = 0, oy = 0, rest = t;
-    for (int i = nb - 1; i >= 0; --i) {
-      int64_t idx = rest % bshape[i];
-      rest /= bshape[i];
-      ox += idx * bx[i];
-      oy += idx * by[i];
+    int64_t oa = 0, ob = 0, rest = t;
+    for (int i = nbatch_dims - 1; i >= 0; --i) {
+      int64_t idx = rest % batch_shape[i];
+      rest /= batch_shape[i];
+      oa += idx * a.batch_stride[i];
+      ob += idx * b.batch_stride[i];
     }
     GemmOperand at = a, bt = b;
-    at.data = xbase + ox * xe;
-    bt.data = ybase + oy * ye;
-    Gemm(at, bt, z.dtype, zbase + t * n * m * ze, parallel);
+    at.data = abase + oa * ae;
+    bt.data = bbase + ob * be;
+    Gemm(at, bt, out_dtype, cbase + t * n * m * ce, parallel);
   };
-  const int64_t work = n * m * k;
   std::optional<ScopedGILRelease> gil;
   if (nbatch * work > kReleaseGILThreshold) gil.emplace();
   if (nbatch > 1 && work < kParallelProductWork) {
@@ -246,8 +268,6 @@ void MatmulCompute(const OpAttrs&, const OpContext&, Span<const DLTensor> in, Sp
     for (int64_t t = 0; t < nbatch; ++t) product(t, true);
   }
 }
-
-}  // namespace
 
 MXFFI_REGISTER_OP(_tensordot)
     .describe(
@@ -260,7 +280,7 @@ MXFFI_REGISTER_OP(_tensordot)
     .set_attr<FInferShape>("FInferShape", TensordotInferShape)
     .set_attr<FInferType>("FInferType", TensordotType)
     .set_attr<bool>("TStridedInputs", true)
-    .set_attr<FCompute>("FCompute<cpu>", TensordotCompute);
+    .set_attr<FCompute>("FCompute<cpu>", TensordotCompute<cpu>);
 
 MXFFI_REGISTER_OP(_matmul)
     .describe(
@@ -272,7 +292,7 @@ MXFFI_REGISTER_OP(_matmul)
     .set_attr<FInferShape>("FInferShape", MatmulInferShape)
     .set_attr<FInferType>("FInferType", MatmulType)
     .set_attr<bool>("TStridedInputs", true)
-    .set_attr<FCompute>("FCompute<cpu>", MatmulCompute);
+    .set_attr<FCompute>("FCompute<cpu>", MatmulCompute<cpu>);
 
 }  // namespace op
 }  // namespace mxffi

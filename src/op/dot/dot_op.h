@@ -1,7 +1,8 @@
 /*!
  * \file dot_op.h
- * \brief _tensordot and _matmul: parameters, shape rules with numpy's messages, and the GEMM
- *  they both run on.
+ * \brief _tensordot and _matmul: parameters, shape rules with numpy's messages, their operands
+ *  as GEMM operands, the GEMM they both run on, and their kernels, written once for the CPU and
+ *  a CUDA device (TensordotCompute<xpu>, MatmulCompute<xpu>).
  */
 #ifndef MXFFI_SRC_OP_DOT_DOT_OP_H_
 #define MXFFI_SRC_OP_DOT_DOT_OP_H_
@@ -9,6 +10,10 @@
 #include <mxffi/op/param.h>
 
 #include <string>
+
+#include "../dtype.h"
+#include "../xpu.h"
+#include "gemm_layout.h"
 
 namespace mxffi {
 namespace op {
@@ -43,27 +48,7 @@ TShape TensordotShape(const TShape& a, const TShape& b, const TShape& a_axes, co
  */
 TShape MatmulShape(const TShape& a, const TShape& b, const char* fname);
 
-/*! \brief One axis of a GEMM operand: extent and stride in elements. */
-struct GemmDim {
-  int64_t size;
-  int64_t stride;
-};
-
-/*!
- * \brief A GEMM operand viewed as a matrix whose row index runs over the axes row[0..nrow) and
- *  whose column index runs over col[0..ncol), each in C order; any strides.
- */
-struct GemmOperand {
-  /*! \brief Element (0, 0). */
-  const void* data = nullptr;
-  DLDataType dtype{kDLFloat, 64, 1};
-  int nrow = 0, ncol = 0;
-  GemmDim row[kMaxNDim];
-  GemmDim col[kMaxNDim];
-
-  int64_t rows() const;
-  int64_t cols() const;
-};
+static_assert(kGemmMaxDims == kMaxNDim, "a GEMM operand has as many axes as an array");
 
 /*!
  * \brief Products whose M*N*K is below this run in a direct loop instead of OpenBLAS: for
@@ -78,6 +63,62 @@ constexpr int64_t kSmallGemm = 4096;
  * \param parallel split the product across the kernel pool (false inside a parallel loop).
  */
 void Gemm(const GemmOperand& a, const GemmOperand& b, DLDataType out_dtype, void* c, bool parallel);
+
+/*! \return the 2-D tensor t as a GEMM operand, transposed when trans (any strides). */
+GemmOperand MatrixOperand(const DLTensor& t, bool trans);
+
+/*!
+ * \brief tensordot's product of x and y as one GEMM, without copying: a's rows run over x's
+ *  free axes and its columns over the summed ones in the order given; b's rows over y's summed
+ *  axes in the same order and its columns over y's free axes.
+ * \throws what TensordotShape throws.
+ */
+void TensordotOperands(const DLTensor& x, const DLTensor& y, const TensordotParam& p,
+                       GemmOperand* a, GemmOperand* b);
+
+/*!
+ * \brief matmul's product of x and y as one batched GEMM, without copying: each operand's last
+ *  two axes (a 1-D x a single row, a 1-D y a single column), the output's batch axes into
+ *  batch_shape (kMaxNDim entries) and each operand's stride along them (0 where it broadcasts).
+ * \return the number of batch axes.
+ */
+int MatmulOperands(const DLTensor& x, const DLTensor& y, GemmOperand* a, GemmOperand* b,
+                   int64_t* batch_shape);
+
+/*!
+ * \brief c[t] = a[t] @ b[t] for each t over the nbatch_dims axes of batch_shape (none: one
+ *  product), c C-contiguous (batch..., rows(a), cols(b)) of out_dtype; a and b are converted
+ *  to out_dtype as numpy converts a product's operands. On the CPU (dot_op.cc): Gemm, with the
+ *  GIL released above a few microseconds of work and small batched products spread over the
+ *  kernel pool. On the context's CUDA device (gemm_gpu.cc): cuBLAS for floats, the tiled
+ *  kernel otherwise, in the context's stream.
+ * \param fname names the caller in errors.
+ */
+void BatchedGemm(cpu, const OpContext& ctx, const GemmOperand& a, const GemmOperand& b,
+                 int nbatch_dims, const int64_t* batch_shape, DLDataType out_dtype, void* c,
+                 const char* fname);
+void BatchedGemm(gpu, const OpContext& ctx, const GemmOperand& a, const GemmOperand& b,
+                 int nbatch_dims, const int64_t* batch_shape, DLDataType out_dtype, void* c,
+                 const char* fname);
+
+/*! \brief _tensordot's kernel on xpu: one GEMM of the operands as they lie. */
+template <typename xpu>
+void TensordotCompute(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
+                      Span<const OpReqType>, Span<const DLTensor> out) {
+  GemmOperand a, b;
+  TensordotOperands(in[0], in[1], attrs.get<TensordotParam>(), &a, &b);
+  BatchedGemm(xpu{}, ctx, a, b, 0, nullptr, out[0].dtype, DataPtr<char>(out[0]), "np.tensordot");
+}
+
+/*! \brief _matmul's kernel on xpu: one batched GEMM of the operands as they lie. */
+template <typename xpu>
+void MatmulCompute(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in,
+                   Span<const OpReqType>, Span<const DLTensor> out) {
+  GemmOperand a, b;
+  int64_t batch_shape[kMaxNDim];
+  const int nb = MatmulOperands(in[0], in[1], &a, &b, batch_shape);
+  BatchedGemm(xpu{}, ctx, a, b, nb, batch_shape, out[0].dtype, DataPtr<char>(out[0]), "np.matmul");
+}
 
 }  // namespace op
 }  // namespace mxffi

@@ -313,18 +313,6 @@ void IntGemm(const GemmOperand& a, const GemmOperand& b, T* c, bool parallel) {
 
 }  // namespace
 
-int64_t GemmOperand::rows() const {
-  int64_t n = 1;
-  for (int i = 0; i < nrow; ++i) n *= row[i].size;
-  return n;
-}
-
-int64_t GemmOperand::cols() const {
-  int64_t n = 1;
-  for (int i = 0; i < ncol; ++i) n *= col[i].size;
-  return n;
-}
-
 void Gemm(const GemmOperand& a, const GemmOperand& b, DLDataType out_dtype, void* c,
           bool parallel) {
   const int64_t M = a.rows(), N = b.cols(), K = a.cols();

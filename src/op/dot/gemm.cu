@@ -13,8 +13,7 @@
 #include <type_traits>
 
 #include "gemm_cuda.h"
-#include "ndarray/cuda/cuda_common.h"
-#include "ndarray/cuda/kernel_util.cuh"
+#include "op/cuda_kernel.cuh"
 
 namespace mxffi {
 namespace cuda {
@@ -27,7 +26,7 @@ __global__ void PackKernel(const From* src, To* dst, int64_t n, StridedIndex<1> 
   MXFFI_CUDA_LOOP(i, n) {
     int64_t off[1];
     index.Offsets(i, off);
-    dst[i] = Convert<To>(src[off[0]]);
+    dst[i] = ConvertOne<To>(src[off[0]]);
   }
 }
 
@@ -181,8 +180,8 @@ void PackStrided(const void* src, DLDataType src_dtype, int ndim, const int64_t*
     index.stride[0][d] = mstride[d];
   }
   cudaStream_t s = static_cast<cudaStream_t>(stream);
-  MXFFI_CUDA_TYPE_SWITCH(dst_dtype, "dot", To, {
-    MXFFI_CUDA_TYPE_SWITCH(src_dtype, "dot", From, {
+  MXFFI_TYPE_SWITCH(dst_dtype, "dot", To, {
+    MXFFI_TYPE_SWITCH(src_dtype, "dot", From, {
       PackKernel<To, From><<<Blocks(n), kThreads, 0, s>>>(static_cast<const From*>(src),
                                                           static_cast<To*>(dst), n, index);
     });
@@ -201,7 +200,7 @@ void TiledGemm(DLDataType dtype, int64_t M, int64_t N, int64_t K, const void* a,
   const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(std::min<int64_t>(gy, 65535)),
                   static_cast<unsigned>(std::min<int64_t>(nbatch, 65535)));
   cudaStream_t s = static_cast<cudaStream_t>(stream);
-  MXFFI_CUDA_TYPE_SWITCH(dtype, "dot", T, {
+  MXFFI_TYPE_SWITCH(dtype, "dot", T, {
     TiledGemmKernel<T><<<grid, kGemmThreads, 0, s>>>(M, N, K, static_cast<const T*>(a), a_rs, a_cs,
                                                      static_cast<const T*>(b), b_rs, b_cs, batch,
                                                      nbatch, static_cast<T*>(c));

@@ -1,11 +1,14 @@
 /*!
  * \file gemm_layout.h
- * \brief How a strided GEMM operand lies as a matrix a BLAS reads in place: its axes merged, and
- *  whether it is row- or column-major with which leading dimension. Shared by the CPU GEMM
- *  (gemm.cc, cblas) and the CUDA one (src/ndarray/cuda/blas.cc, cuBLAS).
+ * \brief A GEMM operand (GemmOperand: a strided array viewed as a batch of matrices) and how it
+ *  lies as a matrix a BLAS reads in place: its axes merged, and whether it is row- or
+ *  column-major with which leading dimension. Shared by the CPU GEMM (gemm.cc, cblas) and the
+ *  CUDA one (gemm_gpu.cc, cuBLAS and the tiled kernel of gemm.cu); needs only DLPack.
  */
 #ifndef MXFFI_SRC_OP_DOT_GEMM_LAYOUT_H_
 #define MXFFI_SRC_OP_DOT_GEMM_LAYOUT_H_
+
+#include <dlpack/dlpack.h>
 
 #include <algorithm>
 #include <climits>
@@ -14,6 +17,43 @@
 
 namespace mxffi {
 namespace op {
+
+/*! \brief Most axes of a GEMM operand's rows, columns or batch: an array's (kMaxNDim). */
+constexpr int kGemmMaxDims = 32;
+
+/*! \brief One axis of a GEMM operand: extent and stride in elements. */
+struct GemmDim {
+  int64_t size;
+  int64_t stride;
+};
+
+/*!
+ * \brief A GEMM operand: in batch t (C order over the product's batch shape) it is the matrix
+ *  whose row index runs over the axes row[0..nrow) and whose column index runs over
+ *  col[0..ncol), each in C order, starting at data + sum(t_d * batch_stride[d]) elements. Any
+ *  strides; batch_stride[d] is 0 where the operand broadcasts along batch axis d. A product
+ *  with no batch axes (tensordot, dot, 2-D matmul) reads no batch_stride.
+ */
+struct GemmOperand {
+  /*! \brief Element (0, 0) of batch 0. */
+  const void* data = nullptr;
+  DLDataType dtype{kDLFloat, 64, 1};
+  int nrow = 0, ncol = 0;
+  GemmDim row[kGemmMaxDims];
+  GemmDim col[kGemmMaxDims];
+  int64_t batch_stride[kGemmMaxDims] = {};
+
+  int64_t rows() const {
+    int64_t n = 1;
+    for (int i = 0; i < nrow; ++i) n *= row[i].size;
+    return n;
+  }
+  int64_t cols() const {
+    int64_t n = 1;
+    for (int i = 0; i < ncol; ++i) n *= col[i].size;
+    return n;
+  }
+};
 
 /*!
  * \brief Drop extent-1 axes of in[0..n) and merge neighbours whose strides allow it, into out;

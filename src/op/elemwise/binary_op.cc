@@ -4,11 +4,11 @@
  *  `_npi_<op>` on two arrays and `_npi_<op>_scalar` / `_npi_r<op>_scalar` on an array and a
  *  Python number.
  *
- * Integer arithmetic wraps as numpy's does (done in unsigned types, where C++ defines the
- * wrap); float16 and bfloat16 compute in float32 and round once per op; maximum and minimum
- * propagate NaN.
+ * The values are the op's functor's (functors.h, shared with the CUDA kernels): integer
+ * arithmetic wraps as numpy's does (done in unsigned types, where C++ defines the wrap);
+ * float16 and bfloat16 compute in float32 and round once per op; maximum and minimum propagate
+ * NaN.
  */
-#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -24,83 +24,16 @@ namespace {
 
 using elemwise::AddOp;
 using elemwise::BinaryRunAs;
-using elemwise::ConvertOne;
+using elemwise::DivideOp;
 using elemwise::kIsInt;
+using elemwise::MaximumOp;
+using elemwise::MinimumOp;
 using elemwise::MultiplyOp;
 using elemwise::Operand;
+using elemwise::PowerOp;
 using elemwise::RunParallel;
 using elemwise::StridedLoop;
 using elemwise::SubtractOp;
-using elemwise::Wide;
-
-struct DivideOp {
-  static constexpr int64_t kCost = 2;
-  template <typename T>
-  static constexpr bool Valid() {
-    return !std::is_integral_v<T>;  // true divide always computes in a float dtype
-  }
-  template <typename A>
-  static A Map(A a, A b) {
-    return a / b;
-  }
-};
-
-struct PowerOp {
-  static constexpr int64_t kCost = 8;
-  template <typename T>
-  static constexpr bool Valid() {
-    return !std::is_same_v<T, bool>;  // bool ** bool computes in int8
-  }
-  template <typename A>
-  static A Map(A base, A exp) {
-    if constexpr (kIsInt<A>) {
-      // numpy's integer power: square-and-multiply, wrapping; negative exponents were refused
-      // before the loop.
-      if (exp == 0 || base == 1) return 1;
-      Wide<A> b = static_cast<Wide<A>>(base);
-      Wide<A> r = (exp & 1) ? b : Wide<A>(1);
-      for (exp >>= 1; exp > 0; exp >>= 1) {
-        b *= b;
-        if (exp & 1) r *= b;
-      }
-      return static_cast<A>(r);
-    } else {
-      return std::pow(base, exp);
-    }
-  }
-};
-
-struct MaximumOp {
-  static constexpr int64_t kCost = 1;
-  template <typename T>
-  static constexpr bool Valid() {
-    return true;
-  }
-  template <typename A>
-  static A Map(A a, A b) {
-    if constexpr (std::is_floating_point_v<A>) {
-      return (std::isnan(a) || a > b) ? a : b;  // NaN wins; equal values give b, as numpy
-    } else {
-      return a > b ? a : b;
-    }
-  }
-};
-
-struct MinimumOp {
-  static constexpr int64_t kCost = 1;
-  template <typename T>
-  static constexpr bool Valid() {
-    return true;
-  }
-  template <typename A>
-  static A Map(A a, A b) {
-    if constexpr (std::is_floating_point_v<A>) {
-      return (std::isnan(a) || a < b) ? a : b;
-    } else {
-      return a < b ? a : b;
-    }
-  }
-};
 
 /*! \brief The vectorized kernel (simd.h) of OP on contiguous runs of T, or nullptr. */
 template <typename OP, typename T>
@@ -198,7 +131,7 @@ void RunBinary(BinaryKind kind, const DLTensor& a, const DLTensor& b, const DLTe
         });
       });
     } else {
-      MXFFI_THROW(TypeError) << fname << ": no kernel computes in " << DataTypeToString(out.dtype);
+      ThrowNoKernel(fname, out.dtype);
     }
   });
 }

@@ -1,8 +1,8 @@
 /*!
  * \file broadcast.h
- * \brief The loop every elementwise kernel runs: over the output's elements, each input read
- *  through its own strides (0 along broadcast dimensions), dimensions merged where every operand
- *  allows, and inputs of another dtype converted in small blocks on the stack.
+ * \brief The loop every CPU elementwise kernel runs: over the output's elements laid out by
+ *  StridedLoop (strided_loop.h), each input read through its own strides (0 along broadcast
+ *  dimensions), and inputs of another dtype converted in small blocks on the stack.
  *
  * The output is C-contiguous (Invoke guarantees it); the inputs may be strided (the ops set
  * TStridedInputs), so a transposed or sliced numpy array is read in place, never copied. An
@@ -22,118 +22,16 @@
 
 #include "../dtype.h"
 #include "../parallel.h"
+#include "strided_loop.h"
 
 namespace mxffi {
 namespace op {
 namespace elemwise {
 
-/*!
- * \brief A loop over the output's elements for N operands (operand 0 the output, then the
- *  inputs): the merged shape and each operand's element strides along it.
- */
-template <int N>
-struct StridedLoop {
-  int ndim = 1;
-  int64_t shape[kMaxNDim];
-  int64_t stride[N][kMaxNDim];
+static_assert(kLoopMaxDims == kMaxNDim, "a loop has as many dimensions as an array");
 
-  /*!
-   * \brief Lay out the loop for out (C-contiguous) and N-1 inputs broadcast to its shape.
-   * \note Dimensions of extent 1 are dropped and neighbours merged where, for every operand,
-   *  stride[d-1] == stride[d] * shape[d]: a contiguous array becomes one dimension, and a row
-   *  broadcast against a matrix two.
-   */
-  StridedLoop(const DLTensor& out, const DLTensor* const* in) {
-    const int nd = out.ndim;
-    int64_t full[N][kMaxNDim];
-    int64_t s = 1;
-    for (int d = nd - 1; d >= 0; --d) {
-      full[0][d] = s;
-      s *= out.shape[d];
-    }
-    for (int k = 1; k < N; ++k) {
-      const DLTensor& t = *in[k - 1];
-      const int lead = nd - t.ndim;
-      int64_t compact = 1;
-      for (int d = nd - 1; d >= 0; --d) {
-        if (d < lead) {
-          full[k][d] = 0;
-          continue;
-        }
-        const int64_t extent = t.shape[d - lead];
-        const int64_t st = t.strides != nullptr ? t.strides[d - lead] : compact;
-        compact *= extent;
-        full[k][d] = extent == 1 ? 0 : st;
-      }
-    }
-    ndim = 0;
-    for (int d = 0; d < nd; ++d) {
-      if (out.shape[d] == 1) continue;
-      bool merge = ndim > 0;
-      for (int k = 0; merge && k < N; ++k) {
-        merge = stride[k][ndim - 1] == full[k][d] * out.shape[d];
-      }
-      if (merge) {
-        shape[ndim - 1] *= out.shape[d];
-        for (int k = 0; k < N; ++k) stride[k][ndim - 1] = full[k][d];
-      } else {
-        shape[ndim] = out.shape[d];
-        for (int k = 0; k < N; ++k) stride[k][ndim] = full[k][d];
-        ++ndim;
-      }
-    }
-    if (ndim == 0) {  // one element (or a 0-d output)
-      ndim = 1;
-      shape[0] = 1;
-      for (int k = 0; k < N; ++k) stride[k][0] = 0;
-    }
-  }
-
-  /*!
-   * \brief Call f(off, len) for each run of the innermost dimension within the output elements
-   *  [begin, end): off[k] is operand k's element offset at the run's start; along the run
-   *  operand k moves by stride[k][ndim - 1].
-   */
-  template <typename F>
-  void ForEachRun(int64_t begin, int64_t end, F&& f) const {
-    const int last = ndim - 1;
-    int64_t idx[kMaxNDim];
-    int64_t off[N] = {};
-    int64_t rem = begin;
-    for (int d = last; d >= 0; --d) {
-      idx[d] = rem % shape[d];
-      rem /= shape[d];
-      for (int k = 0; k < N; ++k) off[k] += idx[d] * stride[k][d];
-    }
-    for (int64_t pos = begin; pos < end;) {
-      const int64_t len = std::min(shape[last] - idx[last], end - pos);
-      f(static_cast<const int64_t*>(off), len);
-      pos += len;
-      idx[last] += len;
-      for (int k = 0; k < N; ++k) off[k] += len * stride[k][last];
-      for (int d = last; d > 0 && idx[d] == shape[d]; --d) {
-        for (int k = 0; k < N; ++k) off[k] += stride[k][d - 1] - idx[d] * stride[k][d];
-        idx[d] = 0;
-        ++idx[d - 1];
-      }
-    }
-  }
-};
-
-/*! \brief One element converted as a ufunc's input cast does (numpy's astype). */
-template <typename To, typename From>
-inline To ConvertOne(From v) {
-  using FromAcc = typename AccType<From>::type;
-  if constexpr (std::is_same_v<To, From>) {
-    return v;
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return static_cast<FromAcc>(v) != FromAcc(0);
-  } else if constexpr (std::is_same_v<To, half_t> || std::is_same_v<To, bf16_t>) {
-    return To(static_cast<float>(static_cast<FromAcc>(v)));
-  } else {
-    return static_cast<To>(static_cast<FromAcc>(v));
-  }
-}
+/*! \brief ConvertOne (cast.h), as the elementwise kernels have called it. */
+using op::ConvertOne;
 
 /*! \brief Convert n elements of From read at src with element stride into dst. */
 template <typename To, typename From>

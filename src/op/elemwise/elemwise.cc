@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "functors.h"
+
 namespace mxffi {
 namespace op {
 
@@ -38,22 +40,10 @@ const char* BinaryName(BinaryKind kind) {
 
 const char* UnaryName(UnaryKind kind) {
   switch (kind) {
-    case UnaryKind::kNegative:
-      return "np.negative";
-    case UnaryKind::kAbsolute:
-      return "np.absolute";
-    case UnaryKind::kSquare:
-      return "np.square";
-    case UnaryKind::kSqrt:
-      return "np.sqrt";
-    case UnaryKind::kExp:
-      return "np.exp";
-    case UnaryKind::kLog:
-      return "np.log";
-    case UnaryKind::kSign:
-      return "np.sign";
-    case UnaryKind::kRelu:
-      return "relu";
+#define MXFFI_UNARY_OP(Kind, OpName, Name, Functor, Doc) \
+  case UnaryKind::k##Kind:                               \
+    return Name;
+#include "unary_ops.def"
   }
   return "np.<unary>";
 }
@@ -153,24 +143,32 @@ DLDataType UnaryResultType(UnaryKind kind, DLDataType a) {
   const char* fname = UnaryName(kind);
   MXFFI_CHECK(DTypeIndex(a) >= 0, TypeError)
       << fname << ": unsupported dtype " << DataTypeToString(a);
+  elemwise::UnaryRule rule = elemwise::UnaryRule::kSame;
   switch (kind) {
-    case UnaryKind::kNegative:
-      MXFFI_CHECK(a.code != kDLBool, TypeError)
-          << "np.negative: boolean negative, the `-` operator, is not supported; use "
-             "np.logical_not (or the `~` operator) instead";
+#define MXFFI_UNARY_OP(Kind, OpName, Name, Functor, Doc) \
+  case UnaryKind::k##Kind:                               \
+    rule = elemwise::Functor::kRule;                     \
+    break;
+#include "unary_ops.def"
+  }
+  switch (rule) {
+    case elemwise::UnaryRule::kSame:
       return a;
-    case UnaryKind::kAbsolute:
-    case UnaryKind::kRelu:
+    case elemwise::UnaryRule::kNoBool:
+      if (a.code == kDLBool) {
+        if (kind == UnaryKind::kNegative) {
+          MXFFI_THROW(TypeError)
+              << "np.negative: boolean negative, the `-` operator, is not supported; use "
+                 "np.logical_not (or the `~` operator) instead";
+        }
+        MXFFI_THROW(TypeError) << fname
+                               << ": no loop for a bool input (numpy has none); cast it to an "
+                                  "integer first";
+      }
       return a;
-    case UnaryKind::kSign:
-      MXFFI_CHECK(a.code != kDLBool, TypeError)
-          << "np.sign: no loop for a bool input (numpy has none); cast it to an integer first";
-      return a;
-    case UnaryKind::kSquare:
+    case elemwise::UnaryRule::kSquare:
       return a.code == kDLBool ? kInt8T : a;
-    case UnaryKind::kSqrt:
-    case UnaryKind::kExp:
-    case UnaryKind::kLog:
+    case elemwise::UnaryRule::kFloat:
       if (IsFloating(a)) return a;
       if (a.code == kDLBool || a.bits == 8) return kFloat16T;
       return a.bits == 16 ? kFloat32T : kFloat64T;

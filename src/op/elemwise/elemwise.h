@@ -25,12 +25,18 @@ namespace op {
 /*! \brief The binary elementwise ops (numpy ufuncs of two inputs). */
 enum class BinaryKind : int { kAdd, kSubtract, kMultiply, kDivide, kPower, kMaximum, kMinimum };
 
-/*! \brief The unary elementwise ops. */
-enum class UnaryKind : int { kNegative, kAbsolute, kSquare, kSqrt, kExp, kLog, kSign, kRelu };
+/*! \brief The unary elementwise ops: those of unary_ops.def, in its order. */
+enum class UnaryKind : int {
+#define MXFFI_UNARY_OP(Kind, OpName, Name, Functor, Doc) k##Kind,
+#include "unary_ops.def"
+};
 
 /*! \return "np.add", "np.subtract", ...: the name errors of the op start with. */
 const char* BinaryName(BinaryKind kind);
-/*! \return "np.negative", "np.absolute", ..., "relu" (an MXNet op with no numpy function). */
+/*!
+ * \return "np.negative", "np.absolute", ..., "relu" (an MXNet op with no numpy function): the
+ *  name unary_ops.def gives the op.
+ */
 const char* UnaryName(UnaryKind kind);
 
 /*!
@@ -117,9 +123,10 @@ struct BinaryScalarParam : public dmlc::Parameter<BinaryScalarParam> {
 DLDataType ScalarResultType(BinaryKind kind, DLDataType a, const ScalarValue& s);
 
 /*!
- * \return the dtype numpy gives the unary op on dtype a: sqrt, exp and log of a bool or an
- *  integer give the smallest float holding it (bool, int8, uint8: float16; int16, uint16:
- *  float32; wider: float64), square of a bool gives int8; sign and relu keep the dtype.
+ * \return the dtype numpy gives the unary op on dtype a, by its functor's UnaryRule
+ *  (functors.h): the float ops (sqrt, exp, log, ...) of a bool or an integer give the smallest
+ *  float holding it (bool, int8, uint8: float16; int16, uint16: float32; wider: float64),
+ *  square of a bool gives int8; the others keep the dtype.
  * \throws TypeError for negative and sign of a bool (numpy has no such loop).
  */
 DLDataType UnaryResultType(UnaryKind kind, DLDataType a);

@@ -1,14 +1,15 @@
 /*!
  * \file elemwise_cuda.h
- * \brief Launchers of the elementwise CUDA kernels (elemwise.cu): the binary ops with numpy
- *  broadcasting, the unary ops, quadratic and the converting copy _cast uses. Plain functions
- *  of DLTensors and plain values, so host-compiled code calls them without CUDA headers.
+ * \brief Launchers of the elementwise CUDA kernels (elemwise_binary.cu, elemwise_unary.cu): a
+ *  binary op with numpy broadcasting, a unary op (and the converting copy _cast runs, and
+ *  quadratic), for any functor of functors.h. Host-compiled code calls them with plain
+ *  DLTensors and values and no CUDA headers.
  *
- * The caller lays out the loop (src/op/elemwise/broadcast.h's StridedLoop: extent-1 dimensions
- * dropped, neighbours merged) and passes it as an ElemLayout; the launcher picks the contiguous
- * fast path (flat index, 16-byte vectors) when every array input is the output's dtype with unit
- * stride, else the general kernel (per-element offsets from the layout, inputs of another dtype
- * converted on read).
+ * The caller lays out the loop as the CPU kernel does (StridedLoop: extent-1 dimensions
+ * dropped, neighbours merged) and passes it; the launcher picks the contiguous fast path (flat
+ * index, 16-byte vectors) when every array input is the output's dtype with unit stride, else
+ * the general kernel (per-element offsets from the layout, inputs of another dtype converted on
+ * read).
  */
 #ifndef MXFFI_SRC_OP_ELEMWISE_ELEMWISE_CUDA_H_
 #define MXFFI_SRC_OP_ELEMWISE_ELEMWISE_CUDA_H_
@@ -17,58 +18,11 @@
 
 #include <cstdint>
 
+#include "functors.h"
+#include "strided_loop.h"
+
 namespace mxffi {
 namespace cuda {
-
-/*! \brief The binary ops, in op::BinaryKind's order. */
-enum class BinaryOpCode : int { kAdd, kSubtract, kMultiply, kDivide, kPower, kMaximum, kMinimum };
-
-/*!
- * \brief The unary ops, in op::UnaryKind's order, then the identity (a converting copy, _cast)
- *  and quadratic.
- */
-enum class UnaryOpCode : int {
-  kNegative,
-  kAbsolute,
-  kSquare,
-  kSqrt,
-  kExp,
-  kLog,
-  kSign,
-  kRelu,
-  kIdentity,
-  kQuadratic,
-};
-
-/*! \brief Most dimensions of a merged loop (kMaxNDim). */
-constexpr int kElemMaxDims = 32;
-
-/*!
- * \brief The loop over the output's elements in C order: its merged extents and each input's
- *  element strides along them (0 where it broadcasts). The output is C-contiguous.
- */
-struct ElemLayout {
-  int ndim = 1;
-  int64_t shape[kElemMaxDims];
-  int64_t stride[2][kElemMaxDims];
-};
-
-/*!
- * \brief The layout of a loop laid out by src/op/elemwise/broadcast.h's StridedLoop<N> (operand
- *  0 the output, then kInputs = N - 1 inputs), read through its members so this header needs
- *  no op code.
- */
-template <int kInputs, typename Loop>
-ElemLayout LayoutOf(const Loop& loop) {
-  static_assert(kInputs >= 1 && kInputs <= 2, "one or two inputs");
-  ElemLayout layout;
-  layout.ndim = loop.ndim;
-  for (int d = 0; d < loop.ndim; ++d) {
-    layout.shape[d] = loop.shape[d];
-    for (int k = 0; k < kInputs; ++k) layout.stride[k][d] = loop.stride[k + 1][d];
-  }
-  return layout;
-}
 
 /*!
  * \brief One input: device data (first element, byte_offset applied) of dtype, or a Python
@@ -82,26 +36,31 @@ struct ElemInput {
 };
 
 /*!
- * \brief out = op(a, b) over layout, on stream.
+ * \brief out = OP::Map(a, b) over loop (operand 0 the output, then a and b), on stream. OP is
+ *  one of the binary functors of functors.h (elemwise_binary.cu instantiates each).
  * \throws TypeError naming fname when no kernel computes in out's dtype; RuntimeError when the
  *  launch fails.
  */
-void BinaryElemwise(BinaryOpCode op, const ElemInput& a, const ElemInput& b,
-                    const ElemLayout& layout, const DLTensor& out, const char* fname, void* stream);
+template <typename OP>
+void BinaryElemwise(const ElemInput& a, const ElemInput& b,
+                    const op::elemwise::StridedLoop<3>& loop, const DLTensor& out,
+                    const char* fname, void* stream);
 
 /*!
- * \brief out = op(x) over layout (stride[0] is x's), on stream; coef holds quadratic's a, b, c
- *  (unused by the others).
+ * \brief out = f(x) over loop (operand 0 the output, then x), on stream. F is a unary functor
+ *  of functors.h: an op of unary_ops.def, IdentityOp (a converting copy) or QuadraticOp
+ *  (elemwise_unary.cu instantiates each).
  * \throws TypeError naming fname when no kernel computes in out's dtype.
  */
-void UnaryElemwise(UnaryOpCode op, const ElemInput& x, const ElemLayout& layout,
-                   const DLTensor& out, const double* coef, const char* fname, void* stream);
+template <typename F>
+void UnaryElemwise(const F& f, const ElemInput& x, const op::elemwise::StridedLoop<2>& loop,
+                   const DLTensor& out, const char* fname, void* stream);
 
 /*!
- * \brief Whether the signed-integer device array x (n elements laid out by layout, stride[0])
+ * \brief Whether the signed-integer device array x (n elements laid out by loop, operand 1)
  *  holds a negative value: a kernel sets *flag (a device int), which is read back on stream.
  */
-bool AnyNegative(const ElemInput& x, const ElemLayout& layout, int64_t n, int* flag,
+bool AnyNegative(const ElemInput& x, const op::elemwise::StridedLoop<2>& loop, int64_t n, int* flag,
                  const char* fname, void* stream);
 
 }  // namespace cuda

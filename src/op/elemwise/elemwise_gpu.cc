@@ -2,13 +2,14 @@
  * \file elemwise_gpu.cc
  * \brief FCompute<gpu> of the elementwise ops (src/op/elemwise): `_npi_<op>`,
  *  `_npi_<op>_scalar` and `_npi_r<op>_scalar` of add, subtract, multiply, true_divide, power,
- *  maximum, minimum; the unary `_npi_<op>` ops and relu; quadratic.
+ *  maximum, minimum; the unary ops of unary_ops.def; quadratic.
  *
  * Each lays out the loop as the CPU kernel does (StridedLoop: broadcast strides, merged
  * dimensions), converts a Python number once on the host to the loop's dtype exactly as the
- * CPU's ScalarTensor does, and launches elemwise.cu on the op's stream. An integer power
- * with a signed integer exponent array checks the exponents on the device first and raises the
- * CPU's ValueError before anything is written.
+ * CPU's ScalarTensor does, and launches the kernels of the op's functor (functors.h,
+ * elemwise_binary.cu, elemwise_unary.cu) on the op's stream. An integer power with a signed
+ * integer exponent array checks the exponents on the device first and raises the CPU's
+ * ValueError before anything is written.
  */
 #include <mxffi/op/op.h>
 
@@ -18,17 +19,14 @@
 #include "broadcast.h"
 #include "elemwise.h"
 #include "elemwise_cuda.h"
+#include "functors.h"
 #include "quadratic_op.h"
 
 namespace mxffi {
 namespace op {
 namespace {
 
-static_assert(static_cast<int>(BinaryKind::kMinimum) ==
-                  static_cast<int>(cuda::BinaryOpCode::kMinimum),
-              "cuda::BinaryOpCode follows op::BinaryKind");
-static_assert(static_cast<int>(UnaryKind::kRelu) == static_cast<int>(cuda::UnaryOpCode::kRelu),
-              "cuda::UnaryOpCode follows op::UnaryKind");
+using elemwise::StridedLoop;
 
 /*! \return a device array as a kernel input. */
 cuda::ElemInput ArrayInput(const DLTensor& t) {
@@ -44,8 +42,8 @@ cuda::ElemInput ScalarInput(const ScalarValue& s, DLDataType dtype, const char* 
   x.dtype = dtype;
   x.is_scalar = true;
   MXFFI_TYPE_SWITCH(dtype, fname, T, {
-    const T v = s.kind == ScalarKind::kFloat ? elemwise::ConvertOne<T, double>(s.f)
-                                             : elemwise::ConvertOne<T, int64_t>(s.i);
+    const T v =
+        s.kind == ScalarKind::kFloat ? ConvertOne<T, double>(s.f) : ConvertOne<T, int64_t>(s.i);
     std::memcpy(&x.scalar_bits, &v, sizeof(T));
   });
   return x;
@@ -71,19 +69,20 @@ void CheckExponents(const OpContext& ctx, const DLTensor& exp, const char* fname
   DLTensor shape_only = exp;
   shape_only.strides = nullptr;
   const DLTensor* ins[1] = {&exp};
-  const elemwise::StridedLoop<2> loop(shape_only, ins);
+  const StridedLoop<2> loop(shape_only, ins);
   const int64_t one = 1;
   NDArray flag = NDArray::Empty(&one, 1, DLDataType{kDLInt, 32, 1}, ctx.device);
-  const bool negative = cuda::AnyNegative(ArrayInput(exp), cuda::LayoutOf<1>(loop), n,
-                                          DataPtr<int>(flag.tensor()), fname, ctx.stream);
+  const bool negative =
+      cuda::AnyNegative(ArrayInput(exp), loop, n, DataPtr<int>(flag.tensor()), fname, ctx.stream);
   MXFFI_CHECK(!negative, ValueError)
       << fname << ": Integers to negative integer powers are not allowed.";
 }
 
 /*!
- * \brief out = op(a, b) broadcast; ta and tb are the inputs' tensors (a 0-d stand-in for a
+ * \brief out = OP(a, b) broadcast; ta and tb are the inputs' tensors (a 0-d stand-in for a
  *  number), a and b what the kernel reads.
  */
+template <typename OP>
 void RunBinaryGpu(BinaryKind kind, const OpContext& ctx, const DLTensor& ta,
                   const cuda::ElemInput& a, const DLTensor& tb, const cuda::ElemInput& b,
                   const DLTensor& out) {
@@ -108,16 +107,15 @@ void RunBinaryGpu(BinaryKind kind, const OpContext& ctx, const DLTensor& ta,
     }
   }
   const DLTensor* ins[2] = {&ta, &tb};
-  const elemwise::StridedLoop<3> loop(out, ins);
-  cuda::BinaryElemwise(static_cast<cuda::BinaryOpCode>(kind), a, b, cuda::LayoutOf<2>(loop), out,
-                       fname, ctx.stream);
+  const StridedLoop<3> loop(out, ins);
+  cuda::BinaryElemwise<OP>(a, b, loop, out, fname, ctx.stream);
 }
 
-template <BinaryKind K>
+template <BinaryKind K, typename OP>
 struct BinaryGpu {
   static void Compute(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in,
                       Span<const OpReqType>, Span<const DLTensor> out) {
-    RunBinaryGpu(K, ctx, in[0], ArrayInput(in[0]), in[1], ArrayInput(in[1]), out[0]);
+    RunBinaryGpu<OP>(K, ctx, in[0], ArrayInput(in[0]), in[1], ArrayInput(in[1]), out[0]);
   }
   /*! \brief array op number (kReverse: number op array). */
   template <bool kReverse>
@@ -127,65 +125,63 @@ struct BinaryGpu {
         ScalarInput(attrs.get<BinaryScalarParam>().scalar, out[0].dtype, BinaryName(K));
     const DLTensor ts = ScalarShape(out[0].dtype);
     if constexpr (kReverse) {
-      RunBinaryGpu(K, ctx, ts, s, in[0], ArrayInput(in[0]), out[0]);
+      RunBinaryGpu<OP>(K, ctx, ts, s, in[0], ArrayInput(in[0]), out[0]);
     } else {
-      RunBinaryGpu(K, ctx, in[0], ArrayInput(in[0]), ts, s, out[0]);
+      RunBinaryGpu<OP>(K, ctx, in[0], ArrayInput(in[0]), ts, s, out[0]);
     }
   }
 };
 
-void RunUnaryGpu(cuda::UnaryOpCode code, const OpContext& ctx, const DLTensor& x,
-                 const DLTensor& out, const double* coef, const char* fname) {
+template <typename F>
+void RunUnaryGpu(const F& f, const OpContext& ctx, const DLTensor& x, const DLTensor& out,
+                 const char* fname) {
   if (NumElements(out) == 0) return;
   const DLTensor* ins[1] = {&x};
-  const elemwise::StridedLoop<2> loop(out, ins);
-  cuda::UnaryElemwise(code, ArrayInput(x), cuda::LayoutOf<1>(loop), out, coef, fname, ctx.stream);
+  const StridedLoop<2> loop(out, ins);
+  cuda::UnaryElemwise(f, ArrayInput(x), loop, out, fname, ctx.stream);
 }
 
-template <UnaryKind K>
+template <UnaryKind K, typename F>
 void UnaryGpu(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in, Span<const OpReqType>,
               Span<const DLTensor> out) {
-  RunUnaryGpu(static_cast<cuda::UnaryOpCode>(K), ctx, in[0], out[0], nullptr, UnaryName(K));
+  RunUnaryGpu(F{}, ctx, in[0], out[0], UnaryName(K));
 }
 
 void QuadraticGpu(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
                   Span<const OpReqType>, Span<const DLTensor> out) {
   const QuadraticParam& p = attrs.get<QuadraticParam>();
-  const double coef[3] = {p.a, p.b, p.c};
-  RunUnaryGpu(cuda::UnaryOpCode::kQuadratic, ctx, in[0], out[0], coef, "quadratic");
+  RunUnaryGpu(elemwise::QuadraticOp{p.a, p.b, p.c}, ctx, in[0], out[0], "quadratic");
 }
 
 }  // namespace
 
-#define MXFFI_GPU_BINARY(Name, Kind)                                                          \
-  MXFFI_EXTEND_OP(_npi_##Name).set_attr<FCompute>("FCompute<gpu>", BinaryGpu<Kind>::Compute); \
-  MXFFI_EXTEND_OP(_npi_##Name##_scalar)                                                       \
-      .set_attr<FCompute>("FCompute<gpu>", BinaryGpu<Kind>::ScalarCompute<false>)
-#define MXFFI_GPU_RSCALAR(Name, Kind)    \
-  MXFFI_EXTEND_OP(_npi_r##Name##_scalar) \
-      .set_attr<FCompute>("FCompute<gpu>", BinaryGpu<Kind>::ScalarCompute<true>)
+#define MXFFI_GPU_BINARY(Name, Kind, Functor)                                  \
+  MXFFI_EXTEND_OP(_npi_##Name)                                                 \
+      .set_attr<FCompute>("FCompute<gpu>", BinaryGpu<Kind, Functor>::Compute); \
+  MXFFI_EXTEND_OP(_npi_##Name##_scalar)                                        \
+      .set_attr<FCompute>("FCompute<gpu>", BinaryGpu<Kind, Functor>::ScalarCompute<false>)
+#define MXFFI_GPU_RSCALAR(Name, Kind, Functor) \
+  MXFFI_EXTEND_OP(_npi_r##Name##_scalar)       \
+      .set_attr<FCompute>("FCompute<gpu>", BinaryGpu<Kind, Functor>::ScalarCompute<true>)
 
-MXFFI_GPU_BINARY(add, BinaryKind::kAdd);
-MXFFI_GPU_BINARY(subtract, BinaryKind::kSubtract);
-MXFFI_GPU_RSCALAR(subtract, BinaryKind::kSubtract);
-MXFFI_GPU_BINARY(multiply, BinaryKind::kMultiply);
-MXFFI_GPU_BINARY(true_divide, BinaryKind::kDivide);
-MXFFI_GPU_RSCALAR(true_divide, BinaryKind::kDivide);
-MXFFI_GPU_BINARY(power, BinaryKind::kPower);
-MXFFI_GPU_RSCALAR(power, BinaryKind::kPower);
-MXFFI_GPU_BINARY(maximum, BinaryKind::kMaximum);
-MXFFI_GPU_RSCALAR(maximum, BinaryKind::kMaximum);
-MXFFI_GPU_BINARY(minimum, BinaryKind::kMinimum);
-MXFFI_GPU_RSCALAR(minimum, BinaryKind::kMinimum);
+MXFFI_GPU_BINARY(add, BinaryKind::kAdd, elemwise::AddOp);
+MXFFI_GPU_BINARY(subtract, BinaryKind::kSubtract, elemwise::SubtractOp);
+MXFFI_GPU_RSCALAR(subtract, BinaryKind::kSubtract, elemwise::SubtractOp);
+MXFFI_GPU_BINARY(multiply, BinaryKind::kMultiply, elemwise::MultiplyOp);
+MXFFI_GPU_BINARY(true_divide, BinaryKind::kDivide, elemwise::DivideOp);
+MXFFI_GPU_RSCALAR(true_divide, BinaryKind::kDivide, elemwise::DivideOp);
+MXFFI_GPU_BINARY(power, BinaryKind::kPower, elemwise::PowerOp);
+MXFFI_GPU_RSCALAR(power, BinaryKind::kPower, elemwise::PowerOp);
+MXFFI_GPU_BINARY(maximum, BinaryKind::kMaximum, elemwise::MaximumOp);
+MXFFI_GPU_RSCALAR(maximum, BinaryKind::kMaximum, elemwise::MaximumOp);
+MXFFI_GPU_BINARY(minimum, BinaryKind::kMinimum, elemwise::MinimumOp);
+MXFFI_GPU_RSCALAR(minimum, BinaryKind::kMinimum, elemwise::MinimumOp);
 
-MXFFI_EXTEND_OP(_npi_negative).set_attr<FCompute>("FCompute<gpu>", UnaryGpu<UnaryKind::kNegative>);
-MXFFI_EXTEND_OP(_npi_absolute).set_attr<FCompute>("FCompute<gpu>", UnaryGpu<UnaryKind::kAbsolute>);
-MXFFI_EXTEND_OP(_npi_square).set_attr<FCompute>("FCompute<gpu>", UnaryGpu<UnaryKind::kSquare>);
-MXFFI_EXTEND_OP(_npi_sqrt).set_attr<FCompute>("FCompute<gpu>", UnaryGpu<UnaryKind::kSqrt>);
-MXFFI_EXTEND_OP(_npi_exp).set_attr<FCompute>("FCompute<gpu>", UnaryGpu<UnaryKind::kExp>);
-MXFFI_EXTEND_OP(_npi_log).set_attr<FCompute>("FCompute<gpu>", UnaryGpu<UnaryKind::kLog>);
-MXFFI_EXTEND_OP(_npi_sign).set_attr<FCompute>("FCompute<gpu>", UnaryGpu<UnaryKind::kSign>);
-MXFFI_EXTEND_OP(relu).set_attr<FCompute>("FCompute<gpu>", UnaryGpu<UnaryKind::kRelu>);
+#define MXFFI_UNARY_OP(Kind, OpName, Name, Functor, Doc)      \
+  MXFFI_EXTEND_OP(OpName).set_attr<FCompute>("FCompute<gpu>", \
+                                             UnaryGpu<UnaryKind::k##Kind, elemwise::Functor>);
+#include "unary_ops.def"
+
 MXFFI_EXTEND_OP(quadratic).set_attr<FCompute>("FCompute<gpu>", QuadraticGpu);
 
 }  // namespace op

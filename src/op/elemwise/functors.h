@@ -1,14 +1,35 @@
 /*!
  * \file functors.h
- * \brief The value functions of add, subtract and multiply, shared by the dense kernels
- *  (binary_op.cc) and the sparse ones (sparse/binary_sparse.cc), so both give numpy's results
- *  bit for bit: integers wrap, bools add as logical or and multiply as logical and.
+ * \brief The value functions of the elementwise ops, each written once for both devices: g++
+ *  compiles them into the CPU kernels (binary_op.cc, unary_op.cc, quadratic_op.cc and the
+ *  sparse ops in ../sparse) and nvcc into the CUDA ones (elemwise_binary.cu, elemwise_unary.cu
+ *  and the sparse kernels in ../sparse), so both give numpy's results bit for bit: integers
+ *  wrap (the arithmetic is done in unsigned types, where C++ defines the wrap), bools add as
+ *  logical or and multiply as logical and, float16 and bfloat16 compute in float32 and round
+ *  once on store (the callers widen with ToAcc and store with FromAcc, half.h), maximum and
+ *  minimum propagate NaN.
+ *
+ * A binary functor has `static A Map(A a, A b)`, a unary one `A operator()(A x) const` (an
+ * object, so that quadratic carries its coefficients into a kernel), both computing in the
+ * accumulation type A; `Valid<T>()` says whether a kernel computes in the dtype T (type
+ * inference never asks for the others), kCost is the CPU's work per element for splitting
+ * loops across threads, and a unary functor's kRule is how its result dtype follows the
+ * input's (elemwise.cc's UnaryResultType). Adding a unary op is one functor here and one line
+ * in unary_ops.def.
+ *
+ * The transcendental functions are the C++ library's on the CPU and CUDA's on the device, so
+ * they may differ in the last bits. A multiply followed by an add is rounded twice on both
+ * devices: nvcc would contract it into one fused multiply-add, so the device uses the _rn
+ * intrinsics (MulRn, AddRn), which are never contracted.
  */
 #ifndef MXFFI_SRC_OP_ELEMWISE_FUNCTORS_H_
 #define MXFFI_SRC_OP_ELEMWISE_FUNCTORS_H_
 
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
+
+#include "../xinline.h"
 
 namespace mxffi {
 namespace op {
@@ -22,7 +43,35 @@ using Wide = std::make_unsigned_t<decltype(T() + T())>;
 template <typename T>
 constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
-/*! \brief x1 + x2 (bools: logical or). Map(a, b) computes in the accumulation type A. */
+/*! \return a * b, rounded (never fused with a following add). */
+template <typename A>
+MXFFI_XINLINE A MulRn(A a, A b) {
+#if MXFFI_DEVICE_CODE
+  if constexpr (std::is_same_v<A, float>) {
+    return __fmul_rn(a, b);
+  } else if constexpr (std::is_same_v<A, double>) {
+    return __dmul_rn(a, b);
+  }
+#endif
+  return a * b;
+}
+
+/*! \return a + b, rounded. */
+template <typename A>
+MXFFI_XINLINE A AddRn(A a, A b) {
+#if MXFFI_DEVICE_CODE
+  if constexpr (std::is_same_v<A, float>) {
+    return __fadd_rn(a, b);
+  } else if constexpr (std::is_same_v<A, double>) {
+    return __dadd_rn(a, b);
+  }
+#endif
+  return a + b;
+}
+
+// ---- binary ---------------------------------------------------------------------------------
+
+/*! \brief x1 + x2 (bools: logical or). */
 struct AddOp {
   static constexpr int64_t kCost = 1;
   template <typename T>
@@ -30,7 +79,7 @@ struct AddOp {
     return true;
   }
   template <typename A>
-  static A Map(A a, A b) {
+  static MXFFI_XINLINE A Map(A a, A b) {
     if constexpr (std::is_same_v<A, bool>) {
       return a || b;  // numpy: add of bools is logical or
     } else if constexpr (kIsInt<A>) {
@@ -49,7 +98,7 @@ struct SubtractOp {
     return !std::is_same_v<T, bool>;  // a TypeError at type inference
   }
   template <typename A>
-  static A Map(A a, A b) {
+  static MXFFI_XINLINE A Map(A a, A b) {
     if constexpr (kIsInt<A>) {
       return static_cast<A>(static_cast<Wide<A>>(a) - static_cast<Wide<A>>(b));
     } else {
@@ -66,7 +115,7 @@ struct MultiplyOp {
     return true;
   }
   template <typename A>
-  static A Map(A a, A b) {
+  static MXFFI_XINLINE A Map(A a, A b) {
     if constexpr (std::is_same_v<A, bool>) {
       return a && b;
     } else if constexpr (kIsInt<A>) {
@@ -74,6 +123,245 @@ struct MultiplyOp {
     } else {
       return a * b;
     }
+  }
+};
+
+/*! \brief x1 / x2, IEEE division (nvcc's default -prec-div=true). */
+struct DivideOp {
+  static constexpr int64_t kCost = 2;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_integral_v<T>;  // true divide always computes in a float dtype
+  }
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    return a / b;
+  }
+};
+
+/*! \brief x1 ** x2. */
+struct PowerOp {
+  static constexpr int64_t kCost = 8;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_same_v<T, bool>;  // bool ** bool computes in int8
+  }
+  template <typename A>
+  static MXFFI_XINLINE A Map(A base, A exp) {
+    if constexpr (kIsInt<A>) {
+      // numpy's integer power: square-and-multiply, wrapping; negative exponents were refused
+      // before the loop.
+      if (exp == 0 || base == 1) return 1;
+      Wide<A> b = static_cast<Wide<A>>(base);
+      Wide<A> r = (exp & 1) ? b : Wide<A>(1);
+      for (exp >>= 1; exp > 0; exp >>= 1) {
+        b *= b;
+        if (exp & 1) r *= b;
+      }
+      return static_cast<A>(r);
+    } else {
+      return std::pow(base, exp);
+    }
+  }
+};
+
+/*! \brief The larger of x1 and x2; NaN wins, equal values give x2, as numpy's. */
+struct MaximumOp {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  static constexpr bool Valid() {
+    return true;
+  }
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    if constexpr (std::is_floating_point_v<A>) {
+      return (a != a || a > b) ? a : b;  // a != a: a is NaN
+    } else {
+      return a > b ? a : b;
+    }
+  }
+};
+
+/*! \brief The smaller of x1 and x2; NaN wins. */
+struct MinimumOp {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  static constexpr bool Valid() {
+    return true;
+  }
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    if constexpr (std::is_floating_point_v<A>) {
+      return (a != a || a < b) ? a : b;
+    } else {
+      return a < b ? a : b;
+    }
+  }
+};
+
+// ---- unary ----------------------------------------------------------------------------------
+
+/*! \brief How a unary op's result dtype follows its input's (elemwise.cc's UnaryResultType). */
+enum class UnaryRule : int {
+  kSame,    // the input's dtype
+  kNoBool,  // the input's dtype; a bool input is a TypeError (numpy has no such loop)
+  kSquare,  // the input's dtype; a bool squares in int8
+  kFloat,   // floats keep theirs; a bool or an integer gives the smallest float holding it
+};
+
+/*! \brief -x; integers wrap (-(-128) of int8 is -128); not for bools. */
+struct NegativeOp {
+  static constexpr int64_t kCost = 1;
+  static constexpr UnaryRule kRule = UnaryRule::kNoBool;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_same_v<T, bool>;
+  }
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    if constexpr (kIsInt<A>) {
+      return static_cast<A>(Wide<A>(0) - static_cast<Wide<A>>(x));
+    } else {
+      return -x;
+    }
+  }
+};
+
+/*! \brief |x|; the identity for unsigned and bool; abs(-128) of int8 wraps to -128. */
+struct AbsoluteOp {
+  static constexpr int64_t kCost = 1;
+  static constexpr UnaryRule kRule = UnaryRule::kSame;
+  template <typename T>
+  static constexpr bool Valid() {
+    return true;
+  }
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    if constexpr (std::is_floating_point_v<A>) {
+      return std::fabs(x);
+    } else if constexpr (kIsInt<A> && std::is_signed_v<A>) {
+      return x < 0 ? static_cast<A>(Wide<A>(0) - static_cast<Wide<A>>(x)) : x;
+    } else {
+      return x;
+    }
+  }
+};
+
+/*! \brief x * x; bools square in int8. */
+struct SquareOp {
+  static constexpr int64_t kCost = 1;
+  static constexpr UnaryRule kRule = UnaryRule::kSquare;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_same_v<T, bool>;
+  }
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    if constexpr (kIsInt<A>) {
+      return static_cast<A>(static_cast<Wide<A>>(x) * static_cast<Wide<A>>(x));
+    } else {
+      return x * x;
+    }
+  }
+};
+
+/*! \brief numpy's sign: -1, 0 or 1 in x's dtype; NaN stays NaN, -0.0 gives 0.0. */
+struct SignOp {
+  static constexpr int64_t kCost = 1;
+  static constexpr UnaryRule kRule = UnaryRule::kNoBool;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_same_v<T, bool>;
+  }
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    if constexpr (std::is_floating_point_v<A>) {
+      return x > 0 ? A(1) : x < 0 ? A(-1) : x == 0 ? A(0) : x;  // the last: NaN
+    } else if constexpr (std::is_signed_v<A>) {
+      return static_cast<A>((x > 0) - (x < 0));
+    } else {
+      return static_cast<A>(x > 0);
+    }
+  }
+};
+
+/*! \brief MXNet's relu, max(x, 0) in x's dtype; NaN stays NaN (as np.maximum(x, 0)). */
+struct ReluOp {
+  static constexpr int64_t kCost = 1;
+  static constexpr UnaryRule kRule = UnaryRule::kSame;
+  template <typename T>
+  static constexpr bool Valid() {
+    return true;
+  }
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    if constexpr (std::is_same_v<A, bool> || std::is_unsigned_v<A>) {
+      return x;
+    } else if constexpr (std::is_floating_point_v<A>) {
+      return x > 0 || x != x ? x : A(0);
+    } else {
+      return x > 0 ? x : A(0);
+    }
+  }
+};
+
+/*!
+ * \brief What the float-only unary ops share: they compute in a float dtype only (an integer
+ *  or bool input was given a float result dtype, kFloat) and cost about a libm call each.
+ */
+struct FloatUnary {
+  static constexpr int64_t kCost = 8;
+  static constexpr UnaryRule kRule = UnaryRule::kFloat;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_integral_v<T>;
+  }
+};
+
+/*! \brief A float-only unary op Name computing fn(x) (std::sqrt: correctly rounded on both). */
+#define MXFFI_FLOAT_UNARY_FUNCTOR(Name, fn) \
+  struct Name : FloatUnary {                \
+    template <typename A>                   \
+    MXFFI_XINLINE A operator()(A x) const { \
+      return fn(x);                         \
+    }                                       \
+  }
+
+MXFFI_FLOAT_UNARY_FUNCTOR(SqrtOp, std::sqrt);
+MXFFI_FLOAT_UNARY_FUNCTOR(ExpOp, std::exp);
+MXFFI_FLOAT_UNARY_FUNCTOR(LogOp, std::log);
+// [sin_functor.begin]
+MXFFI_FLOAT_UNARY_FUNCTOR(SinOp, std::sin);
+// [sin_functor.end]
+
+/*! \brief The input converted to the output's dtype (the _cast op's kernel on the GPU). */
+struct IdentityOp {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  static constexpr bool Valid() {
+    return true;
+  }
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    return x;
+  }
+};
+
+/*!
+ * \brief a*x**2 + b*x + c, the coefficients converted to A and every product and sum rounded:
+ *  ((a*x)*x + b*x) + c.
+ */
+struct QuadraticOp {
+  static constexpr int64_t kCost = 3;
+  double a, b, c;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_integral_v<T>;
+  }
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    const A ca = static_cast<A>(a), cb = static_cast<A>(b), cc = static_cast<A>(c);
+    return AddRn(AddRn(MulRn(MulRn(ca, x), x), MulRn(cb, x)), cc);
   }
 };
 

@@ -7,6 +7,7 @@
 #include "../infer.h"
 #include "../promote.h"
 #include "broadcast.h"
+#include "functors.h"
 
 namespace mxffi {
 namespace op {
@@ -19,34 +20,42 @@ void QuadraticType(const OpAttrs&, Span<const DLDataType> in, Span<DLDataType> o
   out[0] = IsFloating(in[0]) ? in[0] : DLDataType{kDLFloat, 64, 1};
 }
 
+namespace {
+
+/*! \brief out = f(x) computed in T (a float dtype), x read through its strides as T. */
+template <typename T>
+void QuadraticKernel(const elemwise::QuadraticOp& f, const DLTensor& x, const DLTensor& out,
+                     int64_t n) {
+  using A = typename AccType<T>::type;
+  const DLTensor* ins[1] = {&x};
+  const elemwise::StridedLoop<2> loop(out, ins);
+  const int64_t sx = loop.stride[1][loop.ndim - 1];
+  const elemwise::Operand<T> ox(x, "quadratic");
+  T* o = DataPtr<T>(out);
+  elemwise::RunParallel(n, f.kCost, [&](int64_t begin, int64_t end) {
+    loop.ForEachRun(begin, end, [&](const int64_t* off, int64_t len) {
+      elemwise::UnaryRunAs<T>(ox, off[1], sx, o + off[0], len,
+                              [&](const T* px, int64_t s, T* y, int64_t m) {
+                                const elemwise::QuadraticOp q = f;  // a local: never aliased
+                                for (int64_t i = 0; i < m; ++i) y[i] = T(q(A(px[i * s])));
+                              });
+    });
+  });
+}
+
+}  // namespace
+
 void QuadraticCompute(const OpAttrs& attrs, const OpContext&, Span<const DLTensor> in,
                       Span<const OpReqType>, Span<const DLTensor> out) {
   const QuadraticParam& p = attrs.get<QuadraticParam>();
   const int64_t n = NumElements(out[0]);
   if (n == 0) return;
-  const DLTensor* ins[1] = {&in[0]};
-  const elemwise::StridedLoop<2> loop(out[0], ins);
-  const int64_t sx = loop.stride[1][loop.ndim - 1];
+  const elemwise::QuadraticOp f{p.a, p.b, p.c};
   MXFFI_TYPE_SWITCH(out[0].dtype, "quadratic", T, {
-    if constexpr (std::is_integral_v<T>) {
-      MXFFI_THROW(TypeError) << "quadratic: no kernel computes in "
-                             << DataTypeToString(out[0].dtype);
+    if constexpr (elemwise::QuadraticOp::Valid<T>()) {
+      QuadraticKernel<T>(f, in[0], out[0], n);
     } else {
-      using A = typename AccType<T>::type;
-      const A a = static_cast<A>(p.a), b = static_cast<A>(p.b), c = static_cast<A>(p.c);
-      const elemwise::Operand<T> ox(in[0], "quadratic");
-      T* o = DataPtr<T>(out[0]);
-      elemwise::RunParallel(n, 3, [&](int64_t begin, int64_t end) {
-        loop.ForEachRun(begin, end, [&](const int64_t* off, int64_t len) {
-          elemwise::UnaryRunAs<T>(ox, off[1], sx, o + off[0], len,
-                                  [&](const T* x, int64_t s, T* y, int64_t m) {
-                                    for (int64_t i = 0; i < m; ++i) {
-                                      const A v = A(x[i * s]);
-                                      y[i] = T(a * v * v + b * v + c);
-                                    }
-                                  });
-        });
-      });
+      ThrowNoKernel("quadratic", out[0].dtype);
     }
   });
 }

@@ -10,9 +10,7 @@
 #include <type_traits>
 
 #include "init_cuda.h"
-#include "ndarray/cuda/cuda_common.h"
-#include "ndarray/cuda/kernel_util.cuh"
-#include "op/elemwise/elemwise_functors.cuh"
+#include "op/cuda_kernel.cuh"
 
 namespace mxffi {
 namespace cuda {
@@ -40,7 +38,7 @@ __device__ __forceinline__ T ArangeValue(double v) {
   if constexpr (std::is_same_v<T, uint64_t>) {
     if (v >= 9.2233720368547758e18 && v < 1.8446744073709552e19) return static_cast<T>(v);
   }
-  return elemwise::CastOne<T>(v);
+  return CastOne<T>(v);
 }
 
 template <typename T>
@@ -107,7 +105,7 @@ void Arange(const DLTensor& out, double start, double step, const char* fname, v
   const int64_t n = NumElements(out);
   if (n == 0) return;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
-  MXFFI_CUDA_TYPE_SWITCH(out.dtype, fname, T, {
+  MXFFI_TYPE_SWITCH(out.dtype, fname, T, {
     ArangeKernel<T><<<Blocks(n), kThreads, 0, s>>>(DataPtr<T>(out), start, step, n);
   });
   MXFFI_CUDA_CHECK_LAUNCH(fname);

@@ -1,7 +1,8 @@
 /*!
  * \file init_gpu.cc
- * \brief FCompute<gpu> of _zeros, _ones, _full, _arange, _copy and _cast (src/op/init), launching
- *  the kernels of init.cu and ../elemwise/elemwise.cu on the op's stream.
+ * \brief FCompute<gpu> of _zeros, _ones, _full, _arange, _copy and _cast (src/op/init): the
+ *  kernels of init_op.h, written once for both devices, with a CUDA device's pieces (the kernels
+ *  of init.cu and, for _cast, ../elemwise/elemwise_unary.cu) in the op's stream.
  *
  * Fill values are converted to the output's dtype here, by the CPU kernel's own conversion, so
  * both devices store the same bits.
@@ -19,70 +20,44 @@
 
 namespace mxffi {
 namespace op {
-namespace {
 
-/*! \return the bits of value stored as dtype, as the CPU's Fill converts it (0 for +0.0). */
-uint64_t FillBits(DLDataType dtype, double value, const char* name) {
-  if (value == 0.0 && !std::signbit(value)) return 0;
+void Fill(gpu, const OpContext& ctx, const DLTensor& t, double value, const char* fname) {
+  // The bits of value stored as t's dtype, as the CPU's Fill converts it (0 for +0.0).
   uint64_t bits = 0;
-  MXFFI_TYPE_SWITCH(dtype, name, DType, {
-    const DType v = static_cast<DType>(value);
-    std::memcpy(&bits, &v, sizeof(DType));
-  });
-  return bits;
-}
-
-void ZerosGpu(const OpAttrs&, const OpContext& ctx, Span<const DLTensor>, Span<const OpReqType>,
-              Span<const DLTensor> out) {
-  cuda::Fill(out[0], 0, "zeros", ctx.stream);
-}
-
-void OnesGpu(const OpAttrs&, const OpContext& ctx, Span<const DLTensor>, Span<const OpReqType>,
-             Span<const DLTensor> out) {
-  cuda::Fill(out[0], FillBits(out[0].dtype, 1.0, "ones"), "ones", ctx.stream);
-}
-
-void FullGpu(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor>,
-             Span<const OpReqType>, Span<const DLTensor> out) {
-  const double value = attrs.get<InitParam>().value;
-  cuda::Fill(out[0], FillBits(out[0].dtype, value, "full"), "full", ctx.stream);
-}
-
-void ArangeGpu(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor>,
-               Span<const OpReqType>, Span<const DLTensor> out) {
-  const ArangeParam& p = attrs.get<ArangeParam>();
-  cuda::Arange(out[0], p.start, p.step, "arange", ctx.stream);
-}
-
-void CopyGpu(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in, Span<const OpReqType>,
-             Span<const DLTensor> out) {
-  cuda::CopyToContiguous(in[0], out[0], "copy", ctx.stream);
-}
-
-void CastGpu(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in, Span<const OpReqType>,
-             Span<const DLTensor> out) {
-  if (SameDType(in[0].dtype, out[0].dtype)) {
-    cuda::CopyToContiguous(in[0], out[0], "astype", ctx.stream);
-    return;
+  if (!(value == 0.0 && !std::signbit(value))) {
+    MXFFI_TYPE_SWITCH(t.dtype, fname, DType, {
+      const DType v = static_cast<DType>(value);
+      std::memcpy(&bits, &v, sizeof(DType));
+    });
   }
-  if (NumElements(out[0]) == 0) return;
-  const DLTensor* ins[1] = {&in[0]};
-  const elemwise::StridedLoop<2> loop(out[0], ins);
-  cuda::ElemInput x;
-  x.data = DataPtr<const char>(in[0]);
-  x.dtype = in[0].dtype;
-  cuda::UnaryElemwise(cuda::UnaryOpCode::kIdentity, x, cuda::LayoutOf<1>(loop), out[0], nullptr,
-                      "astype", ctx.stream);
+  cuda::Fill(t, bits, fname, ctx.stream);
 }
 
-}  // namespace
+void Arange(gpu, const OpContext& ctx, const DLTensor& out, double start, double step,
+            const char* fname) {
+  cuda::Arange(out, start, step, fname, ctx.stream);
+}
 
-MXFFI_EXTEND_OP(_zeros).set_attr<FCompute>("FCompute<gpu>", ZerosGpu);
-MXFFI_EXTEND_OP(_ones).set_attr<FCompute>("FCompute<gpu>", OnesGpu);
-MXFFI_EXTEND_OP(_full).set_attr<FCompute>("FCompute<gpu>", FullGpu);
-MXFFI_EXTEND_OP(_arange).set_attr<FCompute>("FCompute<gpu>", ArangeGpu);
-MXFFI_EXTEND_OP(_copy).set_attr<FCompute>("FCompute<gpu>", CopyGpu);
-MXFFI_EXTEND_OP(_cast).set_attr<FCompute>("FCompute<gpu>", CastGpu);
+void Copy(gpu, const OpContext& ctx, const DLTensor& x, const DLTensor& out, const char* fname) {
+  cuda::CopyToContiguous(x, out, fname, ctx.stream);
+}
+
+void Cast(gpu, const OpContext& ctx, const DLTensor& x, const DLTensor& out, const char* fname) {
+  if (NumElements(out) == 0) return;
+  const DLTensor* ins[1] = {&x};
+  const elemwise::StridedLoop<2> loop(out, ins);
+  cuda::ElemInput in;
+  in.data = DataPtr<const char>(x);
+  in.dtype = x.dtype;
+  cuda::UnaryElemwise(elemwise::IdentityOp{}, in, loop, out, fname, ctx.stream);
+}
+
+MXFFI_EXTEND_OP(_zeros).set_attr<FCompute>("FCompute<gpu>", FillCompute<gpu, 0>);
+MXFFI_EXTEND_OP(_ones).set_attr<FCompute>("FCompute<gpu>", FillCompute<gpu, 1>);
+MXFFI_EXTEND_OP(_full).set_attr<FCompute>("FCompute<gpu>", FullCompute<gpu>);
+MXFFI_EXTEND_OP(_arange).set_attr<FCompute>("FCompute<gpu>", ArangeCompute<gpu>);
+MXFFI_EXTEND_OP(_copy).set_attr<FCompute>("FCompute<gpu>", CopyCompute<gpu>);
+MXFFI_EXTEND_OP(_cast).set_attr<FCompute>("FCompute<gpu>", CastCompute<gpu>);
 
 }  // namespace op
 }  // namespace mxffi

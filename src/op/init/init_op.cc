@@ -41,35 +41,6 @@ void InitType(const OpAttrs& attrs, Span<const DLDataType>, Span<DLDataType> out
   out[0] = p.dtype.is_none ? DLDataType{kDLFloat, 64, 1} : p.dtype.dtype;
 }
 
-/*! \brief Every element of t set to value (converted as a numpy assignment would). */
-void Fill(const DLTensor& t, double value, const char* name) {
-  int64_t n = NumElements(t);
-  if (value == 0.0 && !std::signbit(value)) {
-    std::memset(DataPtr<char>(t), 0, n * DataTypeBytes(t.dtype));
-    return;
-  }
-  MXFFI_TYPE_SWITCH(t.dtype, name, DType, {
-    DType v = static_cast<DType>(value);
-    DType* out = DataPtr<DType>(t);
-    ParallelFor(n, 1, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) out[i] = v;
-    });
-  });
-}
-
-void ZerosCompute(const OpAttrs&, const OpContext&, Span<const DLTensor>, Span<const OpReqType>,
-                  Span<const DLTensor> out) {
-  Fill(out[0], 0.0, "zeros");
-}
-void OnesCompute(const OpAttrs&, const OpContext&, Span<const DLTensor>, Span<const OpReqType>,
-                 Span<const DLTensor> out) {
-  Fill(out[0], 1.0, "ones");
-}
-void FullCompute(const OpAttrs& attrs, const OpContext&, Span<const DLTensor>,
-                 Span<const OpReqType>, Span<const DLTensor> out) {
-  Fill(out[0], attrs.get<InitParam>().value, "full");
-}
-
 }  // namespace
 
 int64_t ArangeLength(const ArangeParam& p, const char* name) {
@@ -90,62 +61,47 @@ void ArangeType(const OpAttrs& attrs, Span<const DLDataType>, Span<DLDataType> o
   const ArangeParam& p = attrs.get<ArangeParam>();
   out[0] = p.dtype.is_none ? DLDataType{kDLFloat, 64, 1} : p.dtype.dtype;
 }
-void ArangeCompute(const OpAttrs& attrs, const OpContext&, Span<const DLTensor>,
-                   Span<const OpReqType>, Span<const DLTensor> out) {
-  const ArangeParam& p = attrs.get<ArangeParam>();
-  MXFFI_TYPE_SWITCH(out[0].dtype, "arange", DType, {
-    DType* o = DataPtr<DType>(out[0]);
-    int64_t n = NumElements(out[0]);
-    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<DType>(p.start + i * p.step);
-  });
-}
-
-void CopyCompute(const OpAttrs&, const OpContext&, Span<const DLTensor> in, Span<const OpReqType>,
-                 Span<const DLTensor> out) {
-  if (simd::TiledCopy(in[0], out[0])) return;  // a transposed input, in cache-sized tiles
-  NDArray::CopyFromTo(in[0], out[0]);
-}
-
-/*! \brief One element converted as numpy's astype does (unsafe casting). */
-template <typename To, typename From>
-inline To CastOne(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return static_cast<typename AccType<From>::type>(v) != 0;
-  } else if constexpr (std::is_integral_v<To> && !std::is_integral_v<From>) {
-    // Float to int: out of range and NaN are undefined in C++; give what x86 numpy gives.
-    double d = static_cast<double>(static_cast<typename AccType<From>::type>(v));
-    if (!(d >= -9.2233720368547758e18 && d < 9.2233720368547758e18)) {
-      return static_cast<To>(std::numeric_limits<int64_t>::min());
-    }
-    return static_cast<To>(static_cast<int64_t>(d));
-  } else if constexpr (std::is_same_v<To, half_t> || std::is_same_v<To, bf16_t>) {
-    if constexpr (std::is_same_v<From, double>) {
-      // Round double to the 16-bit type through float: the same as numpy except in rare
-      // double-rounding ties.
-      return To(static_cast<float>(v));
-    } else {
-      return To(static_cast<float>(static_cast<typename AccType<From>::type>(v)));
-    }
-  } else {
-    return static_cast<To>(static_cast<typename AccType<From>::type>(v));
-  }
-}
-
 void CastType(const OpAttrs& attrs, Span<const DLDataType>, Span<DLDataType> out) {
   out[0] = attrs.get<CastParam>().dtype.dtype;
 }
 
-void CastCompute(const OpAttrs&, const OpContext&, Span<const DLTensor> in, Span<const OpReqType>,
-                 Span<const DLTensor> out) {
-  int64_t n = NumElements(in[0]);
-  if (SameDType(in[0].dtype, out[0].dtype)) {
-    NDArray::CopyFromTo(in[0], out[0]);
+}  // namespace
+
+void Fill(cpu, const OpContext&, const DLTensor& t, double value, const char* fname) {
+  int64_t n = NumElements(t);
+  if (value == 0.0 && !std::signbit(value)) {
+    std::memset(DataPtr<char>(t), 0, n * DataTypeBytes(t.dtype));
     return;
   }
-  MXFFI_TYPE_SWITCH(in[0].dtype, "astype", SrcType, {
-    MXFFI_TYPE_SWITCH(out[0].dtype, "astype", DstType, {
-      const SrcType* src = DataPtr<SrcType>(in[0]);
-      DstType* dst = DataPtr<DstType>(out[0]);
+  MXFFI_TYPE_SWITCH(t.dtype, fname, DType, {
+    DType v = static_cast<DType>(value);
+    DType* out = DataPtr<DType>(t);
+    ParallelFor(n, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) out[i] = v;
+    });
+  });
+}
+
+void Arange(cpu, const OpContext&, const DLTensor& out, double start, double step,
+            const char* fname) {
+  MXFFI_TYPE_SWITCH(out.dtype, fname, DType, {
+    DType* o = DataPtr<DType>(out);
+    int64_t n = NumElements(out);
+    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<DType>(start + i * step);
+  });
+}
+
+void Copy(cpu, const OpContext&, const DLTensor& x, const DLTensor& out, const char*) {
+  if (simd::TiledCopy(x, out)) return;  // a transposed input, in cache-sized tiles
+  NDArray::CopyFromTo(x, out);
+}
+
+void Cast(cpu, const OpContext&, const DLTensor& x, const DLTensor& out, const char* fname) {
+  int64_t n = NumElements(x);
+  MXFFI_TYPE_SWITCH(x.dtype, fname, SrcType, {
+    MXFFI_TYPE_SWITCH(out.dtype, fname, DstType, {
+      const SrcType* src = DataPtr<SrcType>(x);
+      DstType* dst = DataPtr<DstType>(out);
       ParallelFor(n, 2, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) dst[i] = CastOne<DstType, SrcType>(src[i]);
       });
@@ -153,15 +109,13 @@ void CastCompute(const OpAttrs&, const OpContext&, Span<const DLTensor> in, Span
   });
 }
 
-}  // namespace
-
 MXFFI_REGISTER_OP(_zeros)
     .describe("An array of zeros.")
     .set_num_inputs(0)
     .set_param<InitParam>()
     .set_attr<FInferShape>("FInferShape", InitShape)
     .set_attr<FInferType>("FInferType", InitType)
-    .set_attr<FCompute>("FCompute<cpu>", ZerosCompute);
+    .set_attr<FCompute>("FCompute<cpu>", FillCompute<cpu, 0>);
 
 MXFFI_REGISTER_OP(_ones)
     .describe("An array of ones.")
@@ -169,7 +123,7 @@ MXFFI_REGISTER_OP(_ones)
     .set_param<InitParam>()
     .set_attr<FInferShape>("FInferShape", InitShape)
     .set_attr<FInferType>("FInferType", InitType)
-    .set_attr<FCompute>("FCompute<cpu>", OnesCompute);
+    .set_attr<FCompute>("FCompute<cpu>", FillCompute<cpu, 1>);
 
 MXFFI_REGISTER_OP(_full)
     .describe("An array filled with value.")
@@ -177,7 +131,7 @@ MXFFI_REGISTER_OP(_full)
     .set_param<InitParam>()
     .set_attr<FInferShape>("FInferShape", InitShape)
     .set_attr<FInferType>("FInferType", InitType)
-    .set_attr<FCompute>("FCompute<cpu>", FullCompute);
+    .set_attr<FCompute>("FCompute<cpu>", FullCompute<cpu>);
 
 MXFFI_REGISTER_OP(_arange)
     .describe("Evenly spaced values in [start, stop).")
@@ -185,7 +139,7 @@ MXFFI_REGISTER_OP(_arange)
     .set_param<ArangeParam>()
     .set_attr<FInferShape>("FInferShape", ArangeShape)
     .set_attr<FInferType>("FInferType", ArangeType)
-    .set_attr<FCompute>("FCompute<cpu>", ArangeCompute);
+    .set_attr<FCompute>("FCompute<cpu>", ArangeCompute<cpu>);
 
 MXFFI_REGISTER_OP(_copy)
     .describe("A C-contiguous copy of the input.")
@@ -193,7 +147,7 @@ MXFFI_REGISTER_OP(_copy)
     .set_attr<FInferShape>("FInferShape", UnaryShape)
     .set_attr<FInferType>("FInferType", UnaryType)
     .set_attr<bool>("TStridedInputs", true)
-    .set_attr<FCompute>("FCompute<cpu>", CopyCompute);
+    .set_attr<FCompute>("FCompute<cpu>", CopyCompute<cpu>);
 
 MXFFI_REGISTER_OP(_cast)
     .describe("The input converted to dtype, elementwise (numpy's unsafe casting).")
@@ -201,7 +155,7 @@ MXFFI_REGISTER_OP(_cast)
     .set_param<CastParam>()
     .set_attr<FInferShape>("FInferShape", UnaryShape)
     .set_attr<FInferType>("FInferType", CastType)
-    .set_attr<FCompute>("FCompute<cpu>", CastCompute);
+    .set_attr<FCompute>("FCompute<cpu>", CastCompute<cpu>);
 
 }  // namespace op
 }  // namespace mxffi

@@ -7,6 +7,8 @@
 
 #include <mxffi/op/param.h>
 
+#include "../xpu.h"
+
 namespace mxffi {
 namespace op {
 
@@ -50,6 +52,72 @@ struct CastParam : public dmlc::Parameter<CastParam> {
 
 /*! \return the number of values _arange makes; ValueError for a zero step or a non-finite bound. */
 int64_t ArangeLength(const ArangeParam& p, const char* name);
+
+// ---- kernels, written once for both devices (MXNet's FillCompute<xpu>) ----------------------
+// Each device gives the pieces (init_op.cc for the CPU, init_gpu.cc for a CUDA device, in the
+// context's stream); the FCompute templates below are registered with cpu and gpu.
+
+/*!
+ * \brief Every element of the C-contiguous t set to value, converted as numpy's assignment
+ *  converts it (+0.0: all-zero bits).
+ */
+void Fill(cpu, const OpContext& ctx, const DLTensor& t, double value, const char* fname);
+void Fill(gpu, const OpContext& ctx, const DLTensor& t, double value, const char* fname);
+
+/*! \brief out[i] = start + i * step, computed in float64 and converted to out's dtype. */
+void Arange(cpu, const OpContext& ctx, const DLTensor& out, double start, double step,
+            const char* fname);
+void Arange(gpu, const OpContext& ctx, const DLTensor& out, double start, double step,
+            const char* fname);
+
+/*! \brief out (C-contiguous) = x (the same shape and dtype, any strides). */
+void Copy(cpu, const OpContext& ctx, const DLTensor& x, const DLTensor& out, const char* fname);
+void Copy(gpu, const OpContext& ctx, const DLTensor& x, const DLTensor& out, const char* fname);
+
+/*! \brief out = x converted to out's dtype, another than x's, as numpy's astype (CastOne). */
+void Cast(cpu, const OpContext& ctx, const DLTensor& x, const DLTensor& out, const char* fname);
+void Cast(gpu, const OpContext& ctx, const DLTensor& x, const DLTensor& out, const char* fname);
+
+/*! \brief _zeros (kValue 0) and _ones (kValue 1). */
+template <typename xpu, int kValue>
+void FillCompute(const OpAttrs&, const OpContext& ctx, Span<const DLTensor>, Span<const OpReqType>,
+                 Span<const DLTensor> out) {
+  Fill(xpu{}, ctx, out[0], kValue, kValue == 0 ? "zeros" : "ones");
+}
+
+/*! \brief _full: the parameter's value. */
+template <typename xpu>
+void FullCompute(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor>,
+                 Span<const OpReqType>, Span<const DLTensor> out) {
+  Fill(xpu{}, ctx, out[0], attrs.get<InitParam>().value, "full");
+}
+
+/*! \brief _arange. */
+template <typename xpu>
+void ArangeCompute(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor>,
+                   Span<const OpReqType>, Span<const DLTensor> out) {
+  const ArangeParam& p = attrs.get<ArangeParam>();
+  Arange(xpu{}, ctx, out[0], p.start, p.step, "arange");
+}
+
+/*! \brief _copy. */
+template <typename xpu>
+void CopyCompute(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in,
+                 Span<const OpReqType>, Span<const DLTensor> out) {
+  Copy(xpu{}, ctx, in[0], out[0], "copy");
+}
+
+/*! \brief _cast: a copy to the same dtype, a conversion to another. */
+template <typename xpu>
+void CastCompute(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in,
+                 Span<const OpReqType>, Span<const DLTensor> out) {
+  const DLDataType a = in[0].dtype, b = out[0].dtype;
+  if (a.code == b.code && a.bits == b.bits && a.lanes == b.lanes) {
+    Copy(xpu{}, ctx, in[0], out[0], "astype");
+  } else {
+    Cast(xpu{}, ctx, in[0], out[0], "astype");
+  }
+}
 
 }  // namespace op
 }  // namespace mxffi

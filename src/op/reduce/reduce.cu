@@ -1,9 +1,9 @@
 /*!
  * \file reduce.cu
  * \brief The reduction CUDA kernels: sum, mean, max and min over any set of axes of a strided
- *  array, accumulating as the CPU kernel does (src/op/reduce/reduce_op.cc): integer sums in
- *  unsigned arithmetic (numpy's wraparound), float16/bfloat16 in float, max and min propagating
- *  NaN, mean dividing the sum by the count (integer means through float64, as numpy).
+ *  array, with the CPU kernel's reducers (reducers.h): integer sums in unsigned arithmetic
+ *  (numpy's wraparound), float16/bfloat16 in float, max and min propagating NaN, mean dividing
+ *  the sum by the count (integer means through float64, as numpy).
  *
  * Two layouts, as the CPU has them:
  *   - the innermost reduced axis has the smallest stride (or everything is reduced): a warp
@@ -22,9 +22,9 @@
 #include <cstring>
 #include <type_traits>
 
-#include "ndarray/cuda/cuda_common.h"
-#include "ndarray/cuda/kernel_util.cuh"
+#include "op/cuda_kernel.cuh"
 #include "reduce_cuda.h"
+#include "reducers.h"
 
 namespace mxffi {
 namespace cuda {
@@ -38,108 +38,13 @@ constexpr int64_t kTargetThreads = 1 << 18;
 constexpr int64_t kMinWarpChunk = 2048;
 constexpr int64_t kMinThreadChunk = 64;
 
-template <typename T>
-constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
-/*! \brief The smallest and largest values of an integer or bool type. */
-template <typename T>
-__host__ __device__ constexpr T Lowest() {
-  if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
-    return T(0);
-  } else {
-    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(1) << (sizeof(T) * 8 - 1));
-  }
-}
-template <typename T>
-__host__ __device__ constexpr T Highest() {
-  if constexpr (std::is_same_v<T, bool>) {
-    return true;
-  } else {
-    return static_cast<T>(~Lowest<T>());
-  }
-}
-
-struct SumR {
-  template <typename A>
-  __device__ static A Identity() {
-    return A(0);
-  }
-  template <typename A>
-  __device__ static A Combine(A a, A b) {
-    if constexpr (std::is_same_v<A, bool>) {
-      return a || b;
-    } else {
-      return a + b;
-    }
-  }
-};
-
-struct MaxR {
-  template <typename A>
-  __device__ static A Identity() {
-    if constexpr (std::is_floating_point_v<A>) {
-      return static_cast<A>(-INFINITY);
-    } else {
-      return Lowest<A>();
-    }
-  }
-  template <typename A>
-  __device__ static A Combine(A a, A b) {
-    return ((a > b) | (a != a)) ? a : b;  // NOLINT(misc-redundant-expression): NaN wins
-  }
-};
-
-struct MinR {
-  template <typename A>
-  __device__ static A Identity() {
-    if constexpr (std::is_floating_point_v<A>) {
-      return static_cast<A>(INFINITY);
-    } else {
-      return Highest<A>();
-    }
-  }
-  template <typename A>
-  __device__ static A Combine(A a, A b) {
-    return ((a < b) | (a != a)) ? a : b;  // NOLINT(misc-redundant-expression)
-  }
-};
-
-/*!
- * \brief The type a reduction accumulates in (the CPU's choice): integer sums in uint32 or
- *  uint64 (the result is taken modulo 2^bits), the halves in float, everything else in Out.
- */
-template <typename R, typename Out>
-using RedAcc =
-    std::conditional_t<std::is_same_v<R, SumR> && kIsInt<Out>,
-                       std::conditional_t<sizeof(Out) == 8, uint64_t, uint32_t>, AccT<Out>>;
-
-/*! \brief One input element as the accumulator sees it: converted to Out, then to Acc. */
-template <typename Acc, typename Out, typename In>
-__device__ __forceinline__ Acc Load(In x) {
-  return static_cast<Acc>(static_cast<AccT<Out>>(ToAcc(x)));
-}
-
-/*! \brief The output value of an accumulator: a cast, or for mean the sum over count. */
-template <bool kMean, typename Out, typename Acc>
-__device__ __forceinline__ Out Finish(Acc acc, int64_t count) {
-  if constexpr (!kMean) {
-    return FromAcc<Out>(acc);
-  } else if constexpr (std::is_floating_point_v<Acc>) {
-    return FromAcc<Out>(acc / static_cast<Acc>(count));
-  } else {
-    // An integer or bool mean (dtype=int...): the wrapped sum divided as float64, then cast
-    // back unsafely, as numpy (and the CPU kernel) do.
-    const double q = static_cast<double>(static_cast<Out>(acc)) / static_cast<double>(count);
-    if constexpr (std::is_same_v<Out, bool>) {
-      return q != 0;
-    } else {
-      if (!(q >= -9.2233720368547758e18 && q < 9.2233720368547758e18)) {
-        return static_cast<Out>(static_cast<uint64_t>(1) << 63);
-      }
-      return static_cast<Out>(static_cast<int64_t>(q));
-    }
-  }
-}
+using op::reduce::Finish;
+using op::reduce::kIsInt;
+using op::reduce::Load;
+using op::reduce::MaxOp;
+using op::reduce::MinOp;
+using op::reduce::RedAcc;
+using op::reduce::SumOp;
 
 /*! \brief v from the lane lane ^ mask of the warp, for any accumulator type. */
 template <typename A>
@@ -339,11 +244,11 @@ void Dispatch(const DLTensor& in, const DLTensor& out, const ReduceLayout& l, vo
               const char* fname, cudaStream_t stream) {
   const bool same = in.dtype.code == out.dtype.code && in.dtype.bits == out.dtype.bits &&
                     in.dtype.lanes == out.dtype.lanes;
-  MXFFI_CUDA_TYPE_SWITCH(in.dtype, fname, In, {
+  MXFFI_TYPE_SWITCH(in.dtype, fname, In, {
     using Natural = std::conditional_t<kMean, MeanOut<In>, SumOut<In>>;
     if (same) {
       Launch<R, kMean, In, In>(in, out, l, scratch, fname, stream);
-    } else if constexpr (std::is_same_v<R, SumR> && !std::is_same_v<Natural, In>) {
+    } else if constexpr (std::is_same_v<R, SumOp> && !std::is_same_v<Natural, In>) {
       if (IsDType<Natural>(out.dtype)) {
         Launch<R, kMean, In, Natural>(in, out, l, scratch, fname, stream);
       } else {
@@ -372,13 +277,13 @@ void Reduce(ReduceOpCode op, const DLTensor& in, const DLTensor& out, const Redu
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   switch (op) {
     case ReduceOpCode::kSum:
-      return Dispatch<SumR, false>(in, out, layout, scratch, fname, s);
+      return Dispatch<SumOp, false>(in, out, layout, scratch, fname, s);
     case ReduceOpCode::kMean:
-      return Dispatch<SumR, true>(in, out, layout, scratch, fname, s);
+      return Dispatch<SumOp, true>(in, out, layout, scratch, fname, s);
     case ReduceOpCode::kMax:
-      return Dispatch<MaxR, false>(in, out, layout, scratch, fname, s);
+      return Dispatch<MaxOp, false>(in, out, layout, scratch, fname, s);
     case ReduceOpCode::kMin:
-      return Dispatch<MinR, false>(in, out, layout, scratch, fname, s);
+      return Dispatch<MinOp, false>(in, out, layout, scratch, fname, s);
   }
   MXFFI_THROW(ValueError) << fname << ": unknown reduction code " << static_cast<int>(op);
 }

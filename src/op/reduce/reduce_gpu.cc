@@ -49,8 +49,7 @@ NDArray ConvertOnDevice(const OpContext& ctx, const DLTensor& x, DLDataType dtyp
   cuda::ElemInput in;
   in.data = DataPtr<const char>(x);
   in.dtype = x.dtype;
-  cuda::UnaryElemwise(cuda::UnaryOpCode::kIdentity, in, cuda::LayoutOf<1>(loop), ct, nullptr, fname,
-                      ctx.stream);
+  cuda::UnaryElemwise(elemwise::IdentityOp{}, in, loop, ct, fname, ctx.stream);
   return c;
 }
 

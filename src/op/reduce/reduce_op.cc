@@ -32,6 +32,7 @@
 #include "../parallel.h"
 #include "../promote.h"
 #include "../simd/simd.h"
+#include "reducers.h"
 
 namespace mxffi {
 namespace op {
@@ -140,75 +141,14 @@ ReducePlan MakeReducePlan(const DLTensor& t, uint64_t mask) {
 
 namespace {
 
-// ---- reducers -------------------------------------------------------------------------------
+// ---- reducers: reducers.h, shared with the CUDA kernels --------------------------------------
 
-struct SumOp {
-  template <typename A>
-  static A Identity() {
-    return A(0);
-  }
-  template <typename A>
-  static A Combine(A a, A b) {
-    if constexpr (std::is_same_v<A, bool>) {
-      return a || b;  // numpy's add on bool is logical or
-    } else {
-      return a + b;
-    }
-  }
-};
-
-struct MaxOp {
-  template <typename A>
-  static A Identity() {
-    if constexpr (std::is_floating_point_v<A>) return -std::numeric_limits<A>::infinity();
-    return std::numeric_limits<A>::lowest();
-  }
-  /*! \brief Whether v replaces m (no NaN involved); works on GCC vector types too. */
-  template <typename V>
-  static auto Better(V v, V m) {
-    return v > m;
-  }
-  // NaN wins, as numpy's maximum: a NaN in a stays, a NaN in b is taken.
-  template <typename A>
-  static A Combine(A a, A b) {
-    // Bitwise |, not ||: no branch, so the loops around it vectorise.
-    return ((a > b) | (a != a)) ? a : b;  // NOLINT(misc-redundant-expression)
-  }
-};
-
-struct MinOp {
-  template <typename A>
-  static A Identity() {
-    if constexpr (std::is_floating_point_v<A>) return std::numeric_limits<A>::infinity();
-    return std::numeric_limits<A>::max();
-  }
-  template <typename V>
-  static auto Better(V v, V m) {
-    return v < m;
-  }
-  template <typename A>
-  static A Combine(A a, A b) {
-    return ((a < b) | (a != a)) ? a : b;  // NOLINT(misc-redundant-expression)
-  }
-};
-
-/*!
- * \brief The type a reduction accumulates in: integer sums in unsigned arithmetic (numpy's
- *  wraparound, without signed overflow; 32 bits are enough for types up to 32 bits since the
- *  result is taken modulo 2^bits), float16/bfloat16 in float, everything else in Out.
- */
-template <typename R, typename Out>
-using AccT = std::conditional_t<
-    std::is_same_v<R, SumOp> && std::is_integral_v<Out> && !std::is_same_v<Out, bool>,
-    std::conditional_t<sizeof(Out) == 8, uint64_t, uint32_t>, typename AccType<Out>::type>;
-
-/*! \brief One input element as the accumulator sees it: converted to Out, then to Acc. */
-template <typename Acc, typename Out, typename In>
-inline Acc Load(In x) {
-  using InA = typename AccType<In>::type;
-  using OutA = typename AccType<Out>::type;
-  return static_cast<Acc>(static_cast<OutA>(static_cast<InA>(x)));
-}
+using reduce::Finish;
+using reduce::Load;
+using reduce::MaxOp;
+using reduce::MinOp;
+using reduce::RedAcc;
+using reduce::SumOp;
 
 /*! \brief numpy's pairwise summation (8 accumulators, halves split on multiples of 8). */
 template <typename Acc, typename Out, typename In>
@@ -394,28 +334,6 @@ Acc ReduceBlock(const In* base, const Dim* red, int nr, int64_t begin, int64_t e
   return acc;
 }
 
-/*! \brief The output value of an accumulator: a cast, or for mean the sum divided by count. */
-template <bool kMean, typename Out, typename Acc>
-inline Out Finish(Acc acc, int64_t count) {
-  if constexpr (!kMean) {
-    return static_cast<Out>(acc);
-  } else if constexpr (std::is_floating_point_v<Acc>) {
-    return static_cast<Out>(acc / static_cast<Acc>(count));
-  } else {
-    // An integer or bool mean (dtype=int...): numpy divides the wrapped sum as float64, then
-    // casts back unsafely.
-    double q = static_cast<double>(static_cast<Out>(acc)) / static_cast<double>(count);
-    if constexpr (std::is_same_v<Out, bool>) {
-      return q != 0;
-    } else {
-      if (!(q >= -9.2233720368547758e18 && q < 9.2233720368547758e18)) {
-        return static_cast<Out>(std::numeric_limits<int64_t>::min());
-      }
-      return static_cast<Out>(static_cast<int64_t>(q));
-    }
-  }
-}
-
 /*! \brief Elements per chunk of a full reduction: fixed, so results do not depend on threads. */
 constexpr int64_t kChunkElems = int64_t{1} << 16;
 /*!
@@ -436,7 +354,7 @@ Acc CombinePairwise(const Acc* p, int64_t n) {
 
 template <typename R, bool kMean, typename In, typename Out>
 void ReduceKernel(const ReducePlan& p, const In* in, Out* out) {
-  using Acc = AccT<R, Out>;
+  using Acc = RedAcc<R, Out>;
   const int64_t count = p.red_size;
   const Dim* red = p.red;
   const int nr = p.nr;

@@ -18,13 +18,41 @@
 #include <cub/device/device_scan.cuh>
 #include <type_traits>
 
-#include "binary_functors.cuh"
 #include "binary_sparse_cuda.h"
-#include "ndarray/cuda/kernel_util.cuh"
+#include "op/cuda_kernel.cuh"
+#include "op/elemwise/functors.h"
 
 namespace mxffi {
 namespace cuda {
 namespace {
+
+/*! \brief The op a kernel applies, as a template argument. */
+using BinaryFn = SparseBinaryOp;
+
+/*! \brief The functor (functors.h, the CPU kernels' own) of F. */
+template <BinaryFn F>
+using FunctorOf =
+    std::conditional_t<F == BinaryFn::kAdd, op::elemwise::AddOp,
+                       std::conditional_t<F == BinaryFn::kSubtract, op::elemwise::SubtractOp,
+                                          op::elemwise::MultiplyOp>>;
+
+/*! \brief Whether F applies to values of type T (subtract refuses two bools, as numpy does). */
+template <BinaryFn F, typename T>
+constexpr bool kBinaryValid = FunctorOf<F>::template Valid<T>();
+
+/*! \return a F b for two stored T values: widened to AccT<T>, combined, rounded back to T. */
+template <BinaryFn F, typename T>
+__device__ __forceinline__ T BinaryApply(T a, T b) {
+  return FromAcc<T>(FunctorOf<F>::Map(ToAcc(a), ToAcc(b)));
+}
+
+/*! \return a F b where a is absent (its implicit zero) or b is absent; T's zero is +0. */
+template <BinaryFn F, typename T>
+__device__ __forceinline__ T BinaryWithZero(T present, bool present_first) {
+  using A = AccT<T>;
+  const A zero = A(0), v = ToAcc(present);
+  return FromAcc<T>(present_first ? FunctorOf<F>::Map(v, zero) : FunctorOf<F>::Map(zero, v));
+}
 
 /*! \brief Run f(BinaryFn constant) for op. */
 template <typename F>
@@ -39,19 +67,6 @@ void OpSwitch(SparseBinaryOp op, F&& f) {
     default:
       f(std::integral_constant<BinaryFn, BinaryFn::kMultiply>{});
       break;
-  }
-}
-
-/*! \brief Run f(T{}) with T float or double; TypeError naming fname otherwise. */
-template <typename F>
-void RealSwitch(DLDataType t, const char* fname, F&& f) {
-  if (t.code == kDLFloat && t.lanes == 1 && t.bits == 32) {
-    f(float{});
-  } else if (t.code == kDLFloat && t.lanes == 1 && t.bits == 64) {
-    f(double{});
-  } else {
-    MXFFI_THROW(TypeError) << fname << ": values must be float32 or float64, got dtype code "
-                           << int(t.code) << " bits " << int(t.bits);
   }
 }
 
@@ -126,7 +141,7 @@ __device__ __forceinline__ int64_t RowOf(const I* indptr, int64_t rows, int64_t 
 
 template <typename To, typename From>
 __global__ void ConvertKernel(const From* src, To* dst, int64_t n) {
-  MXFFI_CUDA_LOOP(i, n) { dst[i] = Convert<To>(src[i]); }
+  MXFFI_CUDA_LOOP(i, n) { dst[i] = ConvertOne<To>(src[i]); }
 }
 
 /*! \brief An element copy of any strides, by the element's size (U an unsigned of that size). */
@@ -458,8 +473,8 @@ void CopyConvert(const DLTensor& src, const DLTensor& dst, void* stream) {
   if (!same) {
     MXFFI_CHECK(compact, ValueError)
         << fname << ": a copy that changes the dtype takes C-contiguous arrays";
-    MXFFI_CUDA_TYPE_SWITCH(src.dtype, fname, From, {
-      MXFFI_CUDA_TYPE_SWITCH(dst.dtype, fname, To, {
+    MXFFI_TYPE_SWITCH(src.dtype, fname, From, {
+      MXFFI_TYPE_SWITCH(dst.dtype, fname, To, {
         ConvertKernel<To, From>
             <<<Blocks(n), kThreads, 0, AsStream(stream)>>>(DataPtr<From>(src), DataPtr<To>(dst), n);
       });
@@ -560,7 +575,7 @@ void CSRMergeWrite(SparseBinaryOp op, const DLTensor& a_data, const DLTensor& a_
   if (rows <= 0) return;
   OpSwitch(op, [&](auto fn) {
     constexpr BinaryFn F = decltype(fn)::value;
-    MXFFI_CUDA_TYPE_SWITCH(out_data.dtype, fname, DType, {
+    MXFFI_TYPE_SWITCH(out_data.dtype, fname, DType, {
       using T = KernelT<DType>;
       if constexpr (kBinaryValid<F, T>) {
         IndexSwitch(out_indptr.dtype, fname, [&](auto tag) {
@@ -632,7 +647,7 @@ void RowCombine(SparseBinaryOp op, const DLTensor& a_data, const DLTensor& a_sou
   if (n == 0 || width == 0) return;
   OpSwitch(op, [&](auto fn) {
     constexpr BinaryFn F = decltype(fn)::value;
-    MXFFI_CUDA_TYPE_SWITCH(out_data.dtype, fname, DType, {
+    MXFFI_TYPE_SWITCH(out_data.dtype, fname, DType, {
       using T = KernelT<DType>;
       if constexpr (kBinaryValid<F, T>) {
         RowCombineKernel<F, T><<<Blocks(n), kThreads, 0, AsStream(stream)>>>(
@@ -658,7 +673,7 @@ void DenseWithSparse(SparseBinaryOp op, bool sparse_first, const DLTensor& dense
   const int64_t k = s_indices.shape[0];
   OpSwitch(op, [&](auto fn) {
     constexpr BinaryFn F = decltype(fn)::value;
-    MXFFI_CUDA_TYPE_SWITCH(out.dtype, fname, DType, {
+    MXFFI_TYPE_SWITCH(out.dtype, fname, DType, {
       using T = KernelT<DType>;
       if constexpr (kBinaryValid<F, T>) {
         IndexSwitch(s_indices.dtype, fname, [&](auto tag) {
@@ -685,7 +700,7 @@ void SparseValuesWithDense(SparseBinaryOp op, bool sparse_first, const DLTensor&
   const int64_t width = NumElements(dense) / rows;
   OpSwitch(op, [&](auto fn) {
     constexpr BinaryFn F = decltype(fn)::value;
-    MXFFI_CUDA_TYPE_SWITCH(out_data.dtype, fname, DType, {
+    MXFFI_TYPE_SWITCH(out_data.dtype, fname, DType, {
       using T = KernelT<DType>;
       if constexpr (kBinaryValid<F, T>) {
         IndexSwitch(s_indices.dtype, fname, [&](auto tag) {

@@ -22,7 +22,7 @@
 namespace mxffi {
 namespace cuda {
 
-/*! \brief Which binary op a kernel applies (binary_functors.cuh's BinaryFn). */
+/*! \brief Which binary op a kernel applies: add, subtract or multiply (functors.h). */
 enum class SparseBinaryOp : int { kAdd = 0, kSubtract = 1, kMultiply = 2 };
 
 // ---- shared -------------------------------------------------------------------------------------

@@ -296,7 +296,7 @@ int64_t CountNonZeros(const DLTensor& dense, const NonZeroPlan& p, void* workspa
   uint32_t* mask = p.csr ? At<uint32_t>(workspace, p.mask) : nullptr;
   const int64_t items = p.rows * p.segs;
   if (items > 0) {
-    MXFFI_CUDA_TYPE_SWITCH(dense.dtype, fname, T, {
+    MXFFI_TYPE_SWITCH(dense.dtype, fname, T, {
       const T* src = DataPtr<T>(dense);
       const bool vector = reinterpret_cast<uintptr_t>(src) % 16 == 0 &&
                           (p.cols * static_cast<int64_t>(sizeof(T))) % 16 == 0;
@@ -331,7 +331,7 @@ void FillCSR(const DLTensor& dense, const NonZeroPlan& p, const void* workspace,
   const uint32_t* mask = At<uint32_t>(workspace, p.mask);
   const int64_t* offsets = At<int64_t>(workspace, p.offsets);
   MXFFI_CUDA_SIZE_SWITCH(dense.dtype, fname, U, {
-    MXFFI_CUDA_INDEX_SWITCH(indices.dtype, fname, I, {
+    MXFFI_INDEX_SWITCH(indices.dtype, fname, I, {
       FillKernel<U, I><<<WarpBlocks(p.rows * p.segs), kThreads, 0, Stream(stream)>>>(
           DataPtr<U>(dense), p.rows, p.cols, p.segs, p.mask_words, mask, offsets, DataPtr<U>(data),
           DataPtr<I>(indices), indptr == nullptr ? nullptr : DataPtr<I>(*indptr));
@@ -344,7 +344,7 @@ void ScatterIndptr(const NonZeroPlan& p, const void* workspace, const DLTensor& 
                    const DLTensor& indptr, void* stream) {
   const char* fname = "cast_storage";
   const int64_t rows = indptr.shape[0] - 1;
-  MXFFI_CUDA_INDEX_SWITCH(indptr.dtype, fname, I, {
+  MXFFI_INDEX_SWITCH(indptr.dtype, fname, I, {
     ScatterIndptrKernel<I><<<Blocks(rows + 1), kThreads, 0, Stream(stream)>>>(
         DataPtr<I>(stored), p.rows, p.segs, At<int64_t>(workspace, p.offsets), rows,
         DataPtr<I>(indptr));
@@ -358,7 +358,7 @@ void GatherRows(const DLTensor& dense, const NonZeroPlan& p, const void* workspa
   const int64_t k = indices.shape[0];
   if (k == 0) return;
   cudaStream_t s = Stream(stream);
-  MXFFI_CUDA_INDEX_SWITCH(indices.dtype, fname, I, {
+  MXFFI_INDEX_SWITCH(indices.dtype, fname, I, {
     KeptRowIdsKernel<I><<<Blocks(p.rows), kThreads, 0, s>>>(At<int64_t>(workspace, p.keep),
                                                             At<int64_t>(workspace, p.offsets),
                                                             p.rows, DataPtr<I>(indices));
@@ -379,7 +379,7 @@ void CSRToDense(const DLTensor& data, const DLTensor& indices, const DLTensor& i
   const int64_t rows = dense.shape[0], cols = dense.shape[1];
   if (rows == 0 || indices.shape[0] == 0) return;
   MXFFI_CUDA_SIZE_SWITCH(dense.dtype, fname, U, {
-    MXFFI_CUDA_INDEX_SWITCH(indices.dtype, fname, I, {
+    MXFFI_INDEX_SWITCH(indices.dtype, fname, I, {
       ScatterCSRKernel<U, I, false><<<WarpBlocks(rows), kThreads, 0, Stream(stream)>>>(
           DataPtr<U>(data), DataPtr<I>(indices), DataPtr<I>(indptr), rows, cols, nullptr, nullptr,
           DataPtr<U>(dense));
@@ -395,7 +395,7 @@ int64_t CountNonEmptyRows(const DLTensor& indptr, const NonZeroPlan& p, void* wo
   int64_t* keep = At<int64_t>(workspace, p.keep);
   int64_t* offsets = At<int64_t>(workspace, p.offsets);
   if (p.rows > 0) {
-    MXFFI_CUDA_INDEX_SWITCH(indptr.dtype, fname, I, {
+    MXFFI_INDEX_SWITCH(indptr.dtype, fname, I, {
       NonEmptyRowsKernel<I><<<Blocks(p.rows), kThreads, 0, s>>>(DataPtr<I>(indptr), p.rows, keep);
       MXFFI_CUDA_CHECK_LAUNCH(fname);
     });
@@ -411,7 +411,7 @@ void CSRToRowSparse(const DLTensor& csr_data, const DLTensor& indices, const DLT
   ZeroFill(data, stream, fname);
   if (rows_out.shape[0] == 0) return;
   MXFFI_CUDA_SIZE_SWITCH(data.dtype, fname, U, {
-    MXFFI_CUDA_INDEX_SWITCH(indices.dtype, fname, I, {
+    MXFFI_INDEX_SWITCH(indices.dtype, fname, I, {
       ScatterCSRKernel<U, I, true><<<WarpBlocks(p.rows), kThreads, 0, Stream(stream)>>>(
           DataPtr<U>(csr_data), DataPtr<I>(indices), DataPtr<I>(indptr), p.rows, p.cols,
           At<int64_t>(workspace, p.offsets), DataPtr<I>(rows_out), DataPtr<U>(data));
@@ -427,7 +427,7 @@ void RowSparseToDense(const DLTensor& data, const DLTensor& indices, int64_t wid
   const int64_t k = indices.shape[0];
   if (k == 0 || width == 0) return;
   MXFFI_CUDA_SIZE_SWITCH(dense.dtype, fname, U, {
-    MXFFI_CUDA_INDEX_SWITCH(indices.dtype, fname, I, {
+    MXFFI_INDEX_SWITCH(indices.dtype, fname, I, {
       CopyRowsKernel<U, I, false><<<Blocks(k, 1), kThreads, 0, Stream(stream)>>>(
           DataPtr<U>(data), DataPtr<I>(indices), k, width, DataPtr<U>(dense));
       MXFFI_CUDA_CHECK_LAUNCH(fname);

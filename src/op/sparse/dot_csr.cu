@@ -22,8 +22,7 @@
 #include <type_traits>
 
 #include "dot_csr_cuda.h"
-#include "ndarray/cuda/cuda_common.h"
-#include "ndarray/cuda/kernel_util.cuh"
+#include "op/cuda_kernel.cuh"
 
 namespace mxffi {
 namespace cuda {
@@ -271,37 +270,9 @@ __global__ void DenseTransposedKernel(int64_t m, int64_t k, int64_t n,
 }
 
 /*! \brief Run the body with DType bound to float or double, IType to int32_t or int64_t. */
-#define MXFFI_DOT_CSR_SWITCH(dtype, itype, DType, IType, ...)                                 \
-  do {                                                                                        \
-    const DLDataType dt_ = (dtype), it_ = (itype);                                            \
-    MXFFI_CHECK(dt_.code == kDLFloat && (dt_.bits == 32 || dt_.bits == 64) && dt_.lanes == 1, \
-                TypeError)                                                                    \
-        << "dot: sparse kernels take float32 or float64, got dtype code " << int(dt_.code)    \
-        << " bits " << int(dt_.bits);                                                         \
-    MXFFI_CHECK(it_.code == kDLInt && (it_.bits == 32 || it_.bits == 64) && it_.lanes == 1,   \
-                TypeError)                                                                    \
-        << "dot: index arrays must be int32 or int64, got dtype code " << int(it_.code)       \
-        << " bits " << int(it_.bits);                                                         \
-    if (dt_.bits == 32) {                                                                     \
-      using DType = float;                                                                    \
-      if (it_.bits == 32) {                                                                   \
-        using IType = int32_t;                                                                \
-        { __VA_ARGS__ }                                                                       \
-      } else {                                                                                \
-        using IType = int64_t;                                                                \
-        { __VA_ARGS__ }                                                                       \
-      }                                                                                       \
-    } else {                                                                                  \
-      using DType = double;                                                                   \
-      if (it_.bits == 32) {                                                                   \
-        using IType = int32_t;                                                                \
-        { __VA_ARGS__ }                                                                       \
-      } else {                                                                                \
-        using IType = int64_t;                                                                \
-        { __VA_ARGS__ }                                                                       \
-      }                                                                                       \
-    }                                                                                         \
-  } while (0)
+#define MXFFI_DOT_CSR_SWITCH(dtype, itype, DType, IType, ...) \
+  MXFFI_REAL_SWITCH(dtype, "dot", DType,                      \
+                    { MXFFI_INDEX_SWITCH(itype, "dot", IType, {__VA_ARGS__}); })
 
 /*! \return the number of low bits that hold every value in [0, n). */
 int BitsFor(int64_t n) {

@@ -111,40 +111,8 @@ DispatchMode DotStorageType(const OpAttrs& attrs, DLDevice, Span<const StorageTy
   return DispatchMode::kFComputeFallback;
 }
 
-/*! \brief A 2-D tensor as a GEMM operand, transposed when trans (any strides). */
-GemmOperand Operand(const DLTensor& t, bool trans) {
-  int64_t strides[2];
-  NDArray::CompactStrides(t, strides);
-  if (t.strides != nullptr) {
-    strides[0] = t.strides[0];
-    strides[1] = t.strides[1];
-  }
-  GemmOperand g;
-  g.data = DataPtr<const char>(t);
-  g.dtype = t.dtype;
-  g.nrow = g.ncol = 1;
-  const int r = trans ? 1 : 0;
-  g.row[0] = GemmDim{t.shape[r], strides[r]};
-  g.col[0] = GemmDim{t.shape[1 - r], strides[1 - r]};
-  return g;
-}
-
-/*! \brief out = op(lhs) @ op(rhs) for dense 2-D tensors; out C-contiguous. */
-void DenseDot(const DotParam& p, const DLTensor& lhs, const DLTensor& rhs, const DLTensor& out) {
-  GemmOperand a = Operand(lhs, p.transpose_a), b = Operand(rhs, p.transpose_b);
-  std::optional<ScopedGILRelease> gil;
-  if (a.rows() * a.cols() * b.cols() > kReleaseGILThreshold) gil.emplace();
-  Gemm(a, b, out.dtype, DataPtr<char>(out), true);
-}
-
-void DotCompute(const OpAttrs& attrs, const OpContext&, Span<const DLTensor> in,
-                Span<const OpReqType>, Span<const DLTensor> out) {
-  DenseDot(attrs.get<DotParam>(), in[0], in[1], out[0]);
-}
-
 const DotKernels kCpuDot = {
-    [](const DotParam& p, const OpContext&, const DLTensor& lhs, const DLTensor& rhs,
-       const DLTensor& out) { DenseDot(p, lhs, rhs, out); },
+    DenseDot<cpu>,
     [](const NDArray& csr, const NDArray& dense, const NDArray& out, const OpContext&) {
       DotCsrDense(csr, dense, out);
     },
@@ -219,7 +187,7 @@ MXFFI_REGISTER_OP(dot)
     .set_attr<FInferType>("FInferType", DotType)
     .set_attr<FInferStorageType>("FInferStorageType", DotStorageType)
     .set_attr<bool>("TStridedInputs", true)
-    .set_attr<FCompute>("FCompute<cpu>", DotCompute)
+    .set_attr<FCompute>("FCompute<cpu>", DotCompute<cpu>)
     .set_attr<FComputeEx>("FComputeEx<cpu>", DotComputeEx);
 
 }  // namespace op

@@ -8,6 +8,8 @@
 
 #include <mxffi/op/param.h>
 
+#include "../dot/dot_op.h"
+
 namespace mxffi {
 namespace op {
 
@@ -50,6 +52,24 @@ void DotCsrTDense(const NDArray& csr, const NDArray& dense, const NDArray& out);
  *  and a (k x n) csr array, split over rows of dense.
  */
 void DotDenseCsr(const NDArray& dense, const NDArray& csr, const NDArray& out);
+
+/*!
+ * \brief out = op(lhs) @ op(rhs) for dense 2-D tensors (any strides) on xpu, by the GEMM of
+ *  _tensordot and _matmul (dot_op.h); out C-contiguous.
+ */
+template <typename xpu>
+void DenseDot(const DotParam& p, const OpContext& ctx, const DLTensor& lhs, const DLTensor& rhs,
+              const DLTensor& out) {
+  BatchedGemm(xpu{}, ctx, MatrixOperand(lhs, p.transpose_a), MatrixOperand(rhs, p.transpose_b), 0,
+              nullptr, out.dtype, DataPtr<char>(out), "dot");
+}
+
+/*! \brief The dot op's dense kernel (FCompute<xpu>): DenseDot. */
+template <typename xpu>
+void DotCompute(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
+                Span<const OpReqType>, Span<const DLTensor> out) {
+  DenseDot<xpu>(attrs.get<DotParam>(), ctx, in[0], in[1], out[0]);
+}
 
 /*!
  * \brief The kernels a device gives dot's storage-aware path (DotComputeExWith). Dense inputs

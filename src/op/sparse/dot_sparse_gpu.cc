@@ -1,6 +1,6 @@
 /*!
  * \file dot_sparse_gpu.cc
- * \brief The dot op on a CUDA device: the dense kernel (the device GEMM of blas.h) and the
+ * \brief The dot op on a CUDA device: the dense kernel (the device GEMM, gemm_gpu.cc) and the
  *  storage-aware one, with dot_sparse.cc's storage inference (which does not depend on the
  *  device) and the same kernels by input storage types:
  *
@@ -22,43 +22,12 @@
 #include <algorithm>
 #include <vector>
 
-#include "../../ndarray/cuda/blas.h"
 #include "dot_csr_cuda.h"
 #include "dot_sparse.h"
 
 namespace mxffi {
 namespace op {
 namespace {
-
-/*! \brief A 2-D tensor as a device GEMM operand, transposed when trans (any strides). */
-cuda::DeviceGemmOperand Operand(const DLTensor& t, bool trans) {
-  int64_t strides[2];
-  NDArray::CompactStrides(t, strides);
-  if (t.strides != nullptr) {
-    strides[0] = t.strides[0];
-    strides[1] = t.strides[1];
-  }
-  cuda::DeviceGemmOperand g;
-  g.data = static_cast<const char*>(t.data) + t.byte_offset;
-  g.dtype = t.dtype;
-  g.nrow = g.ncol = 1;
-  const int r = trans ? 1 : 0;
-  g.row[0] = cuda::GemmAxis{t.shape[r], strides[r]};
-  g.col[0] = cuda::GemmAxis{t.shape[1 - r], strides[1 - r]};
-  return g;
-}
-
-/*! \brief out = op(lhs) @ op(rhs) for dense 2-D tensors on the device; out C-contiguous. */
-void DenseDotGPU(const DotParam& p, const OpContext& ctx, const DLTensor& lhs, const DLTensor& rhs,
-                 const DLTensor& out) {
-  cuda::DeviceGemm(Operand(lhs, p.transpose_a), Operand(rhs, p.transpose_b), 0, nullptr, out.dtype,
-                   static_cast<char*>(out.data) + out.byte_offset, ctx.device, ctx.stream, "dot");
-}
-
-void DotComputeGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
-                   Span<const OpReqType>, Span<const DLTensor> out) {
-  DenseDotGPU(attrs.get<DotParam>(), ctx, in[0], in[1], out[0]);
-}
 
 /*! \brief Device scratch buffers, freed (in stream order) when the op returns. */
 class Scratch {
@@ -144,7 +113,7 @@ void DenseCsrGPU(const NDArray& dense, const NDArray& csr, const NDArray& out,
 }
 
 const DotKernels kGpuDot = {
-    DenseDotGPU,
+    DenseDot<gpu>,
     [](const NDArray& csr, const NDArray& dense, const NDArray& out, const OpContext& ctx) {
       cuda::CsrDense(PartsOf(csr), dense.data(), dense.tensor().shape[1], out.data(), ctx.stream);
     },
@@ -160,7 +129,7 @@ void DotComputeExGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDAr
 }  // namespace
 
 MXFFI_EXTEND_OP(dot)
-    .set_attr<FCompute>("FCompute<gpu>", DotComputeGPU)
+    .set_attr<FCompute>("FCompute<gpu>", DotCompute<gpu>)
     .set_attr<FComputeEx>("FComputeEx<gpu>", DotComputeExGPU);
 
 }  // namespace op

@@ -8,7 +8,7 @@
  * and a step gives the CPU's bits. The clip is the CPU's std::min(std::max(x, -c), c), NaN
  * passing through.
  */
-#include "ndarray/cuda/kernel_util.cuh"
+#include "op/cuda_kernel.cuh"
 #include "optimizer_cuda.h"
 
 namespace mxffi {
@@ -163,19 +163,6 @@ __global__ void AdamRowsKernel(AdamStep<T> step, bool lazy, T* w, T* m, T* v, co
 }
 
 cudaStream_t AsStream(void* stream) { return static_cast<cudaStream_t>(stream); }
-
-/*! \brief Run f(T{}) with T float or double. */
-template <typename F>
-void RealSwitch(DLDataType t, const char* fname, F&& f) {
-  if (t.code == kDLFloat && t.lanes == 1 && t.bits == 32) {
-    f(float{});
-  } else if (t.code == kDLFloat && t.lanes == 1 && t.bits == 64) {
-    f(double{});
-  } else {
-    MXFFI_THROW(TypeError) << fname << ": arrays must be float32 or float64, got dtype code "
-                           << int(t.code) << " bits " << int(t.bits);
-  }
-}
 
 /*! \return the number of values a row_sparse step visits, and the row width. */
 int64_t RowStepCount(bool lazy, const DLTensor& w, const DLTensor& g_indices, int64_t* width) {

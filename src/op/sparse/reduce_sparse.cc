@@ -15,6 +15,7 @@
 
 #include "../elemwise/broadcast.h"
 #include "../reduce/reduce_op.h"
+#include "../reduce/reducers.h"
 #include "elemwise_sparse.h"
 
 namespace mxffi {
@@ -36,33 +37,9 @@ DispatchMode ReduceStorageType(const OpAttrs& attrs, DLDevice device, Span<const
   return csr_kernel ? DispatchMode::kFComputeEx : DispatchMode::kFComputeFallback;
 }
 
-/*! \brief What a sum accumulates T in: double for floats, uint64 (wrapping) for the rest. */
-template <typename T, bool kMean>
-using SumAcc = std::conditional_t<kMean || !std::is_integral_v<T>, double, uint64_t>;
-
-template <typename T, bool kMean>
-inline SumAcc<T, kMean> ToAcc(T v) {
-  if constexpr (std::is_integral_v<T> && !kMean) {
-    return static_cast<uint64_t>(v);
-  } else {
-    return static_cast<double>(static_cast<typename AccType<T>::type>(v));
-  }
-}
-
-/*! \return the result element from a sum over count elements. */
-template <typename T, bool kMean>
-inline T FromAcc(SumAcc<T, kMean> acc, int64_t count) {
-  if constexpr (kMean) {
-    if constexpr (std::is_integral_v<T>) {
-      if (count == 0) return T(0);
-    }
-    return elemwise::ConvertOne<T, double>(acc / static_cast<double>(count));
-  } else if constexpr (std::is_integral_v<T>) {
-    return static_cast<T>(acc);
-  } else {
-    return elemwise::ConvertOne<T, double>(acc);
-  }
-}
+using reduce::FinishSum;
+using reduce::SumAcc;
+using reduce::ToSum;
 
 template <typename T, typename I, bool kMean>
 void CSRReduce(const T* data, const I* indices, const I* indptr, int64_t rows, int64_t cols,
@@ -74,8 +51,8 @@ void CSRReduce(const T* data, const I* indices, const I* indptr, int64_t rows, i
     ParallelFor(rows, nnz / std::max<int64_t>(rows, 1) + 1, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         Acc acc = 0;
-        for (I p = indptr[r]; p < indptr[r + 1]; ++p) acc += ToAcc<T, kMean>(data[p]);
-        o[r] = FromAcc<T, kMean>(acc, cols);
+        for (I p = indptr[r]; p < indptr[r + 1]; ++p) acc += ToSum<T, kMean>(data[p]);
+        o[r] = FinishSum<T, kMean>(acc, cols);
       }
     });
     return;
@@ -87,14 +64,14 @@ void CSRReduce(const T* data, const I* indices, const I* indptr, int64_t rows, i
       for (int64_t c = cb; c < ce; ++c) {
         Acc acc = 0;
         for (int64_t p = nnz * c / chunks; p < nnz * (c + 1) / chunks; ++p) {
-          acc += ToAcc<T, kMean>(data[p]);
+          acc += ToSum<T, kMean>(data[p]);
         }
         partial[c] = acc;
       }
     });
     Acc total = 0;
     for (Acc v : partial) total += v;
-    o[0] = FromAcc<T, kMean>(total, rows * cols);
+    o[0] = FinishSum<T, kMean>(total, rows * cols);
     return;
   }
   // axis 0: column sums. Rows are cut into chunks, each with its own column accumulators when
@@ -106,14 +83,14 @@ void CSRReduce(const T* data, const I* indices, const I* indptr, int64_t rows, i
     for (int64_t c = cb; c < ce; ++c) {
       Acc* a = acc.data() + c * cols;
       for (int64_t r = rows * c / chunks; r < rows * (c + 1) / chunks; ++r) {
-        for (I p = indptr[r]; p < indptr[r + 1]; ++p) a[indices[p]] += ToAcc<T, kMean>(data[p]);
+        for (I p = indptr[r]; p < indptr[r + 1]; ++p) a[indices[p]] += ToSum<T, kMean>(data[p]);
       }
     }
   });
   for (int64_t j = 0; j < cols; ++j) {
     Acc s = 0;
     for (int64_t c = 0; c < chunks; ++c) s += acc[c * cols + j];
-    o[j] = FromAcc<T, kMean>(s, rows);
+    o[j] = FinishSum<T, kMean>(s, rows);
   }
 }
 

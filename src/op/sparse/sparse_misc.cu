@@ -6,7 +6,8 @@
 #include <algorithm>
 #include <climits>
 
-#include "op/elemwise/elemwise_functors.cuh"
+#include "op/elemwise/functors.h"
+#include "op/reduce/reducers.h"
 #include "sparse_misc_cuda.h"
 #include "sparse_util.cuh"
 
@@ -24,38 +25,14 @@ inline cudaStream_t Stream(void* s) { return static_cast<cudaStream_t>(s); }
  */
 template <typename From, typename To>
 __global__ void ConvertKernel(const From* __restrict__ in, To* __restrict__ out, int64_t n) {
-  MXFFI_CUDA_LOOP(i, n) { out[i] = elemwise::CastOne<To>(in[i]); }
+  MXFFI_CUDA_LOOP(i, n) { out[i] = CastOne<To>(in[i]); }
 }
 
 // ---- csr sum and mean --------------------------------------------------------------------------
 
-/*! \brief What a sum accumulates T in: double for floats and means, uint64 (wrapping) else. */
-template <typename T, bool kMean>
-using SumAcc = std::conditional_t<kMean || !std::is_integral_v<T>, double, unsigned long long>;
-
-template <typename T, bool kMean>
-__device__ __forceinline__ SumAcc<T, kMean> ToSum(T v) {
-  if constexpr (std::is_integral_v<T> && !kMean) {
-    return static_cast<unsigned long long>(v);
-  } else {
-    return static_cast<double>(ToAcc(v));
-  }
-}
-
-/*! \return the result element from a sum over count elements (reduce_sparse.cc's FromAcc). */
-template <typename T, bool kMean>
-__device__ __forceinline__ T FinishSum(SumAcc<T, kMean> acc, int64_t count) {
-  if constexpr (kMean) {
-    if constexpr (std::is_integral_v<T>) {
-      if (count == 0) return T(0);
-    }
-    return Convert<T>(acc / static_cast<double>(count));
-  } else if constexpr (std::is_integral_v<T>) {
-    return FromAcc<T>(acc);
-  } else {
-    return Convert<T>(acc);
-  }
-}
+using op::reduce::FinishSum;
+using op::reduce::SumAcc;
+using op::reduce::ToSum;
 
 template <typename A>
 __device__ __forceinline__ A WarpSum(A v) {
@@ -138,18 +115,11 @@ void LaunchReduce(const DLTensor& data, const DLTensor& indices, const DLTensor&
 
 // ---- quadratic -------------------------------------------------------------------------------
 
-__device__ __forceinline__ float Mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double Mul(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ float Add(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double Add(double a, double b) { return __dadd_rn(a, b); }
-
+/*! \brief out = f(x) for the stored values x of X, converted to T first (the dense op's rule). */
 template <typename X, typename T>
-__global__ void QuadraticKernel(const X* __restrict__ x, int64_t n, AccT<T> a, AccT<T> b, AccT<T> c,
+__global__ void QuadraticKernel(const X* __restrict__ x, int64_t n, op::elemwise::QuadraticOp f,
                                 T* __restrict__ out) {
-  MXFFI_CUDA_LOOP(i, n) {
-    const AccT<T> v = ToAcc(Convert<T>(x[i]));
-    out[i] = FromAcc<T>(Add(Add(Mul(Mul(a, v), v), Mul(b, v)), c));
-  }
+  MXFFI_CUDA_LOOP(i, n) { out[i] = FromAcc<T>(f(ToAcc(ConvertOne<T>(x[i])))); }
 }
 
 // ---- slice_rows ------------------------------------------------------------------------------
@@ -252,8 +222,8 @@ void ConvertValues(const DLTensor& in, const DLTensor& out, void* stream) {
   const char* fname = "astype";
   const int64_t n = NumElements(in);
   if (n == 0) return;
-  MXFFI_CUDA_TYPE_SWITCH(in.dtype, fname, From, {
-    MXFFI_CUDA_TYPE_SWITCH(out.dtype, fname, To, {
+  MXFFI_TYPE_SWITCH(in.dtype, fname, From, {
+    MXFFI_TYPE_SWITCH(out.dtype, fname, To, {
       ConvertKernel<From, To>
           <<<Blocks(n), kThreads, 0, Stream(stream)>>>(DataPtr<From>(in), DataPtr<To>(out), n);
       MXFFI_CUDA_CHECK_LAUNCH(fname);
@@ -267,8 +237,8 @@ void CSRReduce(const DLTensor& data, const DLTensor& indices, const DLTensor& in
                int64_t cols, uint64_t axes, bool mean, void* scratch, const DLTensor& out,
                void* stream) {
   const char* fname = mean ? "np.mean" : "np.sum";
-  MXFFI_CUDA_TYPE_SWITCH(out.dtype, fname, T, {
-    MXFFI_CUDA_INDEX_SWITCH(indices.dtype, fname, I, {
+  MXFFI_TYPE_SWITCH(out.dtype, fname, T, {
+    MXFFI_INDEX_SWITCH(indices.dtype, fname, I, {
       if (mean) {
         LaunchReduce<T, I, true>(data, indices, indptr, rows, cols, axes, scratch, out,
                                  Stream(stream));
@@ -285,13 +255,12 @@ void QuadraticValues(const DLTensor& x, double a, double b, double c, const DLTe
   const char* fname = "quadratic";
   const int64_t n = NumElements(x);
   if (n == 0) return;
-  MXFFI_CUDA_TYPE_SWITCH(x.dtype, fname, X, {
+  MXFFI_TYPE_SWITCH(x.dtype, fname, X, {
     using T = std::conditional_t<std::is_floating_point_v<X> || kIsHalf<X>, X, double>;
     MXFFI_CHECK(static_cast<size_t>(out.dtype.bits) == sizeof(T) * 8, TypeError)
         << fname << ": the output dtype does not match the input's result dtype";
-    using A = AccT<T>;
     QuadraticKernel<X, T><<<Blocks(n), kThreads, 0, Stream(stream)>>>(
-        DataPtr<X>(x), n, static_cast<A>(a), static_cast<A>(b), static_cast<A>(c), DataPtr<T>(out));
+        DataPtr<X>(x), n, op::elemwise::QuadraticOp{a, b, c}, DataPtr<T>(out));
     MXFFI_CUDA_CHECK_LAUNCH(fname);
   });
 }
@@ -299,7 +268,7 @@ void QuadraticValues(const DLTensor& x, double a, double b, double c, const DLTe
 void SliceIndptr(const DLTensor& indptr, int64_t begin, const DLTensor& out, void* stream) {
   const char* fname = "slice_rows";
   const int64_t n = out.shape[0];
-  MXFFI_CUDA_INDEX_SWITCH(indptr.dtype, fname, I, {
+  MXFFI_INDEX_SWITCH(indptr.dtype, fname, I, {
     SliceIndptrKernel<I>
         <<<Blocks(n), kThreads, 0, Stream(stream)>>>(DataPtr<I>(indptr), begin, n, DataPtr<I>(out));
     MXFFI_CUDA_CHECK_LAUNCH(fname);
@@ -309,7 +278,7 @@ void SliceIndptr(const DLTensor& indptr, int64_t begin, const DLTensor& out, voi
 int64_t ReadIndex(const DLTensor& indices, int64_t i, void* stream) {
   const char* fname = "slice_rows";
   int64_t v = 0;
-  MXFFI_CUDA_INDEX_SWITCH(indices.dtype, fname, I, {
+  MXFFI_INDEX_SWITCH(indices.dtype, fname, I, {
     I h = 0;
     MXFFI_CUDA_CALL(fname, cudaMemcpyAsync(&h, DataPtr<I>(indices) + i, sizeof(I),
                                            cudaMemcpyDeviceToHost, Stream(stream)));
@@ -323,7 +292,7 @@ void RowRange(const DLTensor& stored, int64_t begin, int64_t end, void* scratch,
               void* stream) {
   const char* fname = "slice_rows";
   cudaStream_t s = Stream(stream);
-  MXFFI_CUDA_INDEX_SWITCH(stored.dtype, fname, I, {
+  MXFFI_INDEX_SWITCH(stored.dtype, fname, I, {
     RowRangeKernel<I><<<1, 32, 0, s>>>(DataPtr<I>(stored), stored.shape[0], begin, end,
                                        static_cast<int64_t*>(scratch));
     MXFFI_CUDA_CHECK_LAUNCH(fname);
@@ -338,7 +307,7 @@ void ShiftIndices(const DLTensor& stored, int64_t lo, int64_t begin, const DLTen
   const char* fname = "slice_rows";
   const int64_t n = out.shape[0];
   if (n == 0) return;
-  MXFFI_CUDA_INDEX_SWITCH(stored.dtype, fname, I, {
+  MXFFI_INDEX_SWITCH(stored.dtype, fname, I, {
     ShiftKernel<I><<<Blocks(n), kThreads, 0, Stream(stream)>>>(DataPtr<I>(stored), lo, begin, n,
                                                                DataPtr<I>(out));
     MXFFI_CUDA_CHECK_LAUNCH(fname);
@@ -359,8 +328,8 @@ int64_t RetainCount(const DLTensor& stored, const DLTensor& ids, int64_t rows, v
   if (k > 0) MXFFI_CUDA_CALL(fname, cudaMemsetAsync(keep, 0, k * sizeof(int64_t), s));
   MXFFI_CUDA_CALL(fname, cudaMemsetAsync(first_bad, 0xff, sizeof(unsigned long long), s));
   if (n > 0) {
-    MXFFI_CUDA_INDEX_SWITCH(stored.dtype, fname, I, {
-      MXFFI_CUDA_INDEX_SWITCH(ids.dtype, fname, J, {
+    MXFFI_INDEX_SWITCH(stored.dtype, fname, I, {
+      MXFFI_INDEX_SWITCH(ids.dtype, fname, J, {
         RetainMarkKernel<I, J><<<Blocks(n), kThreads, 0, s>>>(
             DataPtr<I>(stored), k, DataPtr<J>(ids), n, rows, keep, first_bad);
         MXFFI_CUDA_CHECK_LAUNCH(fname);
@@ -384,7 +353,7 @@ void RetainGather(const DLTensor& stored, const DLTensor& data, int64_t width,
   if (k == 0 || idx_out.shape[0] == 0) return;
   const RetainLayout l(k);
   MXFFI_CUDA_SIZE_SWITCH(data.dtype, fname, U, {
-    MXFFI_CUDA_INDEX_SWITCH(stored.dtype, fname, I, {
+    MXFFI_INDEX_SWITCH(stored.dtype, fname, I, {
       RetainGatherKernel<U, I><<<Blocks(k, 1), kThreads, 0, Stream(stream)>>>(
           DataPtr<I>(stored), DataPtr<U>(data), width, At<int64_t>(workspace, l.keep),
           At<int64_t>(workspace, l.offsets), k, DataPtr<I>(idx_out), DataPtr<U>(data_out));

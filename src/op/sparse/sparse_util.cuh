@@ -1,6 +1,6 @@
 /*!
  * \file sparse_util.cuh
- * \brief What the sparse CUDA kernels share: index and element-size dtype switches, the zero
+ * \brief What the sparse CUDA kernels share: the element-size dtype switch, the zero
  *  test on a value's bits, warp-per-item launch sizes, the int64 prefix sum and reading one
  *  device count back to the host. nvcc only.
  */
@@ -11,7 +11,7 @@
 #include <cub/device/device_scan.cuh>
 #include <type_traits>
 
-#include "ndarray/cuda/kernel_util.cuh"
+#include "op/cuda_kernel.cuh"
 
 namespace mxffi {
 namespace cuda {
@@ -72,51 +72,33 @@ inline int64_t Align256(int64_t x) { return (x + 255) & ~int64_t{255}; }
 }  // namespace cuda
 }  // namespace mxffi
 
-/*! \brief Run the body with IType bound to the C type of an index dtype (int32 or int64). */
-#define MXFFI_CUDA_INDEX_SWITCH(dtype, fname, IType, ...)                                        \
-  do {                                                                                           \
-    const DLDataType mxffi_ix_t_ = (dtype);                                                      \
-    if (mxffi_ix_t_.code == kDLInt && mxffi_ix_t_.bits == 32 && mxffi_ix_t_.lanes == 1) {        \
-      using IType = int32_t;                                                                     \
-      { __VA_ARGS__ }                                                                            \
-    } else if (mxffi_ix_t_.code == kDLInt && mxffi_ix_t_.bits == 64 && mxffi_ix_t_.lanes == 1) { \
-      using IType = int64_t;                                                                     \
-      { __VA_ARGS__ }                                                                            \
-    } else {                                                                                     \
-      MXFFI_THROW(TypeError) << (fname) << ": index arrays must be int32 or int64, got code "    \
-                             << int(mxffi_ix_t_.code) << " bits " << int(mxffi_ix_t_.bits);      \
-    }                                                                                            \
-  } while (0)
-
 /*!
  * \brief Run the body with U bound to the unsigned integer as wide as one element of dtype:
  *  for kernels that move values without looking at them.
  */
-#define MXFFI_CUDA_SIZE_SWITCH(dtype, fname, U, ...)                                              \
-  do {                                                                                            \
-    const DLDataType mxffi_sz_t_ = (dtype);                                                       \
-    switch (mxffi_sz_t_.lanes == 1 ? mxffi_sz_t_.bits : 0) {                                      \
-      case 8: {                                                                                   \
-        using U = uint8_t;                                                                        \
-        { __VA_ARGS__ }                                                                           \
-      } break;                                                                                    \
-      case 16: {                                                                                  \
-        using U = uint16_t;                                                                       \
-        { __VA_ARGS__ }                                                                           \
-      } break;                                                                                    \
-      case 32: {                                                                                  \
-        using U = uint32_t;                                                                       \
-        { __VA_ARGS__ }                                                                           \
-      } break;                                                                                    \
-      case 64: {                                                                                  \
-        using U = unsigned long long;                                                             \
-        { __VA_ARGS__ }                                                                           \
-      } break;                                                                                    \
-      default:                                                                                    \
-        MXFFI_THROW(TypeError) << (fname) << ": unsupported dtype code " << int(mxffi_sz_t_.code) \
-                               << " bits " << int(mxffi_sz_t_.bits) << " lanes "                  \
-                               << mxffi_sz_t_.lanes;                                              \
-    }                                                                                             \
+#define MXFFI_CUDA_SIZE_SWITCH(dtype, fname, U, ...)              \
+  do {                                                            \
+    const DLDataType mxffi_sz_t_ = (dtype);                       \
+    switch (mxffi_sz_t_.lanes == 1 ? mxffi_sz_t_.bits : 0) {      \
+      case 8: {                                                   \
+        using U = uint8_t;                                        \
+        { __VA_ARGS__ }                                           \
+      } break;                                                    \
+      case 16: {                                                  \
+        using U = uint16_t;                                       \
+        { __VA_ARGS__ }                                           \
+      } break;                                                    \
+      case 32: {                                                  \
+        using U = uint32_t;                                       \
+        { __VA_ARGS__ }                                           \
+      } break;                                                    \
+      case 64: {                                                  \
+        using U = unsigned long long;                             \
+        { __VA_ARGS__ }                                           \
+      } break;                                                    \
+      default:                                                    \
+        ::mxffi::op::ThrowUnsupportedDType((fname), mxffi_sz_t_); \
+    }                                                             \
   } while (0)
 
 #endif  // MXFFI_SRC_OP_SPARSE_SPARSE_UTIL_CUH_

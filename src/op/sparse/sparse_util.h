@@ -1,6 +1,7 @@
 /*!
  * \file sparse_util.h
- * \brief Helpers shared by the sparse kernels: the index dtype switch and part allocation.
+ * \brief Helpers shared by the sparse kernels: index dtypes and part allocation (the index and
+ *  float dtype switches are type_switch.h's).
  */
 #ifndef MXFFI_SRC_OP_SPARSE_SPARSE_UTIL_H_
 #define MXFFI_SRC_OP_SPARSE_SPARSE_UTIL_H_
@@ -20,22 +21,6 @@ namespace op {
 using ::mxffi::IsIndexDType;
 using ::mxffi::kIndex32;
 using ::mxffi::kIndex64;
-
-/*! \brief Run the body with DType bound to float32 or float64, the dtypes sparse kernels take. */
-#define MXFFI_REAL_SWITCH(dtype, fname, DType, ...)                                                \
-  do {                                                                                             \
-    const DLDataType mxffi_rl_t_ = (dtype);                                                        \
-    if (mxffi_rl_t_.code == kDLFloat && mxffi_rl_t_.bits == 64 && mxffi_rl_t_.lanes == 1) {        \
-      using DType = double;                                                                        \
-      { __VA_ARGS__ }                                                                              \
-    } else if (mxffi_rl_t_.code == kDLFloat && mxffi_rl_t_.bits == 32 && mxffi_rl_t_.lanes == 1) { \
-      using DType = float;                                                                         \
-      { __VA_ARGS__ }                                                                              \
-    } else {                                                                                       \
-      MXFFI_THROW(TypeError) << (fname) << ": sparse kernels take float32 or float64, got "        \
-                             << ::mxffi::DataTypeToString(mxffi_rl_t_);                            \
-    }                                                                                              \
-  } while (0)
 
 /*! \return a new C-contiguous CPU array. */
 inline NDArray NewArray(std::initializer_list<int64_t> shape, DLDataType dtype,

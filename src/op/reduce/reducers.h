@@ -1,0 +1,191 @@
+/*!
+ * \file reducers.h
+ * \brief The reductions of _sum, _mean, _max and _min, each written once for both devices: g++
+ *  compiles them into the CPU kernels (reduce_op.cc) and nvcc into the CUDA ones (reduce.cu).
+ *  A reducer has an identity and a combining function; RedAcc is the type it accumulates in,
+ *  Load how an input element enters the accumulator and Finish how the accumulator becomes the
+ *  output element, so both devices give numpy's results: integer sums wrap, max and min
+ *  propagate NaN, float16 and bfloat16 accumulate in float32, integer means divide in float64.
+ *  Float sums agree to rounding, not bit for bit: the CPU sums pairwise, the GPU by warps. The
+ *  sums of a csr array's values (SumAcc, ToSum, FinishSum) are shared the same way.
+ */
+#ifndef MXFFI_SRC_OP_REDUCE_REDUCERS_H_
+#define MXFFI_SRC_OP_REDUCE_REDUCERS_H_
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "../cast.h"
+#include "../half.h"
+#include "../xinline.h"
+
+namespace mxffi {
+namespace op {
+namespace reduce {
+
+/*! \brief Whether T is an integer type other than bool. */
+template <typename T>
+constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+/*! \return the smallest value of an integer or bool type. */
+template <typename T>
+MXFFI_XINLINE constexpr T Lowest() {
+  if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
+    return T(0);
+  } else {
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(1) << (sizeof(T) * 8 - 1));
+  }
+}
+
+/*! \return the largest value of an integer or bool type. */
+template <typename T>
+MXFFI_XINLINE constexpr T Highest() {
+  if constexpr (std::is_same_v<T, bool>) {
+    return true;
+  } else {
+    return static_cast<T>(~Lowest<T>());
+  }
+}
+
+/*! \brief Sum (bools: logical or, numpy's add on bool). */
+struct SumOp {
+  template <typename A>
+  static MXFFI_XINLINE A Identity() {
+    return A(0);
+  }
+  template <typename A>
+  static MXFFI_XINLINE A Combine(A a, A b) {
+    if constexpr (std::is_same_v<A, bool>) {
+      return a || b;
+    } else {
+      return a + b;
+    }
+  }
+};
+
+/*! \brief Maximum; NaN wins, as numpy's maximum. */
+struct MaxOp {
+  template <typename A>
+  static MXFFI_XINLINE A Identity() {
+    if constexpr (std::is_floating_point_v<A>) {
+      return static_cast<A>(-INFINITY);
+    } else {
+      return Lowest<A>();
+    }
+  }
+  /*! \brief Whether v replaces m (no NaN involved); works on GCC vector types too. */
+  template <typename V>
+  static MXFFI_XINLINE auto Better(V v, V m) {
+    return v > m;
+  }
+  // A NaN in a stays, a NaN in b is taken. Bitwise |, not ||: no branch, so the CPU loops
+  // around it vectorise.
+  template <typename A>
+  static MXFFI_XINLINE A Combine(A a, A b) {
+    return ((a > b) | (a != a)) ? a : b;  // NOLINT(misc-redundant-expression)
+  }
+};
+
+/*! \brief Minimum; NaN wins. */
+struct MinOp {
+  template <typename A>
+  static MXFFI_XINLINE A Identity() {
+    if constexpr (std::is_floating_point_v<A>) {
+      return static_cast<A>(INFINITY);
+    } else {
+      return Highest<A>();
+    }
+  }
+  template <typename V>
+  static MXFFI_XINLINE auto Better(V v, V m) {
+    return v < m;
+  }
+  template <typename A>
+  static MXFFI_XINLINE A Combine(A a, A b) {
+    return ((a < b) | (a != a)) ? a : b;  // NOLINT(misc-redundant-expression)
+  }
+};
+
+/*!
+ * \brief The type reducer R accumulates Out in: integer sums in unsigned arithmetic (numpy's
+ *  wraparound, without signed overflow; 32 bits are enough for types up to 32 bits since the
+ *  result is taken modulo 2^bits), float16/bfloat16 in float, everything else in Out.
+ */
+template <typename R, typename Out>
+using RedAcc =
+    std::conditional_t<std::is_same_v<R, SumOp> && kIsInt<Out>,
+                       std::conditional_t<sizeof(Out) == 8, uint64_t, uint32_t>, AccT<Out>>;
+
+/*! \return one input element as the accumulator sees it: converted to Out, then to Acc. */
+template <typename Acc, typename Out, typename In>
+MXFFI_XINLINE Acc Load(In x) {
+  return static_cast<Acc>(static_cast<AccT<Out>>(ToAcc(x)));
+}
+
+/*!
+ * \return the output element of an accumulator: the accumulator stored as Out, or for a mean
+ *  the sum divided by count; an integer or bool mean (dtype=int...) divides the wrapped sum as
+ *  float64 and casts back unsafely, as numpy does (out of range: INT64_MIN, truncated).
+ */
+template <bool kMean, typename Out, typename Acc>
+MXFFI_XINLINE Out Finish(Acc acc, int64_t count) {
+  if constexpr (!kMean) {
+    return FromAcc<Out>(acc);
+  } else if constexpr (std::is_floating_point_v<Acc>) {
+    return FromAcc<Out>(acc / static_cast<Acc>(count));
+  } else {
+    const double q = static_cast<double>(static_cast<Out>(acc)) / static_cast<double>(count);
+    if constexpr (std::is_same_v<Out, bool>) {
+      return q != 0;
+    } else {
+      if (!(q >= -9.2233720368547758e18 && q < 9.2233720368547758e18)) {
+        return static_cast<Out>(static_cast<uint64_t>(1) << 63);
+      }
+      return static_cast<Out>(static_cast<int64_t>(q));
+    }
+  }
+}
+
+// ---- the sums of a csr array's stored values (sparse/reduce_sparse.cc, sparse/sparse_misc.cu) ---
+
+/*!
+ * \brief What a csr sum accumulates T in: double for floats and means, a wrapping 64-bit
+ *  unsigned integer for integer and bool sums.
+ */
+template <typename T, bool kMean>
+using SumAcc = std::conditional_t<kMean || !std::is_integral_v<T>, double, unsigned long long>;
+
+/*! \return one stored value as a csr sum's accumulator sees it. */
+template <typename T, bool kMean>
+MXFFI_XINLINE SumAcc<T, kMean> ToSum(T v) {
+  if constexpr (std::is_integral_v<T> && !kMean) {
+    return static_cast<unsigned long long>(v);
+  } else {
+    return static_cast<double>(ToAcc(v));
+  }
+}
+
+/*!
+ * \return the result element of a csr sum over count elements (the empty mean of an integer
+ *  dtype is 0).
+ */
+template <typename T, bool kMean>
+MXFFI_XINLINE T FinishSum(SumAcc<T, kMean> acc, int64_t count) {
+  if constexpr (kMean) {
+    if constexpr (std::is_integral_v<T>) {
+      if (count == 0) return T(0);
+    }
+    return ConvertOne<T>(acc / static_cast<double>(count));
+  } else if constexpr (std::is_integral_v<T>) {
+    return FromAcc<T>(acc);
+  } else {
+    return ConvertOne<T>(acc);
+  }
+}
+
+}  // namespace reduce
+}  // namespace op
+}  // namespace mxffi
+
+#endif  // MXFFI_SRC_OP_REDUCE_REDUCERS_H_
