@@ -14,21 +14,13 @@
 
 #include "gemm_cuda.h"
 #include "op/cuda_kernel.cuh"
+#include "op/elemwise/convert_cuda.h"
 
 namespace mxffi {
 namespace cuda {
 namespace {
 
 static_assert(kGemmMaxDims == kMaxDims, "gemm_cuda.h's axis limit is kernel_util.cuh's");
-
-template <typename To, typename From>
-__global__ void PackKernel(const From* src, To* dst, int64_t n, StridedIndex<1> index) {
-  MXFFI_CUDA_LOOP(i, n) {
-    int64_t off[1];
-    index.Offsets(i, off);
-    dst[i] = ConvertOne<To>(src[off[0]]);
-  }
-}
 
 /*! \brief The accumulator of the tiled kernel (gemm.cc's LoopAcc on the device). */
 template <typename T>
@@ -152,7 +144,6 @@ __global__ void __launch_bounds__(kGemmThreads)
 void PackStrided(const void* src, DLDataType src_dtype, int ndim, const int64_t* shape,
                  const int64_t* strides, void* dst, DLDataType dst_dtype, void* stream) {
   // Extent-1 axes dropped, neighbours merged where their strides allow it.
-  StridedIndex<1> index;
   int64_t n = 1;
   int m = 0;
   int64_t mshape[kMaxDims * 2], mstride[kMaxDims * 2];
@@ -174,19 +165,7 @@ void PackStrided(const void* src, DLDataType src_dtype, int ndim, const int64_t*
   MXFFI_CHECK(m <= kMaxDims, ValueError)
       << "dot: an operand of " << m << " axes that do not merge cannot be packed; at most "
       << kMaxDims;
-  index.ndim = m;
-  for (int d = 0; d < m; ++d) {
-    index.shape[d] = mshape[d];
-    index.stride[0][d] = mstride[d];
-  }
-  cudaStream_t s = static_cast<cudaStream_t>(stream);
-  MXFFI_TYPE_SWITCH(dst_dtype, "dot", To, {
-    MXFFI_TYPE_SWITCH(src_dtype, "dot", From, {
-      PackKernel<To, From><<<Blocks(n), kThreads, 0, s>>>(static_cast<const From*>(src),
-                                                          static_cast<To*>(dst), n, index);
-    });
-  });
-  MXFFI_CUDA_CHECK_LAUNCH("dot");
+  ConvertElements(src, src_dtype, m, mshape, mstride, dst, dst_dtype, false, "dot", stream);
 }
 
 void TiledGemm(DLDataType dtype, int64_t M, int64_t N, int64_t K, const void* a, int64_t a_rs,

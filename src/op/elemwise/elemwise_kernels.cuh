@@ -39,13 +39,19 @@ struct alignas(16) Vec16 {
 enum ScalarSide : int { kNoScalar = 0, kFirst = 1, kSecond = 2 };
 
 /*!
- * \return element off of base (an array whose dtype has op::DTypeIndex code) converted to To.
+ * \return element off of base (an array whose dtype has op::DTypeIndex code) converted to To:
+ *  as numpy's astype converts it (CastOne), or with kAstype false as a ufunc's loop reads an
+ *  input (ConvertOne).
  */
-template <typename To>
+template <typename To, bool kAstype = true>
 __device__ __forceinline__ To LoadAs(const void* base, int64_t off, int code) {
-#define MXFFI_LOAD_CASE_(I, From) \
-  case I:                         \
-    return CastOne<To>(static_cast<const From*>(base)[off]);
+#define MXFFI_LOAD_CASE_(I, From)                                 \
+  case I:                                                         \
+    if constexpr (kAstype) {                                      \
+      return CastOne<To>(static_cast<const From*>(base)[off]);    \
+    } else {                                                      \
+      return ConvertOne<To>(static_cast<const From*>(base)[off]); \
+    }
   switch (code) {
     MXFFI_LOAD_CASE_(0, bool)
     MXFFI_LOAD_CASE_(1, int8_t)
@@ -59,8 +65,12 @@ __device__ __forceinline__ To LoadAs(const void* base, int64_t off, int code) {
     MXFFI_LOAD_CASE_(9, half_t)
     MXFFI_LOAD_CASE_(10, bf16_t)
     MXFFI_LOAD_CASE_(11, float)
-    default:
-      return CastOne<To>(static_cast<const double*>(base)[off]);
+    default:  // 12: double
+      if constexpr (kAstype) {
+        return CastOne<To>(static_cast<const double*>(base)[off]);
+      } else {
+        return ConvertOne<To>(static_cast<const double*>(base)[off]);
+      }
   }
 #undef MXFFI_LOAD_CASE_
 }

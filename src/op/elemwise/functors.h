@@ -20,7 +20,7 @@
  * The transcendental functions are the C++ library's on the CPU and CUDA's on the device, so
  * they may differ in the last bits. A multiply followed by an add is rounded twice on both
  * devices: nvcc would contract it into one fused multiply-add, so the device uses the _rn
- * intrinsics (MulRn, AddRn), which are never contracted.
+ * intrinsics (MulRn, AddRn, SubRn, DivRn, SqrtRn), which are never contracted.
  */
 #ifndef MXFFI_SRC_OP_ELEMWISE_FUNCTORS_H_
 #define MXFFI_SRC_OP_ELEMWISE_FUNCTORS_H_
@@ -67,6 +67,45 @@ MXFFI_XINLINE A AddRn(A a, A b) {
   }
 #endif
   return a + b;
+}
+
+/*! \return a - b, rounded. */
+template <typename A>
+MXFFI_XINLINE A SubRn(A a, A b) {
+#if MXFFI_DEVICE_CODE
+  if constexpr (std::is_same_v<A, float>) {
+    return __fsub_rn(a, b);
+  } else if constexpr (std::is_same_v<A, double>) {
+    return __dsub_rn(a, b);
+  }
+#endif
+  return a - b;
+}
+
+/*! \return a / b, correctly rounded. */
+template <typename A>
+MXFFI_XINLINE A DivRn(A a, A b) {
+#if MXFFI_DEVICE_CODE
+  if constexpr (std::is_same_v<A, float>) {
+    return __fdiv_rn(a, b);
+  } else if constexpr (std::is_same_v<A, double>) {
+    return __ddiv_rn(a, b);
+  }
+#endif
+  return a / b;
+}
+
+/*! \return the square root of a, correctly rounded. */
+template <typename A>
+MXFFI_XINLINE A SqrtRn(A a) {
+#if MXFFI_DEVICE_CODE
+  if constexpr (std::is_same_v<A, float>) {
+    return __fsqrt_rn(a);
+  } else if constexpr (std::is_same_v<A, double>) {
+    return __dsqrt_rn(a);
+  }
+#endif
+  return std::sqrt(a);
 }
 
 // ---- binary ---------------------------------------------------------------------------------

@@ -1,289 +1,31 @@
 /*!
  * \file reduce.cu
- * \brief The reduction CUDA kernels: sum, mean, max and min over any set of axes of a strided
- *  array, with the CPU kernel's reducers (reducers.h): integer sums in unsigned arithmetic
- *  (numpy's wraparound), float16/bfloat16 in float, max and min propagating NaN, mean dividing
- *  the sum by the count (integer means through float64, as numpy).
- *
- * Two layouts, as the CPU has them:
- *   - the innermost reduced axis has the smallest stride (or everything is reduced): a warp
- *     per output element, its lanes striding along the reduced elements (coalesced), combined
- *     by warp shuffles;
- *   - the innermost kept axis has the smaller stride, or fewer than 32 elements are reduced
- *     per output: a thread per output element, consecutive threads on consecutive outputs
- *     (coalesced), each looping over the reduced elements.
- * When there are too few outputs to fill the device, each output's reduced elements are cut
- * into a fixed number of parts (a function of the shape only, so results are deterministic),
- * reduced into a scratch buffer and combined by a second kernel, a warp per output.
- * Float sums therefore add in another order than the CPU's pairwise sums: results agree to
- * rounding, not bit for bit; integer sums, max and min are exact.
+ * \brief The reductions' entry points (reduce_cuda.h) and the max and min kernels; sum and mean
+ *  are in reduce_sum.cu (the kernels: reduce_kernels.cuh).
  */
-#include <cmath>
-#include <cstring>
-#include <type_traits>
-
-#include "op/cuda_kernel.cuh"
-#include "reduce_cuda.h"
-#include "reducers.h"
+#include "reduce_kernels.cuh"
 
 namespace mxffi {
 namespace cuda {
-namespace {
 
-/*! \brief Outputs below which a reduction is split into parts: about a full device of warps. */
-constexpr int64_t kTargetWarps = 8192;
-/*! \brief Threads the outer layout aims for. */
-constexpr int64_t kTargetThreads = 1 << 18;
-/*! \brief Fewest reduced elements per part (warp layout, outer layout). */
-constexpr int64_t kMinWarpChunk = 2048;
-constexpr int64_t kMinThreadChunk = 64;
-
-using op::reduce::Finish;
-using op::reduce::kIsInt;
-using op::reduce::Load;
-using op::reduce::MaxOp;
-using op::reduce::MinOp;
-using op::reduce::RedAcc;
-using op::reduce::SumOp;
-
-/*! \brief v from the lane lane ^ mask of the warp, for any accumulator type. */
-template <typename A>
-__device__ __forceinline__ A ShflXor(A v, int mask) {
-  if constexpr (sizeof(A) == 8) {
-    unsigned long long u;  // NOLINT(runtime/int): the shuffle's type
-    memcpy(&u, &v, 8);
-    u = __shfl_xor_sync(0xffffffffu, u, mask);
-    memcpy(&v, &u, 8);
-  } else {
-    unsigned int u = 0;
-    memcpy(&u, &v, sizeof(A));
-    u = __shfl_xor_sync(0xffffffffu, u, mask);
-    memcpy(&v, &u, sizeof(A));
-  }
-  return v;
+size_t ReduceScratchBytes(const op::ReducePlan& plan) {
+  const Schedule s = MakeSchedule(plan);
+  return s.parts > 1 ? static_cast<size_t>(plan.out_size * s.parts) * sizeof(uint64_t) : 0;
 }
 
-/*! \brief Every lane's acc combined; every lane gets the result (a fixed order). */
-template <typename R, typename A>
-__device__ __forceinline__ A WarpCombine(A acc) {
-#pragma unroll
-  for (int m = 16; m > 0; m >>= 1) acc = R::Combine(acc, ShflXor(acc, m));
-  return acc;
-}
-
-/*! \brief The element offset of index i over dims (a single multiply for one dimension). */
-__device__ __forceinline__ int64_t OffsetOf(const StridedIndex<1>& dims, int64_t i) {
-  if (dims.ndim == 1) return i * dims.stride[0][0];
-  int64_t off[1];
-  dims.Offsets(i, off);
-  return off[0];
-}
-
-/*!
- * \brief The warp layout: task t = o * parts + part; a warp reduces part `part` (elements
- *  [part * chunk, +chunk)) of output o's reduced elements.
- */
-template <typename R, bool kMean, typename In, typename Out>
-__global__ void ReduceWarps(const In* __restrict__ in, Out* __restrict__ out,
-                            RedAcc<R, Out>* __restrict__ partial, StridedIndex<1> kept,
-                            StridedIndex<1> red, int64_t out_size, int64_t red_size, int64_t parts,
-                            int64_t chunk) {
-  using Acc = RedAcc<R, Out>;
-  const int lane = threadIdx.x & 31;
-  const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  const int64_t nwarps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
-  const int64_t tasks = out_size * parts;
-  for (int64_t t = warp; t < tasks; t += nwarps) {
-    const int64_t o = t / parts, part = t - o * parts;
-    const int64_t base = OffsetOf(kept, o);
-    const int64_t begin = part * chunk;
-    const int64_t end = begin + chunk < red_size ? begin + chunk : red_size;
-    Acc acc = R::template Identity<Acc>();
-#pragma unroll 4
-    for (int64_t j = begin + lane; j < end; j += 32) {
-      acc = R::Combine(acc, Load<Acc, Out>(in[base + OffsetOf(red, j)]));
-    }
-    acc = WarpCombine<R>(acc);
-    if (lane == 0) {
-      if (parts == 1) {
-        out[o] = Finish<kMean, Out>(acc, red_size);
-      } else {
-        partial[t] = acc;
-      }
-    }
-  }
-}
-
-/*! \brief The outer layout: task t = part * out_size + o, a thread each. */
-template <typename R, bool kMean, typename In, typename Out>
-__global__ void ReduceThreads(const In* __restrict__ in, Out* __restrict__ out,
-                              RedAcc<R, Out>* __restrict__ partial, StridedIndex<1> kept,
-                              StridedIndex<1> red, int64_t out_size, int64_t red_size,
-                              int64_t parts, int64_t chunk) {
-  using Acc = RedAcc<R, Out>;
-  MXFFI_CUDA_LOOP(t, out_size * parts) {
-    const int64_t part = t / out_size, o = t - part * out_size;
-    const In* base = in + OffsetOf(kept, o);
-    const int64_t begin = part * chunk;
-    const int64_t end = begin + chunk < red_size ? begin + chunk : red_size;
-    Acc acc = R::template Identity<Acc>();
-    for (int64_t r = begin; r < end; ++r) {
-      acc = R::Combine(acc, Load<Acc, Out>(base[OffsetOf(red, r)]));
-    }
-    if (parts == 1) {
-      out[o] = Finish<kMean, Out>(acc, red_size);
-    } else {
-      partial[o * parts + part] = acc;
-    }
-  }
-}
-
-/*! \brief out[o] from partial[o * parts, +parts), a warp per output. */
-template <typename R, bool kMean, typename Acc, typename Out>
-__global__ void CombineParts(const Acc* __restrict__ partial, Out* __restrict__ out,
-                             int64_t out_size, int64_t parts, int64_t count) {
-  const int lane = threadIdx.x & 31;
-  const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  const int64_t nwarps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
-  for (int64_t o = warp; o < out_size; o += nwarps) {
-    Acc acc = R::template Identity<Acc>();
-    for (int64_t p = lane; p < parts; p += 32) acc = R::Combine(acc, partial[o * parts + p]);
-    acc = WarpCombine<R>(acc);
-    if (lane == 0) out[o] = Finish<kMean, Out>(acc, count);
-  }
-}
-
-/*! \brief How a layout is run: which kernel, how many parts per output, elements per part. */
-struct Schedule {
-  bool warps = true;
-  int64_t parts = 1, chunk = 0;
-};
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-Schedule MakeSchedule(const ReduceLayout& l) {
-  Schedule s;
-  const int64_t inner_red =
-      l.red_stride[l.nr - 1] < 0 ? -l.red_stride[l.nr - 1] : l.red_stride[l.nr - 1];
-  const int64_t inner_kept = l.nk == 0 ? 0
-                                       : (l.kept_stride[l.nk - 1] < 0 ? -l.kept_stride[l.nk - 1]
-                                                                      : l.kept_stride[l.nk - 1]);
-  // A warp per output only pays when there are enough reduced elements for its lanes.
-  s.warps = l.nk == 0 || (l.red_size >= 32 && inner_red <= inner_kept);
-  if (l.red_size > 0 && l.out_size > 0) {
-    if (s.warps) {
-      s.parts = std::min(CeilDiv(l.red_size, kMinWarpChunk), CeilDiv(kTargetWarps, l.out_size));
-    } else {
-      s.parts = std::min(CeilDiv(l.red_size, kMinThreadChunk), CeilDiv(kTargetThreads, l.out_size));
-    }
-    s.parts = std::max<int64_t>(s.parts, 1);
-  }
-  s.chunk = s.parts == 1 ? l.red_size : CeilDiv(l.red_size, s.parts);
-  return s;
-}
-
-StridedIndex<1> DimsOf(int n, const int64_t* shape, const int64_t* stride) {
-  StridedIndex<1> idx;
-  idx.ndim = n;
-  for (int d = 0; d < n; ++d) {
-    idx.shape[d] = shape[d];
-    idx.stride[0][d] = stride[d];
-  }
-  return idx;
-}
-
-template <typename R, bool kMean, typename In, typename Out>
-void Launch(const DLTensor& in, const DLTensor& out, const ReduceLayout& l, void* scratch,
-            const char* fname, cudaStream_t stream) {
-  using Acc = RedAcc<R, Out>;
-  const Schedule s = MakeSchedule(l);
-  const StridedIndex<1> kept = DimsOf(l.nk, l.kept_shape, l.kept_stride);
-  const StridedIndex<1> red = DimsOf(l.nr, l.red_shape, l.red_stride);
-  const In* x = DataPtr<const In>(in);
-  Out* y = DataPtr<Out>(out);
-  Acc* partial = static_cast<Acc*>(scratch);
-  const int64_t tasks = l.out_size * s.parts;
-  if (s.warps) {
-    ReduceWarps<R, kMean, In, Out><<<Blocks(tasks * 32), kThreads, 0, stream>>>(
-        x, y, partial, kept, red, l.out_size, l.red_size, s.parts, s.chunk);
-  } else {
-    ReduceThreads<R, kMean, In, Out><<<Blocks(tasks), kThreads, 0, stream>>>(
-        x, y, partial, kept, red, l.out_size, l.red_size, s.parts, s.chunk);
-  }
-  MXFFI_CUDA_CHECK_LAUNCH(fname);
-  if (s.parts > 1) {
-    CombineParts<R, kMean, Acc, Out><<<Blocks(l.out_size * 32), kThreads, 0, stream>>>(
-        partial, y, l.out_size, s.parts, l.red_size);
-    MXFFI_CUDA_CHECK_LAUNCH(fname);
-  }
-}
-
-/*! \brief numpy's sum dtype of In: int64 for bool and narrower signed integers, uint64 for
- *  narrower unsigned ones, In otherwise. */
-template <typename In>
-using SumOut = std::conditional_t<
-    std::is_same_v<In, bool> || (std::is_signed_v<In> && kIsInt<In> && sizeof(In) < 8), int64_t,
-    std::conditional_t<std::is_unsigned_v<In> && kIsInt<In> && sizeof(In) < 8, uint64_t, In>>;
-/*! \brief numpy's mean dtype of In: float64 for integers and bools, In otherwise. */
-template <typename In>
-using MeanOut = std::conditional_t<std::is_integral_v<In>, double, In>;
-
-template <typename T>
-bool IsDType(DLDataType t) {
-  if constexpr (std::is_same_v<T, int64_t>) {
-    return t.code == kDLInt && t.bits == 64 && t.lanes == 1;
-  } else if constexpr (std::is_same_v<T, uint64_t>) {
-    return t.code == kDLUInt && t.bits == 64 && t.lanes == 1;
-  } else {
-    return t.code == kDLFloat && t.bits == 64 && t.lanes == 1;
-  }
-}
-
-template <typename R, bool kMean>
-void Dispatch(const DLTensor& in, const DLTensor& out, const ReduceLayout& l, void* scratch,
-              const char* fname, cudaStream_t stream) {
-  const bool same = in.dtype.code == out.dtype.code && in.dtype.bits == out.dtype.bits &&
-                    in.dtype.lanes == out.dtype.lanes;
-  MXFFI_TYPE_SWITCH(in.dtype, fname, In, {
-    using Natural = std::conditional_t<kMean, MeanOut<In>, SumOut<In>>;
-    if (same) {
-      Launch<R, kMean, In, In>(in, out, l, scratch, fname, stream);
-    } else if constexpr (std::is_same_v<R, SumOp> && !std::is_same_v<Natural, In>) {
-      if (IsDType<Natural>(out.dtype)) {
-        Launch<R, kMean, In, Natural>(in, out, l, scratch, fname, stream);
-      } else {
-        MXFFI_THROW(RuntimeError) << fname << ": no kernel from dtype code " << int(in.dtype.code)
-                                  << " bits " << int(in.dtype.bits) << " to code "
-                                  << int(out.dtype.code) << " bits " << int(out.dtype.bits);
-      }
-    } else {
-      MXFFI_THROW(RuntimeError) << fname << ": no kernel from dtype code " << int(in.dtype.code)
-                                << " bits " << int(in.dtype.bits) << " to code "
-                                << int(out.dtype.code) << " bits " << int(out.dtype.bits);
-    }
-  });
-}
-
-}  // namespace
-
-size_t ReduceScratchBytes(const ReduceLayout& layout) {
-  const Schedule s = MakeSchedule(layout);
-  return s.parts > 1 ? static_cast<size_t>(layout.out_size * s.parts) * sizeof(uint64_t) : 0;
-}
-
-void Reduce(ReduceOpCode op, const DLTensor& in, const DLTensor& out, const ReduceLayout& layout,
+void Reduce(ReduceOpCode op, const DLTensor& in, const DLTensor& out, const op::ReducePlan& plan,
             void* scratch, const char* fname, void* stream) {
-  if (layout.out_size == 0) return;
+  if (plan.out_size == 0) return;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   switch (op) {
     case ReduceOpCode::kSum:
-      return Dispatch<SumOp, false>(in, out, layout, scratch, fname, s);
+      return ReduceSum(false, in, out, plan, scratch, fname, s);
     case ReduceOpCode::kMean:
-      return Dispatch<SumOp, true>(in, out, layout, scratch, fname, s);
+      return ReduceSum(true, in, out, plan, scratch, fname, s);
     case ReduceOpCode::kMax:
-      return Dispatch<MaxOp, false>(in, out, layout, scratch, fname, s);
+      return Dispatch<MaxOp, false>(in, out, plan, scratch, fname, s);
     case ReduceOpCode::kMin:
-      return Dispatch<MinOp, false>(in, out, layout, scratch, fname, s);
+      return Dispatch<MinOp, false>(in, out, plan, scratch, fname, s);
   }
   MXFFI_THROW(ValueError) << fname << ": unknown reduction code " << static_cast<int>(op);
 }

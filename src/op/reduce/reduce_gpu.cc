@@ -21,23 +21,6 @@ namespace mxffi {
 namespace op {
 namespace {
 
-cuda::ReduceLayout LayoutOf(const ReducePlan& p) {
-  cuda::ReduceLayout l;
-  l.nk = p.nk;
-  l.nr = p.nr;
-  for (int i = 0; i < p.nk; ++i) {
-    l.kept_shape[i] = p.kept[i].size;
-    l.kept_stride[i] = p.kept[i].stride;
-  }
-  for (int i = 0; i < p.nr; ++i) {
-    l.red_shape[i] = p.red[i].size;
-    l.red_stride[i] = p.red[i].stride;
-  }
-  l.out_size = p.out_size;
-  l.red_size = p.red_size;
-  return l;
-}
-
 /*! \return x converted to dtype in a new C-contiguous device array (the _cast kernel). */
 NDArray ConvertOnDevice(const OpContext& ctx, const DLTensor& x, DLDataType dtype,
                         const char* fname) {
@@ -70,13 +53,13 @@ FCompute MakeGpuCompute(const char* fname) {
     NDArray converted;
     if (!direct) converted = ConvertOnDevice(ctx, x, y.dtype, fname);
     const DLTensor& src = direct ? x : converted.tensor();
-    const cuda::ReduceLayout layout = LayoutOf(MakeReducePlan(src, mask));
+    const ReducePlan plan = MakeReducePlan(src, mask);
     NDArray scratch;
-    if (const size_t bytes = cuda::ReduceScratchBytes(layout)) {
+    if (const size_t bytes = cuda::ReduceScratchBytes(plan)) {
       const int64_t n = static_cast<int64_t>(bytes);
       scratch = NDArray::Empty(&n, 1, DLDataType{kDLUInt, 8, 1}, ctx.device);
     }
-    cuda::Reduce(kCode, src, y, layout, scratch.defined() ? scratch.data() : nullptr, fname,
+    cuda::Reduce(kCode, src, y, plan, scratch.defined() ? scratch.data() : nullptr, fname,
                  ctx.stream);
   };
 }

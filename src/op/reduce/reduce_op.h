@@ -9,6 +9,8 @@
 #include <dmlc/optional.h>
 #include <mxffi/op/param.h>
 
+#include "reduce_plan.h"
+
 namespace mxffi {
 namespace op {
 
@@ -46,22 +48,7 @@ uint64_t ReduceAxesMask(const dmlc::optional<TShape>& axis, int ndim, const char
 /*! \return the shape of the result: the reduced axes dropped, or kept as 1 with keepdims. */
 TShape ReduceOutShape(const TShape& in, uint64_t mask, bool keepdims);
 
-/*! \brief One dimension of a reduction's input: its extent and element stride. */
-struct ReduceDim {
-  int64_t size, stride;
-};
-
-/*!
- * \brief The input's axes split into kept ones (in output order) and reduced ones, simplified:
- *  extent-1 axes dropped, reduced axes sorted by decreasing |stride| (the order only changes
- *  the order of accumulation), neighbours merged where their strides allow. An empty input has
- *  red_size 0 and no strides computed. At least one reduced dimension (extent 1 if none).
- */
-struct ReducePlan {
-  int nk = 0, nr = 0;
-  ReduceDim kept[kMaxNDim], red[kMaxNDim];
-  int64_t out_size = 1, red_size = 1;
-};
+static_assert(kReduceMaxDims == kMaxNDim, "a reduction plan has as many axes as an array");
 
 /*! \return the plan of reducing t over the axes in mask (bit i: axis i), shared by the CPU and
  *  GPU kernels so both lay the loops out alike. */

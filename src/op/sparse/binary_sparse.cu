@@ -20,6 +20,7 @@
 
 #include "binary_sparse_cuda.h"
 #include "op/cuda_kernel.cuh"
+#include "op/elemwise/convert_cuda.h"
 #include "op/elemwise/functors.h"
 
 namespace mxffi {
@@ -138,11 +139,6 @@ __device__ __forceinline__ int64_t RowOf(const I* indptr, int64_t rows, int64_t 
 }
 
 // ---- conversion ---------------------------------------------------------------------------------
-
-template <typename To, typename From>
-__global__ void ConvertKernel(const From* src, To* dst, int64_t n) {
-  MXFFI_CUDA_LOOP(i, n) { dst[i] = ConvertOne<To>(src[i]); }
-}
 
 /*! \brief An element copy of any strides, by the element's size (U an unsigned of that size). */
 template <typename U>
@@ -473,13 +469,9 @@ void CopyConvert(const DLTensor& src, const DLTensor& dst, void* stream) {
   if (!same) {
     MXFFI_CHECK(compact, ValueError)
         << fname << ": a copy that changes the dtype takes C-contiguous arrays";
-    MXFFI_TYPE_SWITCH(src.dtype, fname, From, {
-      MXFFI_TYPE_SWITCH(dst.dtype, fname, To, {
-        ConvertKernel<To, From>
-            <<<Blocks(n), kThreads, 0, AsStream(stream)>>>(DataPtr<From>(src), DataPtr<To>(dst), n);
-      });
-    });
-    MXFFI_CUDA_CHECK_LAUNCH(fname);
+    const int64_t one = 1;
+    ConvertElements(DataPtr<const char>(src), src.dtype, 1, &n, &one, DataPtr<char>(dst), dst.dtype,
+                    false, fname, stream);
     return;
   }
   StridedIndex<2> index;

@@ -25,33 +25,11 @@
 
 #include "../parallel.h"
 #include "sparse_util.h"
+#include "zero_bits.h"
 
 namespace mxffi {
 namespace op {
 namespace {
-
-/*!
- * \brief How a value's bits tell a zero: U is the unsigned integer as wide as T, kMask the bits
- *  that must all be clear. All of them for integers and bool; all but the sign for floats, so
- *  -0.0 is a zero and a NaN (which has mantissa bits) is not, exactly as v != 0.
- */
-template <typename T>
-struct ZeroBits {
-  static constexpr bool kFloat = std::is_floating_point<T>::value ||
-                                 std::is_same<T, half_t>::value || std::is_same<T, bf16_t>::value;
-  using U = typename std::conditional<
-      sizeof(T) == 1, uint8_t,
-      typename std::conditional<
-          sizeof(T) == 2, uint16_t,
-          typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type>::type>::type;
-  static_assert(sizeof(T) == sizeof(U), "a value type without a same-size unsigned integer");
-  static constexpr U kMask = kFloat ? static_cast<U>(~U(0) >> 1) : static_cast<U>(~U(0));
-  static U Get(const T* p) {
-    U b;
-    std::memcpy(&b, p, sizeof(U));
-    return static_cast<U>(b & kMask);
-  }
-};
 
 template <typename T>
 inline bool NonZero(const T& v) {

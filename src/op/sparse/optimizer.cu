@@ -2,91 +2,21 @@
  * \file optimizer.cu
  * \brief GPU kernels of sgd_update and adam_update (launchers in optimizer_cuda.h).
  *
- * One thread per value. Every multiply, add, subtract, divide and square root is written with
- * the round-to-nearest intrinsics (__fmul_rn, __dadd_rn, ...), which the compiler never fuses
- * into a multiply-add: each operation then rounds as the CPU kernel's does, in the same order,
- * and a step gives the CPU's bits. The clip is the CPU's std::min(std::max(x, -c), c), NaN
- * passing through.
+ * One thread per value, each running the CPU kernel's own step (optimizer_step.h), whose
+ * operations are the round-to-nearest intrinsics on the device (__fmul_rn, __dadd_rn, ...),
+ * which the compiler never fuses into a multiply-add: each rounds as on the CPU, in the same
+ * order, and a step gives the CPU's bits.
  */
 #include "op/cuda_kernel.cuh"
 #include "optimizer_cuda.h"
+#include "optimizer_step.h"
 
 namespace mxffi {
 namespace cuda {
 namespace {
 
-/*! \brief IEEE operations rounded to nearest, each on its own. */
-template <typename T>
-struct Rn;
-template <>
-struct Rn<float> {
-  static __device__ __forceinline__ float Add(float a, float b) { return __fadd_rn(a, b); }
-  static __device__ __forceinline__ float Sub(float a, float b) { return __fsub_rn(a, b); }
-  static __device__ __forceinline__ float Mul(float a, float b) { return __fmul_rn(a, b); }
-  static __device__ __forceinline__ float Div(float a, float b) { return __fdiv_rn(a, b); }
-  static __device__ __forceinline__ float Sqrt(float a) { return __fsqrt_rn(a); }
-};
-template <>
-struct Rn<double> {
-  static __device__ __forceinline__ double Add(double a, double b) { return __dadd_rn(a, b); }
-  static __device__ __forceinline__ double Sub(double a, double b) { return __dsub_rn(a, b); }
-  static __device__ __forceinline__ double Mul(double a, double b) { return __dmul_rn(a, b); }
-  static __device__ __forceinline__ double Div(double a, double b) { return __ddiv_rn(a, b); }
-  static __device__ __forceinline__ double Sqrt(double a) { return __dsqrt_rn(a); }
-};
-
-/*! \return x limited to [-c, c] when on, as std::min(std::max(x, -c), c) computes it. */
-template <typename T>
-__device__ __forceinline__ T Clip(T x, T c, bool on) {
-  if (!on) return x;
-  const T lo = x < -c ? -c : x;  // std::max(x, -c)
-  return c < lo ? c : lo;        // std::min(lo, c)
-}
-
-/*! \brief sgd_update's hyper-parameters in the arrays' dtype, as the CPU kernel casts them. */
-template <typename T>
-struct SGDStep {
-  T lr, wd, rescale, clip;
-  bool clip_on;
-  explicit SGDStep(const SGDHyper& p)
-      : lr(static_cast<T>(p.lr)),
-        wd(static_cast<T>(p.wd)),
-        rescale(static_cast<T>(p.rescale_grad)),
-        clip(static_cast<T>(p.clip_gradient)),
-        clip_on(p.clip_gradient >= 0) {}
-  /*! \return the new weight; has_g false means a zero gradient. */
-  __device__ __forceinline__ T operator()(T w, T g, bool has_g) const {
-    using R = Rn<T>;
-    const T gr = has_g ? Clip(R::Mul(rescale, g), clip, clip_on) : T(0);
-    return R::Sub(w, R::Mul(lr, R::Add(gr, R::Mul(wd, w))));
-  }
-};
-
-/*! \brief adam_update's hyper-parameters in the arrays' dtype. */
-template <typename T>
-struct AdamStep {
-  T lr, beta1, beta2, epsilon, wd, rescale, clip;
-  bool clip_on;
-  explicit AdamStep(const AdamHyper& p)
-      : lr(static_cast<T>(p.lr)),
-        beta1(static_cast<T>(p.beta1)),
-        beta2(static_cast<T>(p.beta2)),
-        epsilon(static_cast<T>(p.epsilon)),
-        wd(static_cast<T>(p.wd)),
-        rescale(static_cast<T>(p.rescale_grad)),
-        clip(static_cast<T>(p.clip_gradient)),
-        clip_on(p.clip_gradient >= 0) {}
-  /*! \brief w, m and v updated; has_g false means a zero gradient. */
-  __device__ __forceinline__ void operator()(T& w, T g, bool has_g, T& m, T& v) const {
-    using R = Rn<T>;
-    const T gr = Clip(R::Add(has_g ? R::Mul(rescale, g) : T(0), R::Mul(wd, w)), clip, clip_on);
-    const T mi = R::Add(R::Mul(beta1, m), R::Mul(R::Sub(T(1), beta1), gr));
-    const T vi = R::Add(R::Mul(beta2, v), R::Mul(R::Mul(R::Sub(T(1), beta2), gr), gr));
-    m = mi;
-    v = vi;
-    w = R::Sub(w, R::Div(R::Mul(lr, mi), R::Add(R::Sqrt(vi), epsilon)));
-  }
-};
+using op::AdamStep;
+using op::SGDStep;
 
 /*! \return the position of row r in the sorted ids[0, k), or -1. */
 template <typename I>

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "../parallel.h"
+#include "optimizer_step.h"
 #include "sparse_misc_op.h"
 #include "sparse_util.h"
 
@@ -37,54 +38,34 @@ namespace {
 const char* const kSGDInputs[] = {"weight", "grad"};
 const char* const kAdamInputs[] = {"weight", "grad", "mean", "var"};
 
-template <typename DType>
-inline DType Clip(DType x, DType c, bool on) {
-  return on ? std::min(std::max(x, -c), c) : x;
-}
-
-/*! \brief One SGD step for n values; w may be the array w_out writes to. */
+/*! \brief SGD steps (optimizer_step.h) over n values; w may be the array w_out writes to. */
 template <typename DType>
 struct SGDKernel {
-  DType lr, wd, rescale, clip;
-  bool clip_on;
-  explicit SGDKernel(const SGDParam& p)
-      : lr(static_cast<DType>(p.lr)),
-        wd(static_cast<DType>(p.wd)),
-        rescale(static_cast<DType>(p.rescale_grad)),
-        clip(static_cast<DType>(p.clip_gradient)),
-        clip_on(p.clip_gradient >= 0) {}
+  SGDStep<DType> step;
+  explicit SGDKernel(const SGDParam& p) : step(p) {}
   /*! \brief g == nullptr means a zero gradient. */
   void operator()(const DType* w, const DType* g, DType* w_out, int64_t n) const {
-    for (int64_t i = 0; i < n; ++i) {
-      const DType gr = g == nullptr ? DType(0) : Clip(rescale * g[i], clip, clip_on);
-      w_out[i] = w[i] - lr * (gr + wd * w[i]);
+    if (g == nullptr) {
+      for (int64_t i = 0; i < n; ++i) w_out[i] = step(w[i], DType(0), false);
+    } else {
+      for (int64_t i = 0; i < n; ++i) w_out[i] = step(w[i], g[i], true);
     }
   }
 };
 
-/*! \brief One Adam step for n values; inputs may be the arrays the outputs write to. */
+/*! \brief Adam steps over n values; inputs may be the arrays the outputs write to. */
 template <typename DType>
 struct AdamKernel {
-  DType lr, beta1, beta2, epsilon, wd, rescale, clip;
-  bool clip_on;
-  explicit AdamKernel(const AdamParam& p)
-      : lr(static_cast<DType>(p.lr)),
-        beta1(static_cast<DType>(p.beta1)),
-        beta2(static_cast<DType>(p.beta2)),
-        epsilon(static_cast<DType>(p.epsilon)),
-        wd(static_cast<DType>(p.wd)),
-        rescale(static_cast<DType>(p.rescale_grad)),
-        clip(static_cast<DType>(p.clip_gradient)),
-        clip_on(p.clip_gradient >= 0) {}
+  AdamStep<DType> step;
+  explicit AdamKernel(const AdamParam& p) : step(p) {}
   void operator()(const DType* w, const DType* g, const DType* m, const DType* v, DType* w_out,
                   DType* m_out, DType* v_out, int64_t n) const {
     for (int64_t i = 0; i < n; ++i) {
-      const DType gr = Clip((g == nullptr ? DType(0) : rescale * g[i]) + wd * w[i], clip, clip_on);
-      const DType mi = beta1 * m[i] + (DType(1) - beta1) * gr;
-      const DType vi = beta2 * v[i] + (DType(1) - beta2) * gr * gr;
+      DType wi = w[i], mi = m[i], vi = v[i];
+      step(wi, g == nullptr ? DType(0) : g[i], g != nullptr, mi, vi);
       m_out[i] = mi;
       v_out[i] = vi;
-      w_out[i] = w[i] - lr * mi / (std::sqrt(vi) + epsilon);
+      w_out[i] = wi;
     }
   }
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "op/elemwise/convert_cuda.h"
 #include "op/elemwise/functors.h"
 #include "op/reduce/reducers.h"
 #include "sparse_misc_cuda.h"
@@ -18,15 +19,6 @@ namespace {
 inline cudaStream_t Stream(void* s) { return static_cast<cudaStream_t>(s); }
 
 // ---- dtype conversion --------------------------------------------------------------------------
-
-/*!
- * \brief out = in as To, by numpy's astype (the CPU's _cast): a float to an integer through
- *  int64, out of range and NaN giving INT64_MIN truncated, where a plain device cast saturates.
- */
-template <typename From, typename To>
-__global__ void ConvertKernel(const From* __restrict__ in, To* __restrict__ out, int64_t n) {
-  MXFFI_CUDA_LOOP(i, n) { out[i] = CastOne<To>(in[i]); }
-}
 
 // ---- csr sum and mean --------------------------------------------------------------------------
 
@@ -219,16 +211,11 @@ const T* At(const void* workspace, int64_t offset) {
 }  // namespace
 
 void ConvertValues(const DLTensor& in, const DLTensor& out, void* stream) {
-  const char* fname = "astype";
-  const int64_t n = NumElements(in);
-  if (n == 0) return;
-  MXFFI_TYPE_SWITCH(in.dtype, fname, From, {
-    MXFFI_TYPE_SWITCH(out.dtype, fname, To, {
-      ConvertKernel<From, To>
-          <<<Blocks(n), kThreads, 0, Stream(stream)>>>(DataPtr<From>(in), DataPtr<To>(out), n);
-      MXFFI_CUDA_CHECK_LAUNCH(fname);
-    });
-  });
+  // By numpy's astype (the CPU's _cast): a float to an integer through int64, out of range and
+  // NaN giving INT64_MIN truncated, where a plain device cast saturates.
+  const int64_t n = NumElements(in), one = 1;
+  ConvertElements(DataPtr<const char>(in), in.dtype, 1, &n, &one, DataPtr<char>(out), out.dtype,
+                  true, "astype", stream);
 }
 
 int64_t CSRReduceScratchBytes(int64_t cols) { return std::max<int64_t>(cols, 1) * 8; }

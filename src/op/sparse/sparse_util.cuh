@@ -1,8 +1,8 @@
 /*!
  * \file sparse_util.cuh
  * \brief What the sparse CUDA kernels share: the element-size dtype switch, the zero
- *  test on a value's bits, warp-per-item launch sizes, the int64 prefix sum and reading one
- *  device count back to the host. nvcc only.
+ *  test on a value's bits (the CPU's, zero_bits.h), warp-per-item launch sizes, the int64 prefix
+ * sum and reading one device count back to the host. nvcc only.
  */
 #ifndef MXFFI_SRC_OP_SPARSE_SPARSE_UTIL_CUH_
 #define MXFFI_SRC_OP_SPARSE_SPARSE_UTIL_CUH_
@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "op/cuda_kernel.cuh"
+#include "zero_bits.h"
 
 namespace mxffi {
 namespace cuda {
@@ -19,22 +20,7 @@ namespace cuda {
 /*! \brief Every lane of a warp. */
 constexpr unsigned kFullMask = 0xffffffffu;
 
-/*!
- * \brief How a value's bits tell a zero (the CPU's cast_storage ZeroBits): U is the unsigned
- *  integer as wide as T and kMask the bits that must all be clear, all but the sign for
- *  floats, so -0.0 is a zero and NaN is not, exactly as v != 0.
- */
-template <typename T>
-struct ZeroBits {
-  static constexpr bool kFloat = std::is_floating_point_v<T> || kIsHalf<T>;
-  using U = std::conditional_t<
-      sizeof(T) == 1, uint8_t,
-      std::conditional_t<sizeof(T) == 2, uint16_t,
-                         std::conditional_t<sizeof(T) == 4, uint32_t, unsigned long long>>>;
-  static_assert(sizeof(T) == sizeof(U), "a value type without a same-size unsigned integer");
-  static constexpr U kAll = static_cast<U>(~U(0));
-  static constexpr U kMask = kFloat ? static_cast<U>(kAll >> 1) : kAll;
-};
+using op::ZeroBits;
 
 /*! \return the number of blocks of kThreads giving one warp to each of n items (grid-stride). */
 inline unsigned int WarpBlocks(int64_t n) { return Blocks(n * 32); }
