@@ -391,7 +391,9 @@ def test_sin_is_registered_as_an_op_and_a_function():
     assert info["num_inputs"] == 1
     with pytest.raises(TypeError, match=r"np\.sin: no loop computes in dtype=int32"):
         mnp.sin(np.ones(3, np.float32), dtype="int32")
-    with pytest.raises(TypeError, match=r"np\.sin: argument #0 'x' expected an ndarray or a number"):
+    with pytest.raises(
+        TypeError, match=r"np\.sin: argument #0 'x' expected an ndarray or a number"
+    ):
         mnp.sin("x")
     check(mnp.sin(np.arange(4, dtype=np.int16)), np.sin(np.arange(4, dtype=np.int16)), ulps=4)
     check(mnp.sin(True), np.asarray(np.sin(True)), ulps=1)
