@@ -110,9 +110,8 @@ def why_no_gpu():
     """Why nothing can be measured here ("" when a GPU can be used by mxffi and PyTorch)."""
     reasons = []
     if not mxffi.cuda.is_available():
+        # unavailable_reason() says when the build has no CUDA support (MXFFI_USE_CUDA=OFF).
         why = mxffi.cuda.unavailable_reason() or "no CUDA device"
-        if not mxffi.cuda.compiled():
-            why = "this build of mxffi has no CUDA support"
         reasons.append(f"mxffi: {why}")
     try:
         import torch
