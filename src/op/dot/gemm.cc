@@ -134,32 +134,13 @@ View2D<T> Prepare(const GemmOperand& op, bool need_blas, bool parallel,
 }
 
 /*!
- * \brief The accumulator of the loop kernel: integers in unsigned arithmetic (numpy's
- *  wraparound without signed overflow; 32 bits suffice up to 32-bit types, the result being
- *  taken modulo 2^bits), bool as bool, float16/bfloat16 in float.
- */
-template <typename T>
-using LoopAcc = std::conditional_t<std::is_integral_v<T> && !std::is_same_v<T, bool>,
-                                   std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>,
-                                   typename AccType<T>::type>;
-
-template <typename Acc>
-inline Acc MulAdd(Acc acc, Acc a, Acc b) {
-  if constexpr (std::is_same_v<Acc, bool>) {
-    return acc || (a && b);  // numpy's bool dot: logical or of ands
-  } else {
-    return acc + a * b;
-  }
-}
-
-/*!
  * \brief c (M x N, contiguous) = a @ b in a blocked loop: column blocks of c, row blocks of b
  *  (integers only: partial sums go through c, which is exact modulo 2^bits), then rows of a;
  *  the inner loop runs along a row of b.
  */
 template <typename T>
 void LoopGemm(int64_t M, int64_t N, int64_t K, View2D<T> a, View2D<T> b, T* c, bool parallel) {
-  using Acc = LoopAcc<T>;
+  using Acc = GemmAcc<T>;
   constexpr int64_t kColBlock = 256;
   const int64_t k_block = std::is_integral_v<T> ? 128 : std::max<int64_t>(K, 1);
   auto body = [&](int64_t i0, int64_t i1) {

@@ -5,15 +5,16 @@
  * The tiled kernel computes a 64 x 64 block of c per thread block of 256 threads, each thread a
  * 4 x 4 set of outputs spread 16 apart (so that a warp's shared-memory reads fall in distinct
  * banks or broadcast), over K in steps of 16: the a and b tiles are loaded into shared memory
- * already widened to the accumulation type. It accumulates as the CPU loop kernel (gemm.cc's
- * LoopAcc) does: integers in unsigned arithmetic of 32 or 64 bits (numpy's wraparound, with no
- * signed overflow), bool as bool, float16/bfloat16 in float32 rounded once at the end.
+ * already widened to the accumulation type. It accumulates as the CPU loop kernel does (GemmAcc,
+ * MulAdd of gemm_layout.h): integers in unsigned arithmetic of 32 or 64 bits (numpy's wraparound,
+ * with no signed overflow), bool as bool, float16/bfloat16 in float32 rounded once at the end.
  */
 #include <algorithm>
 #include <type_traits>
 
 #include "gemm_cuda.h"
 #include "op/cuda_kernel.cuh"
+#include "op/dot/gemm_layout.h"
 #include "op/elemwise/convert_cuda.h"
 
 namespace mxffi {
@@ -22,10 +23,8 @@ namespace {
 
 static_assert(kGemmMaxDims == kMaxDims, "gemm_cuda.h's axis limit is kernel_util.cuh's");
 
-/*! \brief The accumulator of the tiled kernel (gemm.cc's LoopAcc on the device). */
-template <typename T>
-using GemmAcc = std::conditional_t<std::is_integral_v<T> && !std::is_same_v<T, bool>,
-                                   std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>, AccT<T>>;
+using op::GemmAcc;
+using op::MulAdd;
 
 template <typename T>
 __device__ __forceinline__ GemmAcc<T> LoadAcc(T v) {
@@ -42,15 +41,6 @@ __device__ __forceinline__ T StoreAcc(GemmAcc<T> v) {
     return FromAcc<T>(v);
   } else {
     return static_cast<T>(v);  // integers: modulo 2^bits, as numpy wraps
-  }
-}
-
-template <typename A>
-__device__ __forceinline__ A MulAdd(A acc, A x, A y) {
-  if constexpr (std::is_same_v<A, bool>) {
-    return acc || (x && y);  // numpy's bool matmul: logical or of ands
-  } else {
-    return acc + x * y;
   }
 }
 

@@ -1,9 +1,10 @@
 /*!
  * \file gemm_layout.h
- * \brief A GEMM operand (GemmOperand: a strided array viewed as a batch of matrices) and how it
- *  lies as a matrix a BLAS reads in place: its axes merged, and whether it is row- or
- *  column-major with which leading dimension. Shared by the CPU GEMM (gemm.cc, cblas) and the
- *  CUDA one (gemm_gpu.cc, cuBLAS and the tiled kernel of gemm.cu); needs only DLPack.
+ * \brief A GEMM operand (GemmOperand: a strided array viewed as a batch of matrices), how a GEMM
+ *  loop accumulates (GemmAcc, MulAdd), and how an operand lies as a matrix a BLAS reads in place:
+ * its axes merged, and whether it is row- or column-major with which leading dimension. Shared by
+ * the CPU GEMM (gemm.cc, cblas) and the CUDA one (gemm_gpu.cc, cuBLAS and the tiled kernel of
+ * gemm.cu); needs only DLPack.
  */
 #ifndef MXFFI_SRC_OP_DOT_GEMM_LAYOUT_H_
 #define MXFFI_SRC_OP_DOT_GEMM_LAYOUT_H_
@@ -15,8 +16,31 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../half.h"
+#include "../xinline.h"
+
 namespace mxffi {
 namespace op {
+
+/*!
+ * \brief The type a GEMM loop accumulates T in (the CPU's loop kernel, gemm.cc, and the CUDA
+ *  tiled kernel, gemm.cu): integers in unsigned arithmetic of 32 or 64 bits (numpy's
+ *  wraparound, without signed overflow: the result is taken modulo 2^bits), float16 and
+ *  bfloat16 in float32, bool and the other floats in their own type.
+ */
+template <typename T>
+using GemmAcc = std::conditional_t<std::is_integral_v<T> && !std::is_same_v<T, bool>,
+                                   std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>, AccT<T>>;
+
+/*! \return acc + a * b; for bools acc or (a and b), numpy's bool matmul. */
+template <typename Acc>
+MXFFI_XINLINE Acc MulAdd(Acc acc, Acc a, Acc b) {
+  if constexpr (std::is_same_v<Acc, bool>) {
+    return acc || (a && b);
+  } else {
+    return acc + a * b;
+  }
+}
 
 /*! \brief Most axes of a GEMM operand's rows, columns or batch: an array's (kMaxNDim). */
 constexpr int kGemmMaxDims = 32;
