@@ -4,7 +4,9 @@ to numpy on arrays far larger than the caches, one thread and two.
 What is timed (mxffi arrays for mxffi, numpy arrays holding the same values for numpy):
 
     exp(x), sqrt(x)            10^7 float32 and float64 elements, a fresh result each call
-                               (sqrt of |x|, so no NaN)
+                               (sqrt of |x|, so no NaN): the kernel, and the page faults that
+                               map the result's fresh memory (the kernel's zeroing of it)
+    exp(x, out=o)              the same into an existing array: the kernel alone (no gate)
     add(x, y, out=o)           10^7 float32 and float64, into an existing array
     sum(x), max(x)             10^7 float32 and float64, to a scalar
     copy(a.T)                  a 4096 x 4096 float64 array, transposed, to a C-contiguous copy
@@ -38,6 +40,8 @@ MATMUL_N = 1024
 CELLS = [
     ("exp_f32", "exp, 10^7 float32"),
     ("exp_f64", "exp, 10^7 float64"),
+    ("exp_out_f32", "exp into out=, 10^7 float32"),
+    ("exp_out_f64", "exp into out=, 10^7 float64"),
     ("sqrt_f32", "sqrt, 10^7 float32"),
     ("sqrt_f64", "sqrt, 10^7 float64"),
     ("add_out_f32", "add into out=, 10^7 float32"),
@@ -57,7 +61,7 @@ THREADS = (1, 2)
 # kernels (with 1 thread at least numpy's speed; with 2, exp and sum ahead by the second core).
 GATES = {}
 for _key in CELL_KEYS:
-    if _key != "matmul":
+    if _key not in ("matmul", "exp_out_f32", "exp_out_f64"):
         GATES[_key, 1] = 1.0
 for _key in ("exp_f32", "exp_f64"):
     GATES[_key, 2] = 1.6
@@ -82,6 +86,8 @@ def make_cells(keys):
         o, mo = np.empty_like(x), mnp.empty((N,), dtype=dt)
         cells["mxffi", f"exp_{suffix}"] = lambda mx=mx: mnp.exp(mx)
         cells["numpy", f"exp_{suffix}"] = lambda x=x: np.exp(x)
+        cells["mxffi", f"exp_out_{suffix}"] = lambda mx=mx, mo=mo: mnp.exp(mx, out=mo)
+        cells["numpy", f"exp_out_{suffix}"] = lambda x=x, o=o: np.exp(x, out=o)
         cells["mxffi", f"sqrt_{suffix}"] = lambda m=max_: mnp.sqrt(m)
         cells["numpy", f"sqrt_{suffix}"] = lambda a=ax: np.sqrt(a)
         cells["mxffi", f"add_out_{suffix}"] = lambda mx=mx, my=my, mo=mo: mnp.add(mx, my, out=mo)
