@@ -577,7 +577,10 @@ def large_docs(run, times, gates):
         f"Instruction set: {run['simd_target']}. Load average at the start: "
         f"{run['large_load']}: the machine's cores may be shared with other work, which slows",
         "both libraries' calls of a round alike, so compare the ratios of one run rather than",
-        "milliseconds across runs.",
+        "milliseconds across runs. Every cell but matmul moves more bytes than it computes: once",
+        "one core keeps the memory bus busy a second adds little, and a fresh result costs the",
+        "page faults (the kernel's zeroing) of its memory in both libraries; the `exp into out=`",
+        "rows show the kernel without them.",
         "",
         np_large.table(times, gates),
         "",
