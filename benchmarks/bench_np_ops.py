@@ -672,7 +672,7 @@ def main(argv=None):
     if large_keys and not args.no_timing:
         run["large_load"] = np_large.load_average()
         log(f"load average {run['large_load']} (2 busy cores make the large-array figures noisy)")
-        run["large_rounds"] = args.rounds or (5 if args.quick else 21)
+        run["large_rounds"] = args.rounds or (5 if args.quick else 31)
         threads = [int(t) for t in args.large_threads.split(",")]
         large_times, run["simd_target"] = np_large.measure(
             str(Path(__file__).resolve()),
