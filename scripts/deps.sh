@@ -2,7 +2,8 @@
 # Install the system packages mxffi builds with, if any is missing (Debian 12).
 # usage: scripts/deps.sh [extra packages...]
 set -euo pipefail
-pkgs=(cmake ninja-build g++ libgtest-dev libgmock-dev libdlpack-dev libdmlc-dev libopenblas-dev libhwy-dev ccache "$@")
+pkgs=(cmake ninja-build g++ libgtest-dev libgmock-dev libdlpack-dev libdmlc-dev libopenblas-dev
+  libhwy-dev ccache "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p")
