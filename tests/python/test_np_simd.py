@@ -465,8 +465,9 @@ def test_max_min_equal_numpy_with_nan(name, dtype):
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("name", ["sum", "max", "min"])
 def test_reductions_of_misaligned_memory(name, dtype):
-    """numpy's memory read in place at every offset from a 64-byte boundary: the kernels start
-    their vector loops at the first aligned element, the ones before it reduced apart."""
+    """numpy's memory read in place at every offset from a 64-byte boundary: max and min start
+    their vector loops at the first aligned element, the ones before it reduced apart; a sum
+    does not depend on where its array lies."""
     rng = np.random.default_rng(29)
     fn, ref = getattr(mnp, name), getattr(np, name)
     eps = float(np.finfo(dtype).eps)
@@ -478,6 +479,7 @@ def test_reductions_of_misaligned_memory(name, dtype):
             got = fn(mnp.from_dlpack(x)).asnumpy()
             if name == "sum":
                 assert fsum_rel_error(got, x) <= (math.log2(n) + 16) * eps, (n, k)
+                assert_same(got, fn(mnp.array(x)).asnumpy())  # the same values, 64-byte aligned
             else:
                 assert_same(got, ref(x))
                 y = x.copy()

@@ -66,20 +66,6 @@ HWY_INLINE hn::TFromD<D> SumLeaf(D d, const hn::TFromD<D>* x, int64_t n) {
   return SumLanes(d, acc[0]);
 }
 
-/*!
- * \return how many elements of x come before its first vector-aligned one (at most n; 0 when x
- *  is not even element-aligned). The reductions start their vector loops there: a vector load
- *  that straddles two cache lines costs two, and numpy's arrays are only 16-byte aligned.
- */
-template <class D>
-HWY_INLINE int64_t HeadBeforeAligned(D d, const hn::TFromD<D>* x, int64_t n) {
-  using T = hn::TFromD<D>;
-  const uintptr_t bytes = hn::Lanes(d) * sizeof(T);
-  const uintptr_t mis = reinterpret_cast<uintptr_t>(x) % bytes;
-  if (mis == 0 || mis % sizeof(T) != 0) return 0;
-  return std::min<int64_t>(n, static_cast<int64_t>((bytes - mis) / sizeof(T)));
-}
-
 /*! \brief Pairwise: halves (on whole vectors) until a leaf is small enough. */
 template <class D>
 hn::TFromD<D> SumRec(D d, const hn::TFromD<D>* x, int64_t n) {
@@ -91,16 +77,25 @@ hn::TFromD<D> SumRec(D d, const hn::TFromD<D>* x, int64_t n) {
   return SumRec(d, x, half) + SumRec(d, x + half, n - half);
 }
 
-/*! \brief The elements before the first aligned one (fewer than a vector), then the rest. */
-template <class D>
-hn::TFromD<D> SumAligned(D d, const hn::TFromD<D>* x, int64_t n) {
-  const int64_t head = HeadBeforeAligned(d, x, n);
-  if (head == 0) return SumRec(d, x, n);
-  return SumLeaf(d, x, head) + SumRec(d, x + head, n - head);
-}
+// The sum's vectors start at x itself, not at its first aligned element: which elements share
+// an accumulator must not depend on where the array lies, or equal arrays could sum to
+// different values.
+float SumF32(const float* x, int64_t n) { return SumRec(hn::ScalableTag<float>(), x, n); }
+double SumF64(const double* x, int64_t n) { return SumRec(hn::ScalableTag<double>(), x, n); }
 
-float SumF32(const float* x, int64_t n) { return SumAligned(hn::ScalableTag<float>(), x, n); }
-double SumF64(const double* x, int64_t n) { return SumAligned(hn::ScalableTag<double>(), x, n); }
+/*!
+ * \return how many elements of x come before its first vector-aligned one (at most n; 0 when x
+ *  is not even element-aligned). Max and min start their vector loops there: a vector load
+ *  that straddles two cache lines costs two, and numpy's arrays are only 16-byte aligned.
+ */
+template <class D>
+HWY_INLINE int64_t HeadBeforeAligned(D d, const hn::TFromD<D>* x, int64_t n) {
+  using T = hn::TFromD<D>;
+  const uintptr_t bytes = hn::Lanes(d) * sizeof(T);
+  const uintptr_t mis = reinterpret_cast<uintptr_t>(x) % bytes;
+  if (mis == 0 || mis % sizeof(T) != 0) return 0;
+  return std::min<int64_t>(n, static_cast<int64_t>((bytes - mis) / sizeof(T)));
+}
 
 /*!
  * \brief The largest (kMax) or smallest element of x[0..n), n >= 1. NaN is tracked apart from
