@@ -15,7 +15,10 @@ What is timed (mxffi arrays for mxffi, numpy arrays holding the same values for 
 
 How. Each thread count runs in a child interpreter of its own, started with MXFFI_NUM_THREADS
 and OPENBLAS_NUM_THREADS set to it (both libraries size their pools once, at load; numpy threads
-only matmul, through its OpenBLAS). The child checks every result once against numpy, calls
+only matmul, through its OpenBLAS), and with OPENBLAS_THREAD_TIMEOUT=4: OpenBLAS's threads
+otherwise spin on their cores for a while after each of numpy's products, and the call after
+it, mxffi's or numpy's, finds one core fewer (mxffi's 2-thread matmul then took 34 ms instead
+of 18; numpy's own time does not change). The child checks every result once against numpy, calls
 every cell once to warm up, calibrates each to at least 20 ms per sample (2 with --quick), then
 runs `rounds` rounds, each every cell in a fresh random order with mxffi's and numpy's calls of
 a cell back to back (in random order), so both see the same moment of a shared machine. A
@@ -157,6 +160,7 @@ def measure(script, threads_list, rounds, quick, seed, keys, log):
     times, target = {}, None
     for threads in threads_list:
         env = dict(os.environ, MXFFI_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
+        env.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")  # see the docstring
         cmd = [sys.executable, script, f"--_large-worker={threads}", f"--rounds={rounds}"]
         cmd += [f"--seed={seed}", "--cells=" + ",".join(keys)] + (["--quick"] if quick else [])
         log(f"large arrays, {threads} thread(s): {rounds} rounds of {len(keys)} cells")
