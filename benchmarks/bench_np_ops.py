@@ -570,14 +570,20 @@ def large_docs(run, times, gates):
         "### Large arrays",
         "",
         "mxffi.np's vectorized CPU kernels (`src/op/simd`, docs/np.md) next to numpy on arrays",
-        "far larger than the caches: the docstring of `benchmarks/np_large.py` says what is timed",
+        "far larger than the caches; the docstring of `benchmarks/np_large.py` says what is timed",
         "and how. Each thread count runs in a child interpreter with `MXFFI_NUM_THREADS` and",
-        "`OPENBLAS_NUM_THREADS` set to it; mxffi's and numpy's calls of a cell run back to back in",
-        f"each of {run['large_rounds']} randomized rounds, and a figure is the median. "
-        f"Instruction set: {run['simd_target']}. Load average at the start: "
-        f"{run['large_load']}: the machine's cores may be shared with other work, which slows",
-        "both libraries' calls of a round alike, so compare the ratios of one run rather than",
-        "milliseconds across runs.",
+        "`OPENBLAS_NUM_THREADS` set to it (and numpy's OpenBLAS threads told not to spin after a",
+        "product); mxffi's and numpy's calls of a cell run back to back in each of",
+        f"{run['large_rounds']} randomized rounds. A time is the median; a ratio the median of",
+        "the rounds' numpy / mxffi ratios.",
+        "",
+        f"Instruction set: {run['simd_target']}. Load average at the start: {run['large_load']}.",
+        "The machine's two cores are shared with other work, which slows both libraries' calls",
+        "of a round alike: compare the ratios of one run rather than milliseconds across runs.",
+        "Every cell but matmul moves more bytes than it computes, so once one core keeps the",
+        "memory bus busy a second adds little; and a fresh result costs both libraries the page",
+        "faults of its memory (the kernel zeroes it), more than the mxffi kernel itself takes:",
+        "the `exp into out=` rows show the kernel alone.",
         "",
         np_large.table(times, gates),
         "",
@@ -669,7 +675,7 @@ def main(argv=None):
     if large_keys and not args.no_timing:
         run["large_load"] = np_large.load_average()
         log(f"load average {run['large_load']} (2 busy cores make the large-array figures noisy)")
-        run["large_rounds"] = args.rounds or (5 if args.quick else 21)
+        run["large_rounds"] = args.rounds or (5 if args.quick else 31)
         threads = [int(t) for t in args.large_threads.split(",")]
         large_times, run["simd_target"] = np_large.measure(
             str(Path(__file__).resolve()),

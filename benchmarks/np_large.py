@@ -4,7 +4,9 @@ to numpy on arrays far larger than the caches, one thread and two.
 What is timed (mxffi arrays for mxffi, numpy arrays holding the same values for numpy):
 
     exp(x), sqrt(x)            10^7 float32 and float64 elements, a fresh result each call
-                               (sqrt of |x|, so no NaN)
+                               (sqrt of |x|, so no NaN): the kernel, and the page faults that
+                               map the result's fresh memory (the kernel's zeroing of it)
+    exp(x, out=o)              the same into an existing array: the kernel alone (no gate)
     add(x, y, out=o)           10^7 float32 and float64, into an existing array
     sum(x), max(x)             10^7 float32 and float64, to a scalar
     copy(a.T)                  a 4096 x 4096 float64 array, transposed, to a C-contiguous copy
@@ -13,8 +15,11 @@ What is timed (mxffi arrays for mxffi, numpy arrays holding the same values for 
 
 How. Each thread count runs in a child interpreter of its own, started with MXFFI_NUM_THREADS
 and OPENBLAS_NUM_THREADS set to it (both libraries size their pools once, at load; numpy threads
-only matmul, through its OpenBLAS). The child checks every result once against numpy, calls
-every cell once to warm up, calibrates each to at least 5 ms per sample (2 with --quick), then
+only matmul, through its OpenBLAS), and with OPENBLAS_THREAD_TIMEOUT=4: OpenBLAS's threads
+otherwise spin on their cores for a while after each of numpy's products, and the call after
+it, mxffi's or numpy's, finds one core fewer (mxffi's 2-thread matmul then took 34 ms instead
+of 18; numpy's own time does not change). The child checks every result once against numpy, calls
+every cell once to warm up, calibrates each to at least 20 ms per sample (2 with --quick), then
 runs `rounds` rounds, each every cell in a fresh random order with mxffi's and numpy's calls of
 a cell back to back (in random order), so both see the same moment of a shared machine. A
 figure is the median ms per call; a ratio is the median over the rounds of numpy's time over
@@ -38,6 +43,8 @@ MATMUL_N = 1024
 CELLS = [
     ("exp_f32", "exp, 10^7 float32"),
     ("exp_f64", "exp, 10^7 float64"),
+    ("exp_out_f32", "exp into out=, 10^7 float32"),
+    ("exp_out_f64", "exp into out=, 10^7 float64"),
     ("sqrt_f32", "sqrt, 10^7 float32"),
     ("sqrt_f64", "sqrt, 10^7 float64"),
     ("add_out_f32", "add into out=, 10^7 float32"),
@@ -57,7 +64,7 @@ THREADS = (1, 2)
 # kernels (with 1 thread at least numpy's speed; with 2, exp and sum ahead by the second core).
 GATES = {}
 for _key in CELL_KEYS:
-    if _key != "matmul":
+    if _key not in ("matmul", "exp_out_f32", "exp_out_f64"):
         GATES[_key, 1] = 1.0
 for _key in ("exp_f32", "exp_f64"):
     GATES[_key, 2] = 1.6
@@ -82,6 +89,8 @@ def make_cells(keys):
         o, mo = np.empty_like(x), mnp.empty((N,), dtype=dt)
         cells["mxffi", f"exp_{suffix}"] = lambda mx=mx: mnp.exp(mx)
         cells["numpy", f"exp_{suffix}"] = lambda x=x: np.exp(x)
+        cells["mxffi", f"exp_out_{suffix}"] = lambda mx=mx, mo=mo: mnp.exp(mx, out=mo)
+        cells["numpy", f"exp_out_{suffix}"] = lambda x=x, o=o: np.exp(x, out=o)
         cells["mxffi", f"sqrt_{suffix}"] = lambda m=max_: mnp.sqrt(m)
         cells["numpy", f"sqrt_{suffix}"] = lambda a=ax: np.sqrt(a)
         cells["mxffi", f"add_out_{suffix}"] = lambda mx=mx, my=my, mo=mo: mnp.add(mx, my, out=mo)
@@ -116,7 +125,7 @@ def worker(threads, rounds, quick, seed, keys):
     import mxffi
 
     cells = make_cells(keys)
-    target_s = 0.002 if quick else 0.005
+    target_s = 0.002 if quick else 0.02
     calls = {}
     for k, f in cells.items():  # warm up, then calibrate to target_s per sample
         f()
@@ -151,6 +160,7 @@ def measure(script, threads_list, rounds, quick, seed, keys, log):
     times, target = {}, None
     for threads in threads_list:
         env = dict(os.environ, MXFFI_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
+        env.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")  # see the docstring
         cmd = [sys.executable, script, f"--_large-worker={threads}", f"--rounds={rounds}"]
         cmd += [f"--seed={seed}", "--cells=" + ",".join(keys)] + (["--quick"] if quick else [])
         log(f"large arrays, {threads} thread(s): {rounds} rounds of {len(keys)} cells")

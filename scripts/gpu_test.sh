@@ -8,10 +8,10 @@
 # Steps: a virtual environment over the machine's Python (its packages visible), the carried
 # wheels installed in it, one configure and build (pip install -e, scikit-build-core) of
 # libmxffi, the Cython extension and the C++ tests with MXFFI_USE_CUDA=ON, finding DLPack,
-# dmlc-core, GoogleTest, OpenBLAS and Highway in .carry/root only (the script fails when CMake picked up
-# any other copy); then ctest, the GPU tests (tests/python/test_cuda*.py), and with --all the
-# whole Python suite, with --bench benchmarks/bench_cuda.py. Every step runs even when one
-# before it failed (the build excepted); the exit status is 1 when any failed.
+# dmlc-core, GoogleTest, OpenBLAS and Highway in .carry/root only (the script fails when CMake
+# picked up any other copy); then ctest, the GPU tests (tests/python/test_cuda*.py), and with
+# --all the whole Python suite, with --bench benchmarks/bench_cuda.py. Every step runs even when
+# one before it failed (the build excepted); the exit status is 1 when any failed.
 #
 # usage: scripts/gpu_test.sh [--all] [--bench] [--deps-only]
 #   --deps-only  stop after checking, with a configure of its own (build-gpu/deps, no CUDA, no
@@ -51,7 +51,8 @@ note() { echo "$*" | tee -a "$summary"; }
 
 for need in "$carry/root/usr/include/dlpack/dlpack.h" "$carry/root/usr/include/dmlc/parameter.h" \
   "$carry/root/usr/lib/x86_64-linux-gnu/libgtest.a" \
-  "$carry/root/usr/lib/x86_64-linux-gnu/libopenblas.so" "$carry/root/usr/include/hwy/highway.h"; do
+  "$carry/root/usr/lib/x86_64-linux-gnu/libopenblas.so" \
+  "$carry/root/usr/include/hwy/highway.h"; do
   [ -e "$need" ] || { note "gpu_test.sh: $need is missing: run scripts/device_carry.sh here" \
     "and carry .carry"; exit 1; }
 done

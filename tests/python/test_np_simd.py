@@ -463,6 +463,31 @@ def test_max_min_equal_numpy_with_nan(name, dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", ["sum", "max", "min"])
+def test_reductions_of_misaligned_memory(name, dtype):
+    """numpy's memory read in place at every offset from a 64-byte boundary: max and min start
+    their vector loops at the first aligned element, the ones before it reduced apart; a sum
+    does not depend on where its array lies."""
+    rng = np.random.default_rng(29)
+    fn, ref = getattr(mnp, name), getattr(np, name)
+    eps = float(np.finfo(dtype).eps)
+    for n in (17, 100, 4099, LARGE):
+        raw = operand(rng, n + 32, dtype)
+        base = (-raw.ctypes.data % 64) // raw.itemsize
+        for k in range(16 if n < 5000 else 4):
+            x = raw[base + k : base + k + n]
+            got = fn(mnp.from_dlpack(x)).asnumpy()
+            if name == "sum":
+                assert fsum_rel_error(got, x) <= (math.log2(n) + 16) * eps, (n, k)
+                assert_same(got, fn(mnp.array(x)).asnumpy())  # the same values, 64-byte aligned
+            else:
+                assert_same(got, ref(x))
+                y = x.copy()
+                y[min(k, n - 1)] = np.nan  # a NaN among the elements before the aligned one
+                assert np.isnan(fn(mnp.from_dlpack(y[:])).asnumpy())
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("name", ["sum", "mean", "max", "min"])
 def test_axis_reductions(name, dtype):
     """Rows (the vectorized row kernels) and columns (the vectorized accumulate) of

@@ -7,9 +7,11 @@
  * over trailing (or leading) axes becomes one contiguous row per output element (or one
  * contiguous run of outputs per reduced index). Three loops cover every layout:
  *   - full reduction: the reduced elements are cut into fixed chunks (independent of the thread
- *     count), reduced in parallel and combined in chunk order, so the result is deterministic;
+ *     count), reduced in parallel and combined as a binary tree in chunk order, so the result
+ *     is deterministic and a float sum stays pairwise;
  *   - innermost axis reduced: one output element per task, its elements reduced as rows (float
- *     sums pairwise, as numpy's);
+ *     sums pairwise, as numpy's; contiguous float32/float64 rows by the vectorized kernels of
+ *     simd/simd.h);
  *   - innermost axis kept: blocks of consecutive output elements accumulated together, one
  *     reduced index at a time, so the inner loop runs along memory.
  * A dtype other than the natural ones (sum/mean's dtype=) casts the input first (_cast), as

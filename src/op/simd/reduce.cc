@@ -11,6 +11,7 @@
 
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -76,8 +77,25 @@ hn::TFromD<D> SumRec(D d, const hn::TFromD<D>* x, int64_t n) {
   return SumRec(d, x, half) + SumRec(d, x + half, n - half);
 }
 
+// The sum's vectors start at x itself, not at its first aligned element: which elements share
+// an accumulator must not depend on where the array lies, or equal arrays could sum to
+// different values.
 float SumF32(const float* x, int64_t n) { return SumRec(hn::ScalableTag<float>(), x, n); }
 double SumF64(const double* x, int64_t n) { return SumRec(hn::ScalableTag<double>(), x, n); }
+
+/*!
+ * \return how many elements of x come before its first vector-aligned one (at most n; 0 when x
+ *  is not even element-aligned). Max and min start their vector loops there: a vector load
+ *  that straddles two cache lines costs two, and numpy's arrays are only 16-byte aligned.
+ */
+template <class D>
+HWY_INLINE int64_t HeadBeforeAligned(D d, const hn::TFromD<D>* x, int64_t n) {
+  using T = hn::TFromD<D>;
+  const uintptr_t bytes = hn::Lanes(d) * sizeof(T);
+  const uintptr_t mis = reinterpret_cast<uintptr_t>(x) % bytes;
+  if (mis == 0 || mis % sizeof(T) != 0) return 0;
+  return std::min<int64_t>(n, static_cast<int64_t>((bytes - mis) / sizeof(T)));
+}
 
 /*!
  * \brief The largest (kMax) or smallest element of x[0..n), n >= 1. NaN is tracked apart from
@@ -100,7 +118,16 @@ HWY_INLINE hn::TFromD<D> Extremum(D d, const hn::TFromD<D>* x, int64_t n) {
     m[u] = hn::Set(d, identity);
     nan[u] = hn::FirstN(d, 0);
   }
-  int64_t i = 0;
+  HWY_ALIGN T buf[HWY_MAX_BYTES / sizeof(T)];
+  // A part of a vector (the elements before the first aligned one, or the tail), padded.
+  auto partial = [&](int64_t i0, int64_t r) {
+    for (int64_t k = 0; k < N; ++k) buf[k] = k < r ? x[i0 + k] : identity;
+    const V v = hn::Load(d, buf);
+    m[0] = pick(m[0], v);
+    nan[0] = hn::Or(nan[0], hn::IsNaN(v));
+  };
+  int64_t i = HeadBeforeAligned(d, x, n);
+  if (i > 0) partial(0, i);
   for (; i + kU * N <= n; i += kU * N) {
     for (int u = 0; u < kU; ++u) {
       const V v = hn::LoadU(d, x + i + u * N);
@@ -113,13 +140,7 @@ HWY_INLINE hn::TFromD<D> Extremum(D d, const hn::TFromD<D>* x, int64_t n) {
     m[0] = pick(m[0], v);
     nan[0] = hn::Or(nan[0], hn::IsNaN(v));
   }
-  if (i < n) {
-    HWY_ALIGN T buf[HWY_MAX_BYTES / sizeof(T)];
-    for (int64_t k = 0; k < N; ++k) buf[k] = i + k < n ? x[i + k] : identity;
-    const V v = hn::Load(d, buf);
-    m[0] = pick(m[0], v);
-    nan[0] = hn::Or(nan[0], hn::IsNaN(v));
-  }
+  if (i < n) partial(i, n - i);
   const M any_nan = hn::Or(hn::Or(nan[0], nan[1]), hn::Or(nan[2], nan[3]));
   if (!hn::AllFalse(d, any_nan)) {
     for (int64_t k = 0; k < n; ++k) {
@@ -127,7 +148,6 @@ HWY_INLINE hn::TFromD<D> Extremum(D d, const hn::TFromD<D>* x, int64_t n) {
     }
   }
   const V r = pick(pick(m[0], m[1]), pick(m[2], m[3]));
-  HWY_ALIGN T buf[HWY_MAX_BYTES / sizeof(T)];
   hn::Store(r, d, buf);
   T best = buf[0];
   for (int64_t k = 1; k < N; ++k) best = (kMax ? buf[k] > best : buf[k] < best) ? buf[k] : best;
