@@ -262,7 +262,7 @@ def test_signature_of_zeros():
     sig = inspect.signature(mnp.zeros)
     assert str(sig) == (
         "(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) "
-        "-> mxffi.ndarray.NDArray"
+        "-> mxffi.NDArray"
     )
     assert sig.parameters["shape"].annotation is mt.ShapeLike
     assert sig.parameters["dtype"].annotation is mt.DTypeLike
