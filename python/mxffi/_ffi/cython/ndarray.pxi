@@ -629,6 +629,7 @@ cdef class NDArray(Object):
     """
 
     cdef PyObject* _shape_cache  # the shape tuple, made on first use (shapes never change)
+    cdef object __weakref__  # NULL until a weak reference is made (tp_alloc zeroes it)
 
     # numpy defers a + b to us when b is an mxffi array.
     __array_priority__ = 100
@@ -723,6 +724,12 @@ cdef class NDArray(Object):
         perm[t.ndim - 2] = t.ndim - 1
         perm[t.ndim - 1] = t.ndim - 2
         return _permuted(self, t, perm)
+
+    def data_ptr(self):
+        """The address of the first element (data plus byte offset), as an int."""
+        cdef DLTensor* t = _tensor(self)
+        _check_dense(self, "data_ptr")
+        return <size_t>t.data + t.byte_offset
 
     @property
     def read_only(self):
