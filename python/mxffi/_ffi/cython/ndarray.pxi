@@ -364,9 +364,12 @@ cdef int _setitem(obj, key, value) except -1:
             _bad_index(item)
     if not _writable(obj):
         raise ValueError("assignment destination is read-only")
-    if value is obj:
-        return 0
-    dst = _basic_view(obj, t, items) if items != (Ellipsis,) else obj
+    if items == (Ellipsis,) or items == ():
+        if value is obj:
+            return 0
+        dst = obj
+    else:
+        dst = _basic_view(obj, t, items)
     _F_ASSIGN(dst, value)
     return 0
 
