@@ -664,7 +664,8 @@ cdef class NDArray(Object):
         cdef int64_t st[_MAX_DIMS]
         cdef DLTensor* t = _tensor(self)
         _elem_strides(t, st)
-        return _int_tuple(st, t.ndim, _itemsize(t))
+        # numpy 2 gives a new empty array strides of 0; views keep their own.
+        return _int_tuple(st, t.ndim, 0 if t.strides == NULL and _size(t) == 0 else _itemsize(t))
 
     @property
     def dtype(self):
@@ -994,16 +995,28 @@ cdef class NDArray(Object):
         return _np_copy(self)
 
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
-        return _np_sum(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+        """np.sum of this array."""
+        if out is not None:
+            return _np_sum(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
+        return _np_sum(self, axis, dtype, keepdims)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
-        return _np_mean(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+        """np.mean of this array."""
+        if out is not None:
+            return _np_mean(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
+        return _np_mean(self, axis, dtype, keepdims)
 
     def max(self, axis=None, out=None, keepdims=False):
-        return _np_max(self, axis=axis, out=out, keepdims=keepdims)
+        """np.max of this array."""
+        if out is not None:
+            return _np_max(self, axis=axis, keepdims=keepdims, out=out)
+        return _np_max(self, axis, keepdims)
 
     def min(self, axis=None, out=None, keepdims=False):
-        return _np_min(self, axis=axis, out=out, keepdims=keepdims)
+        """np.min of this array."""
+        if out is not None:
+            return _np_min(self, axis=axis, keepdims=keepdims, out=out)
+        return _np_min(self, axis, keepdims)
 
     def dot(self, b, out=None):
         """The dot product with b (numpy's ndarray.dot)."""
