@@ -17,6 +17,28 @@ assert str((y + np.ones(4)).dtype) == "float64"  # a numpy array is not weak
 assert y.T.shape == (4, 3)  # transpose is a view too
 # [arrays.end]
 
+# [array.begin]
+import pickle
+
+a = mnp.arange(12.0).reshape(3, 4)
+assert a.strides == (32, 8) and a.nbytes == 96  # read from the array's layout in C
+row = a[1]  # ints, slices (any step), None and ... give views: no copy
+row[:] = 0.0  # ... so writing through one changes a
+assert a[1, ::-1].tolist() == [0.0, 0.0, 0.0, 0.0] and a[..., None].shape == (3, 4, 1)
+a[0, 1:3] = [7, 8]  # assignment broadcasts and casts as numpy's does
+b = a  # in-place operators write into the array itself
+b += 1
+assert b is a and a[0].tolist() == [1.0, 8.0, 9.0, 4.0]
+assert float(a[2, 3]) == 12.0 and len(a) == 3
+c = pickle.loads(pickle.dumps(a[::2], protocol=5))  # dtype, shape, device and data
+assert c.shape == (2, 4) and c.tolist() == a[::2].tolist()
+assert isinstance(np.exp(a), mxffi.NDArray)  # numpy's ufuncs run mxffi's function of that name
+try:
+    hash(a)  # an array compares elementwise, so it is unhashable (as numpy's)
+except TypeError:
+    pass
+# [array.end]
+
 # [dtypes.begin]
 f32 = mxffi.DataType("f4")  # numpy's names and codes: one grammar for DataType(x) and dtype=x
 assert f32 == mnp.float32 == "float32" and hash(f32) == hash("float32")
