@@ -3,6 +3,7 @@
 
 import numpy as np
 import pytest
+from conftest import DTYPES, np_dtype
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -199,3 +200,28 @@ def test_read_only_arrays_refuse_writes():
         mnp.add(a, 1, out=a)
     assert a[0].read_only  # views of a read-only array are read-only
     np.testing.assert_array_equal(x, np.arange(6.0).reshape(2, 3))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "value", [0, 1, -1, 7, 127, 128, 255, 256, -129, 2**40, 1.75, -2.5, 1e300, True, False]
+)
+def test_scalar_assignment_casts_as_numpy(dtype, value):
+    if isinstance(value, float) and value < 0 and dtype.startswith("uint"):
+        pytest.skip("a negative float into an unsigned type is undefined in C, and in numpy")
+    if value == 1e300 and dtype not in ("float64", "bool"):
+        pytest.skip("an out-of-range float into a narrower type is undefined in C")
+    x = np.zeros((2, 3), dtype=np_dtype(dtype))
+    a = mnp.zeros((2, 3), dtype=dtype)
+    for key in ((1, 2), (0,), (slice(None), 1), (Ellipsis,)):
+        try:
+            with np.errstate(all="ignore"):
+                x[key] = value
+        except OverflowError:
+            with pytest.raises(OverflowError, match="out of bounds"):
+                a[key] = value
+            continue
+        a[key] = value
+        got = np.asarray(a) if dtype != "bfloat16" else np.asarray(a.astype("float32"))
+        want = x if dtype != "bfloat16" else x.astype(np.float32)
+        np.testing.assert_array_equal(got, want)

@@ -7,11 +7,10 @@ import weakref
 
 import numpy as np
 import pytest
+from conftest import DTYPES, np_dtype
 
 import mxffi
 import mxffi.np as mnp
-
-from conftest import DTYPES, np_dtype
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -62,7 +61,7 @@ def test_strides_of_views_and_transposes():
     assert a.mT.shape == (2, 4, 3)
     _same(a.mT, np.swapaxes(x, -1, -2))
     with pytest.raises(ValueError, match="at least 2 dimensions"):
-        _arr(np.arange(3.0)).mT
+        _ = _arr(np.arange(3.0)).mT
     t = a.T
     assert not t.flags.c_contiguous and t.flags.f_contiguous
 

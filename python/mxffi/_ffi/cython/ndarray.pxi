@@ -263,11 +263,11 @@ cdef object _bad_index(item):
         f"boolean arrays are valid indices; got {type(item).__name__}")
 
 
-cdef object _basic_view(obj, DLTensor* t, tuple items):
-    """The view of obj for a key of ints, slices, None and at most one Ellipsis."""
+cdef int _basic_params(DLTensor* t, tuple items, int64_t* offset_out, int64_t* shape,
+                       int64_t* strides) except -1:
+    """The view of t for a key of ints, slices, None and at most one Ellipsis: its element
+    offset, shape and strides; returns its number of dimensions."""
     cdef int64_t st[_MAX_DIMS]
-    cdef int64_t shape[_MAX_DIMS]
-    cdef int64_t strides[_MAX_DIMS]
     cdef int64_t offset = 0, n, idx
     cdef Py_ssize_t start, stop, step, length
     cdef int in_dim = 0, out_dim = 0, consumed = 0, i, k, fill
@@ -324,7 +324,17 @@ cdef object _basic_view(obj, DLTensor* t, tuple items):
         shape[out_dim] = t.shape[i]
         strides[out_dim] = st[i]
         out_dim += 1
-    return _make_view(obj, offset, out_dim, shape, strides)
+    offset_out[0] = offset
+    return out_dim
+
+
+cdef object _basic_view(obj, DLTensor* t, tuple items):
+    """The view of obj for a key of ints, slices, None and at most one Ellipsis."""
+    cdef int64_t shape[_MAX_DIMS]
+    cdef int64_t strides[_MAX_DIMS]
+    cdef int64_t offset = 0
+    cdef int ndim = _basic_params(t, items, &offset, shape, strides)
+    return _make_view(obj, offset, ndim, shape, strides)
 
 
 cdef object _getitem(obj, key):
@@ -352,6 +362,10 @@ cdef object _getitem(obj, key):
 
 cdef int _setitem(obj, key, value) except -1:
     cdef DLTensor* t = _tensor(obj)
+    cdef int64_t shape[_MAX_DIMS]
+    cdef int64_t strides[_MAX_DIMS]
+    cdef int64_t offset = 0
+    cdef int ndim
     _check_dense(obj, "__setitem__")
     items = key if type(key) is tuple else (key,)
     for item in items:
@@ -362,20 +376,127 @@ cdef int _setitem(obj, key, value) except -1:
             return 0
         if not _is_basic_int(item):
             _bad_index(item)
+    ndim = _basic_params(t, items, &offset, shape, strides)
     if not _writable(obj):
         raise ValueError("assignment destination is read-only")
-    if items == (Ellipsis,) or items == ():
+    tp = type(value)
+    if (tp is float or tp is int or tp is bool) and t.device.device_type == 1:
+        if _fill_scalar(t, offset, ndim, shape, strides, value):
+            return 0
+    if ndim == t.ndim and offset == 0 and _same_layout(t, shape, strides):
         if value is obj:
             return 0
         dst = obj
     else:
-        dst = _basic_view(obj, t, items)
+        dst = _make_view(obj, offset, ndim, shape, strides)
     _F_ASSIGN(dst, value)
     return 0
 
 
+cdef bint _same_layout(DLTensor* t, const int64_t* shape, const int64_t* strides) noexcept:
+    cdef int64_t st[_MAX_DIMS]
+    cdef int i
+    _elem_strides(t, st)
+    for i in range(t.ndim):
+        if shape[i] != t.shape[i] or strides[i] != st[i]:
+            return False
+    return True
+
+
+# The most elements item assignment of a Python number writes here, without a call; more go to
+# ndarray.assign's kernels.
+cdef enum:
+    _FILL_IN_PLACE_MAX = 256
+
+
+cdef bint _fill_scalar(DLTensor* t, int64_t offset, int ndim, const int64_t* shape,
+                       const int64_t* strides, value) except -1:
+    """Write the Python number value into the CPU elements (offset, shape, strides) of t as
+    numpy's assignment casts it; False where the call path must do it (many elements, a
+    dtype or value this does not convert: float16, NaN into an integer, ...)."""
+    cdef int64_t n = 1, i, k, pos
+    cdef int64_t idx[_MAX_DIMS]
+    cdef unsigned char buf[16]
+    cdef int64_t item = _itemsize(t)
+    cdef uint8_t code = t.dtype.code
+    cdef uint8_t bits = t.dtype.bits
+    cdef double d
+    cdef long long v
+    cdef unsigned long long u
+    cdef int overflow = 0
+    for i in range(ndim):
+        n *= shape[i]
+    if n > _FILL_IN_PLACE_MAX or t.dtype.lanes != 1:
+        return False
+    tp = type(value)
+    if code == 2 and (bits == 32 or bits == 64):  # float32, float64
+        d = <double>value if tp is float else (<double>(value is True) if tp is bool
+                                                 else <double>value)
+        if bits == 32:
+            (<float*>buf)[0] = <float>d
+        else:
+            (<double*>buf)[0] = d
+    elif code == 0 or code == 1:  # integers
+        if tp is float:
+            d = value
+            if not (-9.2e18 < d < 9.2e18):  # NaN, inf, huge: numpy's own cast decides
+                return False
+            v = <long long>d
+        elif tp is bool:
+            v = value is True
+        else:
+            v = PyLong_AsLongLongAndOverflow(value, &overflow)
+            if overflow != 0:
+                return False
+            if not _int_fits(v, code, bits):
+                raise OverflowError(f"Python integer {v} out of bounds for {_dtype_name(t.dtype)}")
+        u = <unsigned long long>v
+        if bits == 8:
+            (<uint8_t*>buf)[0] = <uint8_t>u
+        elif bits == 16:
+            (<uint16_t*>buf)[0] = <uint16_t>u
+        elif bits == 32:
+            (<uint32_t*>buf)[0] = <uint32_t>u
+        elif bits == 64:
+            (<uint64_t*>buf)[0] = <uint64_t>u
+        else:
+            return False
+    elif code == 6 and bits == 8:  # bool
+        (<uint8_t*>buf)[0] = 1 if value else 0
+    else:
+        return False
+    cdef char* base = <char*>t.data + t.byte_offset + offset * item
+    for i in range(ndim):
+        idx[i] = 0
+    for k in range(n):
+        pos = 0
+        for i in range(ndim):
+            pos += idx[i] * strides[i]
+        memcpy(base + pos * item, buf, <size_t>item)
+        i = ndim - 1
+        while i >= 0:
+            idx[i] += 1
+            if idx[i] < shape[i]:
+                break
+            idx[i] = 0
+            i -= 1
+    return True
+
+
+cdef inline bint _int_fits(long long v, uint8_t code, uint8_t bits) noexcept:
+    if code == 1:
+        return v >= 0 and (bits >= 64 or v < (<long long>1 << bits))
+    if bits >= 64:
+        return True
+    return -(<long long>1 << (bits - 1)) <= v < (<long long>1 << (bits - 1))
+
+
 cdef bint _writable(obj) except -1:
-    return not _F_READ_ONLY(obj)
+    """Whether obj's memory may be written (asked once per array object: it never changes)."""
+    cdef NDArray a = <NDArray>obj
+    if a._rw == 0:
+        a._rw = 2 if _F_READ_ONLY(obj) else 1
+    return a._rw == 1
 
 
 # ---- element access ---------------------------------------------------------------------------
@@ -633,6 +754,7 @@ cdef class NDArray(Object):
 
     cdef PyObject* _shape_cache  # the shape tuple, made on first use (shapes never change)
     cdef object __weakref__  # NULL until a weak reference is made (tp_alloc zeroes it)
+    cdef int _rw  # 0: not asked yet; 1: writable; 2: read-only (see _writable)
 
     # numpy defers a + b to us when b is an mxffi array.
     __array_priority__ = 100
