@@ -21,6 +21,7 @@ FLOATS = {"float16", "bfloat16", "float32", "float64"}
 HYPO = settings(
     max_examples=400,
     derandomize=True,
+    database=None,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -433,7 +434,7 @@ def test_out_errors_and_casting():
 # ---- shares_memory / may_share_memory -----------------------------------------------------------
 
 
-@settings(max_examples=300, derandomize=True, deadline=None)
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
 @given(st.data())
 def test_shares_memory_is_numpy_exact(data):
     base = np.zeros(
