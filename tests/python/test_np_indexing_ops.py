@@ -197,6 +197,21 @@ def test_gather_and_scatter_every_dtype(dtype):
     same(m, want)
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_gather_and_scatter_complex(dtype):
+    """The gather and scatter move elements as bits, so complex arrays index too."""
+    x = (np.arange(12) + 1j * np.arange(12, 0, -1)).astype(dtype).reshape(3, 4)
+    i = np.array([2, -1, 0])
+    same(mnp._advanced_gather(x, 1, i), x[:, i])
+    same(mnp.take(x, [5, 0]), np.take(x, [5, 0]))
+    m = mnp.from_dlpack(x.copy())
+    v = x[:, :3][::-1].copy()
+    mnp._advanced_scatter(m, v, 1, i)
+    want = x.copy()
+    want[:, i] = v
+    same(m, want)
+
+
 def test_bounds_errors_have_numpy_text():
     x = np.zeros((2, 3))
     for key, axis, idx in [
@@ -213,6 +228,16 @@ def test_bounds_errors_have_numpy_text():
             mnp._advanced_scatter(mnp.array(x), 1.0, axis, *idx)
         assert str(got.value) == str(want.value)
     assert str(want.value) == "index 3 is out of bounds for axis 1 with size 3"
+    # numpy reads uint64 indices as its intp: 2**64 - 1 is -1, 2**63 is -2**63.
+    x = np.arange(3.0)
+    big = np.array([2**64 - 1], np.uint64)
+    same(mnp._advanced_gather(x, 0, big), x[big])
+    big = np.array([2**63], np.uint64)
+    with pytest.raises(IndexError) as want:
+        x[big]
+    with pytest.raises(IndexError) as got:
+        mnp._advanced_gather(x, 0, big)
+    assert str(got.value) == str(want.value)
 
 
 def test_gather_bad_calls():
