@@ -52,20 +52,35 @@ struct IndexLayout {
    *  from the end.
    */
   MXFFI_XINLINE void Offsets(const int64_t* m, int64_t* xoff, int64_t* voff) const {
+    int64_t p[kIndexMaxDims];
+    Base(m, xoff, voff, p);
+    for (int i = 0; i < k; ++i) *xoff += IndexTerm(i, p[i]);
+  }
+
+  /*!
+   * \brief The parts of Offsets that are not indices: x's offset from the dimensions x has,
+   *  values' offset, and each index array's element position p[i].
+   */
+  MXFFI_XINLINE void Base(const int64_t* m, int64_t* xoff, int64_t* voff, int64_t* p) const {
     int64_t xo = 0, vo = 0;
     for (int d = 0; d < ndim; ++d) {
       xo += m[d] * x_stride[d];
       vo += m[d] * v_stride[d];
     }
     for (int i = 0; i < k; ++i) {
-      int64_t p = 0;
-      for (int j = 0; j < bdim; ++j) p += m[bfirst + j] * idx_stride[i][j];
-      int64_t v = idx[i][p];
-      if (v < 0) v += axis_size[i];
-      xo += v * axis_stride[i];
+      int64_t q = 0;
+      for (int j = 0; j < bdim; ++j) q += m[bfirst + j] * idx_stride[i][j];
+      p[i] = q;
     }
     *xoff = xo;
     *voff = vo;
+  }
+
+  /*! \return x's offset along the axis of index array i for its element at position p. */
+  MXFFI_XINLINE int64_t IndexTerm(int i, int64_t p) const {
+    int64_t v = idx[i][p];
+    if (v < 0) v += axis_size[i];
+    return v * axis_stride[i];
   }
 
   /*! \brief m = the coordinates of flat position i (C order). */

@@ -32,17 +32,29 @@ void StridesOf(const DLTensor& t, int64_t* out) {
   }
 }
 
-/*! \brief f(offset) for each element of t in C order, offset in elements from the first. */
+/*!
+ * \brief f(offset, m) for each element of t in C order: offset in elements from the first, m
+ *  its coordinates. Runs along the last dimension, the odometer stepping once per run.
+ */
 template <typename F>
 void ForEachOffset(const DLTensor& t, F&& f) {
   const int64_t n = NumElements(t);
   if (n == 0) return;
+  if (t.ndim == 0) {
+    f(int64_t{0}, static_cast<const int64_t*>(nullptr));
+    return;
+  }
   int64_t strides[kMaxNDim], m[kMaxNDim] = {};
   StridesOf(t, strides);
+  const int last = t.ndim - 1;
+  const int64_t inner = t.shape[last], step = strides[last];
   int64_t off = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    f(off, static_cast<const int64_t*>(m));
-    for (int d = t.ndim - 1; d >= 0; --d) {
+  for (int64_t done = 0; done < n; done += inner) {
+    for (int64_t j = 0; j < inner; ++j) {
+      m[last] = j;
+      f(off + j * step, static_cast<const int64_t*>(m));
+    }
+    for (int d = last - 1; d >= 0; --d) {
       off += strides[d];
       if (++m[d] < t.shape[d]) break;
       off -= strides[d] * t.shape[d];
@@ -249,6 +261,16 @@ void ThrowNonzeroCount(int64_t found, int64_t count, const char* fname) {
 void CheckIndexRange(cpu, const OpContext&, const DLTensor& idx, int64_t size, int axis,
                      const char*) {
   const int64_t* p = DataPtr<const int64_t>(idx);
+  if (NDArray::IsContiguous(idx)) {
+    // The common case in one pass the compiler vectorises: the range of the values.
+    const int64_t n = NumElements(idx);
+    int64_t lo = 0, hi = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      lo = std::min(lo, p[i]);
+      hi = std::max(hi, p[i]);
+    }
+    if (lo >= -size && hi < size) return;
+  }
   ForEachOffset(idx, [&](int64_t off, const int64_t*) {
     const int64_t v = p[off];
     MXFFI_CHECK(v >= -size && v < size, IndexError)
@@ -256,39 +278,90 @@ void CheckIndexRange(cpu, const OpContext&, const DLTensor& idx, int64_t size, i
   });
 }
 
+namespace {
+
+/*!
+ * \brief The CPU loop of the gather (kScatter false: dst, C-contiguous, = src through the
+ *  layout) and the scatter (dst through the layout = src, values): the runs [begin, end) of
+ *  the index space's last dimension, in order. Along a run x moves by one stride, or, when the
+ *  last dimension is one of the index arrays', by one index per element.
+ */
+template <bool kScatter, typename U>
+void IndexRuns(const IndexLayout& l, const U* src, U* dst, int64_t begin, int64_t end) {
+  const int last = l.ndim - 1;
+  const int64_t inner = l.ndim > 0 ? l.shape[last] : 1;
+  const bool index_inner = l.bdim > 0 && last == l.bfirst + l.bdim - 1;
+  const int64_t xs = l.ndim > 0 ? l.x_stride[last] : 0;
+  const int64_t vs = l.ndim > 0 ? l.v_stride[last] : 0;
+  int64_t m[indexing::kIndexMaxDims], p[indexing::kIndexMaxDims];
+  l.Unravel(begin * inner, m);
+  for (int64_t r = begin; r < end; ++r) {
+    int64_t xo, vo;
+    l.Base(m, &xo, &vo, p);
+    U* out = kScatter ? dst : dst + r * inner;
+    if (!index_inner) {
+      for (int i = 0; i < l.k; ++i) xo += l.IndexTerm(i, p[i]);
+      for (int64_t j = 0; j < inner; ++j) {
+        if (kScatter) {
+          out[xo + j * xs] = src[vo + j * vs];
+        } else {
+          out[j] = src[xo + j * xs];
+        }
+      }
+    } else if (l.k == 1) {
+      // One index array (x[idx], x[:, idx]): its run, read through locals, which the stores
+      // through out (a uint64_t may alias the layout's int64_t fields) cannot change.
+      const int64_t* q = l.idx[0] + p[0];
+      const int64_t qs = l.idx_stride[0][l.bdim - 1], size = l.axis_size[0];
+      const int64_t as = l.axis_stride[0];
+      for (int64_t j = 0; j < inner; ++j) {
+        int64_t v = q[j * qs];
+        v += v < 0 ? size : 0;
+        if (kScatter) {
+          out[xo + v * as] = src[vo + j * vs];
+        } else {
+          out[j] = src[xo + v * as];
+        }
+      }
+    } else {
+      for (int64_t j = 0; j < inner; ++j) {
+        int64_t x = xo;
+        for (int i = 0; i < l.k; ++i) x += l.IndexTerm(i, p[i] + j * l.idx_stride[i][l.bdim - 1]);
+        if (kScatter) {
+          out[x] = src[vo + j * vs];
+        } else {
+          out[j] = src[x];
+        }
+      }
+    }
+    if (l.ndim > 0) {
+      m[last] = inner - 1;
+      l.Next(m);
+    }
+  }
+}
+
+}  // namespace
+
 void Gather(cpu, const OpContext&, const IndexLayout& l, const DLTensor& x, const DLTensor& out,
             const char* fname) {
+  const int64_t inner = l.ndim > 0 ? l.shape[l.ndim - 1] : 1;
   BytesSwitch(x.dtype, fname, [&](auto u) {
     using U = decltype(u);
     const U* src = DataPtr<const U>(x);
     U* dst = DataPtr<U>(out);
-    ParallelFor(l.size, 4, [&](int64_t begin, int64_t end) {
-      int64_t m[indexing::kIndexMaxDims];
-      l.Unravel(begin, m);
-      for (int64_t i = begin; i < end; ++i) {
-        int64_t xo, vo;
-        l.Offsets(m, &xo, &vo);
-        dst[i] = src[xo];
-        l.Next(m);
-      }
-    });
+    ParallelFor(l.size / inner, inner,
+                [&](int64_t begin, int64_t end) { IndexRuns<false>(l, src, dst, begin, end); });
   });
 }
 
 void Scatter(cpu, const OpContext&, const IndexLayout& l, const DLTensor& values,
              const DLTensor& out, const char* fname) {
   // In order, on one thread: where positions repeat, the last write wins, as in numpy.
+  const int64_t inner = l.ndim > 0 ? l.shape[l.ndim - 1] : 1;
   BytesSwitch(out.dtype, fname, [&](auto u) {
     using U = decltype(u);
-    const U* src = DataPtr<const U>(values);
-    U* dst = DataPtr<U>(out);
-    int64_t m[indexing::kIndexMaxDims] = {};
-    for (int64_t i = 0; i < l.size; ++i) {
-      int64_t xo, vo;
-      l.Offsets(m, &xo, &vo);
-      dst[xo] = src[vo];
-      l.Next(m);
-    }
+    IndexRuns<true>(l, DataPtr<const U>(values), DataPtr<U>(out), 0, l.size / inner);
   });
 }
 
