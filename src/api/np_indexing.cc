@@ -88,6 +88,80 @@ NDArray Gather(const NDArray& x, const std::vector<NDArray>& idx, int axis) {
   return Invoke(attrs, Span<const NDArray>(inputs));
 }
 
+/*! \brief x[..., idx, ...] = values in place (values already on x's device). */
+void Scatter(const NDArray& x, const NDArray& values, const std::vector<NDArray>& idx, int axis,
+             const char* fname) {
+  static const Op* op = Op::Get("_npi_advanced_scatter");
+  MXFFI_CHECK(!x.is_sparse(), TypeError)
+      << fname << ": x must be a dense array, got a " << StorageTypeName(x.stype()) << " one";
+  AdvancedIndexParam p;
+  p.num_args = static_cast<int>(idx.size()) + 2;
+  p.axis = axis;
+  std::vector<NDArray> inputs;
+  inputs.reserve(idx.size() + 2);
+  inputs.push_back(x);
+  inputs.push_back(values);
+  inputs.insert(inputs.end(), idx.begin(), idx.end());
+  OpAttrs attrs;
+  attrs.op = op;
+  attrs.param = &p;
+  NDArray out = x;
+  Invoke(attrs, Span<const NDArray>(inputs), Span<NDArray>(&out, 1));
+}
+
+/*! \return the coordinates of a's nonzero elements, one int64 array per dimension (a is 1-d+). */
+std::vector<NDArray> NonzeroRows(const NDArray& a) {
+  static const Op* count_op = Op::Get("_npi_count_nonzero");
+  static const Op* nonzero_op = Op::Get("_npi_nonzero");
+  op::NonzeroParam p;
+  const DLTensor& t = a.tensor();
+  if (!a.is_sparse() && t.device.device_type == kDLCPU) {
+    // The count op's CPU kernel, run here: no array for one number.
+    DLTensor count{};
+    count.data = &p.count;
+    count.device = t.device;
+    count.dtype = kInt64Type;
+    op::CountNonzero(op::cpu{}, OpContext(), t, count, "_npi_count_nonzero");
+  } else {
+    OpAttrs attrs;
+    attrs.op = count_op;
+    NDArray count = Invoke(attrs, Span<const NDArray>(&a, 1));
+    NDArray host = NDArray::Empty(nullptr, 0, kInt64Type, kCPU);
+    NDArray::CopyFromTo(count.tensor(), host.tensor());
+    p.count = *static_cast<const int64_t*>(host.data());
+  }
+  const NDArray rows = InvokeOp(nonzero_op, p, {a});
+  const int ndim = a.tensor().ndim;
+  std::vector<NDArray> out;
+  out.reserve(ndim);
+  for (int d = 0; d < ndim; ++d) {
+    out.push_back(NDArray::View(rows, &p.count, nullptr, 1, static_cast<int64_t>(d) * p.count * 8));
+  }
+  return out;
+}
+
+/*!
+ * \return axis for a boolean mask over x's axes axis..axis+mask.ndim-1; numpy's IndexError
+ *  where an extent differs.
+ */
+int MaskAxis(const NDArray& x, int64_t axis, const NDArray& mask, const char* fname) {
+  const DLTensor& t = x.tensor();
+  const DLTensor& m = mask.tensor();
+  MXFFI_CHECK(m.dtype.code == kDLBool && m.ndim > 0, TypeError)
+      << fname << ": mask must be a boolean array of at least one dimension; got a " << m.ndim
+      << "-d " << DataTypeToString(m.dtype) << " array";
+  const int a = static_cast<int>(axis < 0 ? axis + t.ndim : axis);
+  MXFFI_CHECK(a >= 0 && a + m.ndim <= t.ndim, IndexError)
+      << fname << ": too many indices for array: array is " << t.ndim << "-dimensional, but "
+      << (a < 0 ? 0 : a) + m.ndim << " were indexed";
+  for (int d = 0; d < m.ndim; ++d) {
+    MXFFI_CHECK(m.shape[d] == t.shape[a + d], IndexError)
+        << "boolean index did not match indexed array along axis " << a + d << "; size of axis is "
+        << t.shape[a + d] << " but size of corresponding boolean axis is " << m.shape[d];
+  }
+  return a;
+}
+
 /*! \return an integer index argument as an array on device (bools read as 0 and 1). */
 NDArray IndexArray(const ArrayLike& indices, DLDevice device, const char* fname) {
   NDArray idx = ArrayImpl(indices, DTypeLike(), DeviceLike(device), false, fname);
@@ -202,32 +276,42 @@ MXFFI_REGISTER_API("np.nonzero")
         "in C order (numpy's nonzero; a 0-d a is a ValueError, as in numpy 2).")
     .arg("a")
     .set_body_typed([](NDArrayLike a_arg) {
-      static const Op* count_op = Op::Get("_npi_count_nonzero");
-      static const Op* nonzero_op = Op::Get("_npi_nonzero");
       const NDArray& a = a_arg;
-      const int ndim = a.tensor().ndim;
-      MXFFI_CHECK(ndim > 0, ValueError)
+      MXFFI_CHECK(a.tensor().ndim > 0, ValueError)
           << "np.nonzero: Calling nonzero on 0d arrays is not allowed. Use "
           << "np.atleast_1d(scalar).nonzero() instead. If the context of this error is of the "
           << "form `arr[nonzero(cond)]`, just use `arr[cond]`.";
-      OpAttrs attrs;
-      attrs.op = count_op;
-      NDArray count = Invoke(attrs, Span<const NDArray>(&a, 1));
-      if (count.tensor().device.device_type != kDLCPU) {
-        NDArray host = NDArray::Empty(nullptr, 0, kInt64Type, kCPU);
-        NDArray::CopyFromTo(count.tensor(), host.tensor());
-        count = host;
-      }
-      op::NonzeroParam p;
-      p.count = *static_cast<const int64_t*>(count.data());
-      const NDArray rows = InvokeOp(nonzero_op, p, {a});
-      std::vector<Any> out;
-      out.reserve(ndim);
-      for (int d = 0; d < ndim; ++d) {
-        out.push_back(
-            NDArray::View(rows, &p.count, nullptr, 1, static_cast<int64_t>(d) * p.count * 8));
-      }
-      return ADT::Tuple(out);
+      const std::vector<NDArray> rows = NonzeroRows(a);
+      return ADT::Tuple(std::vector<Any>(rows.begin(), rows.end()));
+    });
+
+MXFFI_REGISTER_API("np._boolean_gather")
+    .describe(
+        "x[..., mask, ...] with the boolean mask over the axes axis..axis+mask.ndim-1 (numpy's "
+        "boolean indexing): those axes become one, of the mask's number of True elements.")
+    .arg("x")
+    .arg("axis")
+    .arg("mask")
+    .set_body_typed([](NDArrayLike x, int64_t axis, NDArrayLike mask) {
+      constexpr const char* fname = "np._boolean_gather";
+      const int a = MaskAxis(x, axis, mask, fname);
+      return Gather(x, NonzeroRows(mask), a);
+    });
+
+MXFFI_REGISTER_API("np._boolean_scatter")
+    .describe(
+        "x[..., mask, ...] = values, in place, returning x: values broadcast to the selected "
+        "shape and convert as numpy's assignment converts.")
+    .arg("x")
+    .arg("values")
+    .arg("axis")
+    .arg("mask")
+    .set_body_typed([](WritableArray x, ArrayLike values, int64_t axis, NDArrayLike mask) {
+      constexpr const char* fname = "np._boolean_scatter";
+      const NDArray& target = x.array();
+      const int a = MaskAxis(target, axis, mask, fname);
+      Scatter(target, AssignedValues(values, target, fname), NonzeroRows(mask), a, fname);
+      return target;
     });
 
 MXFFI_REGISTER_API("np.take")
@@ -340,7 +424,6 @@ MXFFI_REGISTER_API("np._advanced_scatter")
         "assignment converts; where positions repeat, the last write wins.")
     .set_body([](PackedArgs args, Any* ret) {
       constexpr const char* fname = "np._advanced_scatter";
-      static const Op* op = Op::Get("_npi_advanced_scatter");
       MXFFI_CHECK(args.size() >= 4, TypeError)
           << fname << ": expected (x, values, axis, *indices) with at least one index array, "
           << "got " << args.size() << " arguments";
@@ -355,23 +438,9 @@ MXFFI_REGISTER_API("np._advanced_scatter")
                                TypeTraits<ArrayLike>::TypeDesc(), args[1], false);
       }
       const NDArray& target = x->array();
-      MXFFI_CHECK(!target.is_sparse(), TypeError) << fname << ": x must be a dense array, got a "
-                                                  << StorageTypeName(target.stype()) << " one";
       const int axis = PackedAxis(args, 2, fname);
-      std::vector<NDArray> idx = PackedIndices(args, 3, fname);
-      AdvancedIndexParam p;
-      p.num_args = static_cast<int>(idx.size()) + 2;
-      p.axis = axis;
-      std::vector<NDArray> inputs;
-      inputs.reserve(idx.size() + 2);
-      inputs.push_back(target);
-      inputs.push_back(AssignedValues(*values, target, fname));
-      inputs.insert(inputs.end(), idx.begin(), idx.end());
-      OpAttrs attrs;
-      attrs.op = op;
-      attrs.param = &p;
-      NDArray out = target;
-      Invoke(attrs, Span<const NDArray>(inputs), Span<NDArray>(&out, 1));
+      Scatter(target, AssignedValues(*values, target, fname), PackedIndices(args, 3, fname), axis,
+              fname);
       *ret = target;
     });
 

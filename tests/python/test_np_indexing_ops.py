@@ -285,6 +285,30 @@ def test_nonzero_special_values_and_0d():
     np.testing.assert_array_equal(as_np(mnp.nonzero(big)[0]), [0, 77, 300_000])
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int32", "float16", "float64"])
+def test_boolean_gather_and_scatter(dtype):
+    rng = np.random.default_rng(8)
+    x = values(rng, (3, 4, 5), dtype)
+    for axis, mshape in [(0, (3,)), (0, (3, 4)), (1, (4, 5)), (0, (3, 4, 5)), (2, (5,))]:
+        mask = rng.random(mshape) < 0.5
+        key = (slice(None),) * axis + (mask,)
+        for view in [x, x[::-1, :, ::-1]]:
+            same(mnp._boolean_gather(view, axis, mask), view[key])
+        m = mnp.array(x)
+        v = values(rng, x[key].shape[-1:], dtype)
+        mnp._boolean_scatter(m, v, axis, mask)
+        want = x.copy()
+        want[key] = v
+        same(m, want)
+    with pytest.raises(IndexError) as want:
+        x[np.ones(4, bool)]
+    with pytest.raises(IndexError) as got:
+        mnp._boolean_gather(x, 0, np.ones(4, bool))
+    assert str(got.value) == str(want.value)
+    with pytest.raises(TypeError, match="mask must be a boolean array"):
+        mnp._boolean_gather(x, 0, np.ones(3, np.int8))
+
+
 # ---- take and take_along_axis ----------------------------------------------------------------
 
 
