@@ -97,4 +97,33 @@ except TypeError as e:
     assert "data type 'float33' not understood" in str(e)
 # [errors.end]
 
+# [indexing.begin]
+x = np.arange(12.0).reshape(3, 4)
+rows, cols = np.array([2, 0, -1]), np.array([1, 3, 0])
+assert mnp._advanced_gather(x, 0, rows, cols).tolist() == x[rows, cols].tolist()
+assert mnp._advanced_gather(x, 1, cols).shape == x[:, cols].shape  # (3, 3)
+assert mnp.take(x, [5, -1]).tolist() == [5.0, 11.0]  # axis=None: x flattened
+assert mnp.take_along_axis(x, np.argsort(-x, axis=1), axis=1).tolist()[0] == [3.0, 2.0, 1.0, 0.0]
+r, c = mnp.nonzero(np.array([[0, 7], [3, 0]]))
+assert r.tolist() == [0, 1] and c.tolist() == [1, 0]
+t = mnp.zeros(4)
+mnp._advanced_scatter(t, np.array([1.0, 2.0, 3.0]), 0, np.array([1, 3, 1]))  # last write wins
+assert t.tolist() == [0.0, 3.0, 0.0, 2.0]
+try:
+    mnp.take(x, [7], axis=1)
+except IndexError as e:
+    assert str(e) == "index 7 is out of bounds for axis 1 with size 4"  # numpy's text
+# [indexing.end]
+
+# [overlap.begin]
+a = mnp.arange(9.0).reshape(3, 3)
+mnp.add(a, a.T, out=a)  # out overlaps a.T: computed as if into a temporary, as numpy does
+assert a.tolist() == [[0.0, 4.0, 8.0], [4.0, 8.0, 12.0], [8.0, 12.0, 16.0]]
+n = np.arange(5.0)
+mnp.copyto(mnp.from_dlpack(n[1:]), mnp.from_dlpack(n[:-1]))  # a shifted view of itself
+assert n.tolist() == [0.0, 0.0, 1.0, 2.0, 3.0]
+assert not mnp.shares_memory(n[::2], n[1::2])  # exact
+assert mnp.may_share_memory(n[::2], n[1::2])  # the bounds test only
+# [overlap.end]
+
 print("np_tour: ok")

@@ -143,6 +143,12 @@ NDArray FromCells(const MXFFIAny* cell, const TShape& shape, DLDataType dtype, c
   return out;
 }
 
+}  // namespace
+
+/*!
+ * \brief np.array's conversion of an array, a number or nested sequences (also how np_indexing.cc
+ *  reads index and value arguments).
+ */
 NDArray ArrayImpl(const ArrayLike& obj, const DTypeLike& dtype, const DeviceLike& device, bool copy,
                   const char* fname) {
   // device None: where the input array is (the CPU for anything else).
@@ -183,6 +189,8 @@ NDArray ArrayImpl(const ArrayLike& obj, const DTypeLike& dtype, const DeviceLike
   }
   return want.has_value() && want->device_type != kDLCPU ? cuda::ToDevice(out, *want, fname) : out;
 }
+
+namespace {
 
 // ---- views --------------------------------------------------------------------------------
 

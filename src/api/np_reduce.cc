@@ -1,7 +1,8 @@
 /*!
  * \file np_reduce.cc
  * \brief np.sum, np.mean, np.max, np.min: numpy's reductions over an axis, a tuple of axes or
- *  all of them.
+ *  all of them, into a new array or into out= (an mxffi array of the result's shape, which may
+ *  overlap a; the result is converted to its dtype unsafely, as numpy does).
  */
 #include <mxffi/registry.h>
 
@@ -29,12 +30,17 @@ dmlc::optional<TShape> AxisParam(const AxisLike& axis, int ndim) {
 }
 
 NDArray Reduce(const Op* op, const NDArray& x, const AxisLike& axis, const DTypeLike& dtype,
-               bool keepdims) {
+               bool keepdims, const Optional<WritableArray>& out, const char* fname) {
   ReduceParam p;
   p.axis = AxisParam(axis, x.tensor().ndim);
   p.keepdims = keepdims;
   if (dtype.has_value()) p.dtype = DTypeParam(dtype.value());
-  return InvokeOp(op, p, {x});
+  if (!out.has_value()) return InvokeOp(op, p, {x});
+  // numpy converts a reduction's result into out= unsafely (np.sum(floats, out=int_array)).
+  OpAttrs attrs;
+  attrs.op = op;
+  attrs.param = &p;
+  return InvokeIntoOut(attrs, Span<const NDArray>(&x, 1), out->array(), false, fname);
 }
 
 }  // namespace
@@ -47,9 +53,11 @@ MXFFI_REGISTER_API("np.sum")
     .arg("axis", nullptr)
     .arg("dtype", nullptr)
     .arg("keepdims", false)
-    .set_body_typed([](NDArrayLike a, AxisLike axis, DTypeLike dtype, bool keepdims) {
+    .arg("out", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, DTypeLike dtype, bool keepdims,
+                       Optional<WritableArray> out) {
       static const Op* op = Op::Get("_sum");
-      return Reduce(op, a, axis, dtype, keepdims);
+      return Reduce(op, a, axis, dtype, keepdims, out, "np.sum");
     });
 
 MXFFI_REGISTER_API("np.mean")
@@ -60,9 +68,11 @@ MXFFI_REGISTER_API("np.mean")
     .arg("axis", nullptr)
     .arg("dtype", nullptr)
     .arg("keepdims", false)
-    .set_body_typed([](NDArrayLike a, AxisLike axis, DTypeLike dtype, bool keepdims) {
+    .arg("out", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, DTypeLike dtype, bool keepdims,
+                       Optional<WritableArray> out) {
       static const Op* op = Op::Get("_mean");
-      return Reduce(op, a, axis, dtype, keepdims);
+      return Reduce(op, a, axis, dtype, keepdims, out, "np.mean");
     });
 
 MXFFI_REGISTER_API("np.max")
@@ -70,9 +80,10 @@ MXFFI_REGISTER_API("np.max")
     .arg("a")
     .arg("axis", nullptr)
     .arg("keepdims", false)
-    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims) {
+    .arg("out", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims, Optional<WritableArray> out) {
       static const Op* op = Op::Get("_max");
-      return Reduce(op, a, axis, DTypeLike(), keepdims);
+      return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.max");
     });
 
 MXFFI_REGISTER_API("np.min")
@@ -80,9 +91,10 @@ MXFFI_REGISTER_API("np.min")
     .arg("a")
     .arg("axis", nullptr)
     .arg("keepdims", false)
-    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims) {
+    .arg("out", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims, Optional<WritableArray> out) {
       static const Op* op = Op::Get("_min");
-      return Reduce(op, a, axis, DTypeLike(), keepdims);
+      return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.min");
     });
 
 }  // namespace api
