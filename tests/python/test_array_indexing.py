@@ -225,3 +225,101 @@ def test_scalar_assignment_casts_as_numpy(dtype, value):
         got = np.asarray(a) if dtype != "bfloat16" else np.asarray(a.astype("float32"))
         want = x if dtype != "bfloat16" else x.astype(np.float32)
         np.testing.assert_array_equal(got, want)
+
+
+@st.composite
+def advanced_keys(draw, shape):
+    """A key with at least one advanced index: integer arrays (one broadcastable index shape
+    per key; lists, numpy or mxffi arrays; negative entries too), boolean masks over one or
+    more axes, bools, mixed with ints, slices, None and an Ellipsis."""
+    ndim = len(shape)
+    k = draw(st.integers(0, ndim))
+    ellipsis = draw(st.booleans())
+    split = draw(st.integers(0, k)) if ellipsis else k
+    dims = list(range(split)) + list(range(ndim - (k - split), ndim))
+    index_shape = draw(st.sampled_from([(), (1,), (2,), (3,), (2, 1), (1, 3), (2, 3)]))
+    form = draw(st.sampled_from(["list", "numpy", "mxffi"]))
+
+    def int_array(n):
+        b = draw(st.sampled_from([index_shape, index_shape[1:], (1,) * len(index_shape)]))
+        values = draw(
+            st.lists(st.integers(-n, n - 1), min_size=int(np.prod(b)), max_size=int(np.prod(b)))
+        )
+        arr = np.array(values, dtype=draw(st.sampled_from([np.int64, np.int32, np.uint8])) if
+                       min(values, default=0) >= 0 else np.int64).reshape(b)
+        if form == "list" and arr.ndim > 0:
+            return arr.tolist()
+        return mnp.array(arr) if form == "mxffi" else arr
+
+    items = []
+    i = 0
+    dims_split = dims[:split], dims[split:]
+    for part, group in enumerate(dims_split):
+        j = 0
+        while j < len(group):
+            d = group[j]
+            kind = draw(st.sampled_from(["int", "slice", "array", "array", "mask"]))
+            if kind == "mask":
+                span = draw(st.integers(1, len(group) - j))
+                mshape = tuple(shape[g] for g in group[j : j + span])
+                mask = np.array(
+                    draw(
+                        st.lists(
+                            st.booleans(),
+                            min_size=int(np.prod(mshape)),
+                            max_size=int(np.prod(mshape)),
+                        )
+                    ),
+                    dtype=bool,
+                ).reshape(mshape)
+                items.append(mnp.array(mask) if form == "mxffi" else mask)
+                j += span
+                continue
+            if kind == "array" and shape[d] > 0:
+                items.append(int_array(shape[d]))
+            elif kind == "int" and shape[d] > 0:
+                items.append(draw(st.integers(-shape[d], shape[d] - 1)))
+            else:
+                items.append(draw(_slice(shape[d])))
+            j += 1
+        if part == 0 and ellipsis:
+            items.append(Ellipsis)
+        i += 1
+    for _ in range(draw(st.integers(0, 1))):
+        items.insert(draw(st.integers(0, len(items))), draw(st.sampled_from([None, True, False])))
+    if not any(isinstance(x, (list, np.ndarray, mnp.ndarray, bool)) for x in items):
+        items.append(np.array(True))
+    return tuple(items)
+
+
+def _np_key(key):
+    return tuple(np.asarray(k) if isinstance(k, mnp.ndarray) else k for k in key)
+
+
+@CASES
+@given(st.data())
+def test_advanced_getitem_and_setitem_match_numpy(data):
+    shape = data.draw(shapes)
+    key = data.draw(advanced_keys(shape))
+    x, a = _pair(shape)
+    nkey = _np_key(key)
+    try:
+        want = x[nkey]
+    except IndexError as e:
+        with pytest.raises(IndexError):
+            a[key]
+        assert "mismatch" in str(e) or "out of bounds" in str(e) or "did not match" in str(e)
+        return
+    got = a[key]
+    _same(got, want)
+    assert not np.shares_memory(np.asarray(got), x) or want.size == 0
+    # The same key writes: a number, then an array broadcast to the selection.
+    x[nkey] = -3
+    a[key] = -3
+    _same(a, x)
+    value = np.arange(want.shape[-1] if want.ndim else 1, dtype=np.float64) + 100
+    if want.ndim == 0:
+        value = value[0]
+    x[nkey] = value
+    a[key] = value
+    _same(a, x)

@@ -120,8 +120,11 @@ def test_scalar_conversions(dtype):
 def test_truth_of_many_elements_is_ambiguous():
     with pytest.raises(ValueError, match="ambiguous"):
         bool(mnp.zeros((2,)))
+    for conv in (float, int, complex):
+        with pytest.raises(TypeError, match="only length-1 arrays"):
+            conv(mnp.zeros((2,)))
     with pytest.raises(ValueError, match="size 1"):
-        float(mnp.zeros((2,)))
+        mnp.zeros((2,)).item()
 
 
 # ---- methods ------------------------------------------------------------------------------

@@ -5,15 +5,19 @@
 # advanced indices are adjacent in the key their result dimensions replace them in place,
 # otherwise they come first.
 
-cdef object _F_GATHER = None     # (x, *indices, axis=): the indexing family's gather
-cdef object _F_SCATTER = None    # (x, values, *indices, axis=): its scatter, in place
+cdef object _F_GATHER = None     # np._advanced_gather(x, axis, *indices)
+cdef object _F_SCATTER = None    # np._advanced_scatter(x, values, axis, *indices), in place
+cdef object _F_BOOL_GATHER = None   # np._boolean_gather(x, axis, mask)
+cdef object _F_BOOL_SCATTER = None  # np._boolean_scatter(x, values, axis, mask), in place
 cdef object _F_NONZERO = None    # np.nonzero
 
 
 def _init_indexing():
-    global _F_GATHER, _F_SCATTER, _F_NONZERO
+    global _F_GATHER, _F_SCATTER, _F_BOOL_GATHER, _F_BOOL_SCATTER, _F_NONZERO
     _F_GATHER = get_global_func("np._advanced_gather", allow_missing=True)
     _F_SCATTER = get_global_func("np._advanced_scatter", allow_missing=True)
+    _F_BOOL_GATHER = get_global_func("np._boolean_gather", allow_missing=True)
+    _F_BOOL_SCATTER = get_global_func("np._boolean_scatter", allow_missing=True)
     _F_NONZERO = get_global_func("np.nonzero", allow_missing=True)
 
 
@@ -135,6 +139,10 @@ cdef tuple _prepare_advanced(obj, tuple items):
     basic = []
     positions = []
     indices = []
+    # numpy's placement looks at the key: advanced entries with no slice, None or Ellipsis
+    # between them (an Ellipsis standing for no axes still separates) are adjacent.
+    key_positions = [i for i, (kind, _) in enumerate(entries) if kind >= 3]
+    adjacent = key_positions == list(range(key_positions[0], key_positions[0] + len(key_positions)))
     cdef int vd = 0, in_dim = 0
     for kind, value in entries:
         if kind == 0:
@@ -179,9 +187,8 @@ cdef tuple _prepare_advanced(obj, tuple items):
     view = _basic_view(obj, t, tuple(basic))
     bshape = _broadcast_shapes(indices)
     indices = [_broadcast_to(a, bshape) for a in indices]
-    first = positions[0]
-    if positions == list(range(first, first + len(positions))):
-        return view, indices, first
+    if adjacent:
+        return view, indices, positions[0]
     # Not adjacent: the indexed axes go first, in key order; the result's dimensions with them.
     cdef int perm[_MAX_DIMS]
     cdef int k = 0
@@ -196,18 +203,47 @@ cdef tuple _prepare_advanced(obj, tuple items):
     return _permuted(view, vt, perm), indices, 0
 
 
+cdef object _single_array_key(obj, tuple items):
+    """The index array of a key that is one integer or boolean array of at least one dimension
+    (a[idx], a[mask]), on obj's device; None for any other key."""
+    if len(items) != 1:
+        return None
+    item = items[0]
+    if type(item) is bool or (_np_bool_type is not None and type(item) is _np_bool_type):
+        return None
+    arr = _index_array(item, obj.device)
+    if arr.ndim == 0:
+        return None
+    return arr
+
+
 cdef object _advanced_getitem(obj, tuple items):
+    arr = _single_array_key(obj, items)
+    if arr is not None:
+        # One array: the op takes it as it is, with no view or broadcast made here.
+        if _tensor(arr).dtype.code == 6:
+            _need(_F_BOOL_GATHER, "np._boolean_gather")
+            return _F_BOOL_GATHER(obj, 0, arr)
+        _need(_F_GATHER, "np._advanced_gather")
+        return _F_GATHER(obj, 0, arr)
     view, indices, axis = _prepare_advanced(obj, items)
     _need(_F_GATHER, "np._advanced_gather")
-    return _F_GATHER(view, *indices, axis=axis)
+    return _F_GATHER(view, axis, *indices)
 
 
 cdef int _advanced_setitem(obj, tuple items, value) except -1:
-    view, indices, axis = _prepare_advanced(obj, items)
     if not _writable(obj):
         raise ValueError("assignment destination is read-only")
+    arr = _single_array_key(obj, items)
+    if arr is not None:
+        if _tensor(arr).dtype.code == 6:
+            _need(_F_BOOL_SCATTER, "np._boolean_scatter")
+            _F_BOOL_SCATTER(obj, value, 0, arr)
+        else:
+            _need(_F_SCATTER, "np._advanced_scatter")
+            _F_SCATTER(obj, value, 0, arr)
+        return 0
+    view, indices, axis = _prepare_advanced(obj, items)
     _need(_F_SCATTER, "np._advanced_scatter")
-    if not isinstance(value, NDArray):
-        value = _np_asarray(value, dtype=view.dtype, device=view.device)
-    _F_SCATTER(view, value, *indices, axis=axis)
+    _F_SCATTER(view, value, axis, *indices)
     return 0

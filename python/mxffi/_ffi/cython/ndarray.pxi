@@ -499,6 +499,14 @@ cdef bint _writable(obj) except -1:
     return a._rw == 1
 
 
+cdef int _one_element(obj) except -1:
+    """numpy's TypeError for float(), int() and complex() of an array of more elements."""
+    if _size(_tensor(obj)) != 1:
+        raise TypeError(f"mxffi.NDArray: only length-1 arrays can be converted to Python "
+                        f"scalars; got shape {obj.shape}")
+    return 0
+
+
 # ---- element access ---------------------------------------------------------------------------
 
 cdef object _host(obj):
@@ -753,6 +761,7 @@ cdef class NDArray(Object):
     """
 
     cdef PyObject* _shape_cache  # the shape tuple, made on first use (shapes never change)
+    cdef PyObject* _strides_cache  # the strides tuple, likewise
     cdef object __weakref__  # NULL until a weak reference is made (tp_alloc zeroes it)
     cdef int _rw  # 0: not asked yet; 1: writable; 2: read-only (see _writable)
 
@@ -765,6 +774,9 @@ cdef class NDArray(Object):
         if self._shape_cache != NULL:
             Py_DECREF(<object>self._shape_cache)
             self._shape_cache = NULL
+        if self._strides_cache != NULL:
+            Py_DECREF(<object>self._strides_cache)
+            self._strides_cache = NULL
 
     # -- attributes, read from the frozen layout --
 
@@ -784,10 +796,16 @@ cdef class NDArray(Object):
     def strides(self):
         """The strides in bytes (numpy's convention), a tuple of ints."""
         cdef int64_t st[_MAX_DIMS]
-        cdef DLTensor* t = _tensor(self)
+        cdef DLTensor* t
+        if self._strides_cache != NULL:
+            return <object>self._strides_cache
+        t = _tensor(self)
         _elem_strides(t, st)
         # numpy 2 gives a new empty array strides of 0; views keep their own.
-        return _int_tuple(st, t.ndim, 0 if t.strides == NULL and _size(t) == 0 else _itemsize(t))
+        out = _int_tuple(st, t.ndim, 0 if t.strides == NULL and _size(t) == 0 else _itemsize(t))
+        Py_INCREF(out)
+        self._strides_cache = <PyObject*>out
+        return out
 
     @property
     def dtype(self):
@@ -917,6 +935,7 @@ cdef class NDArray(Object):
         return bool(_only_element(self, "__bool__"))
 
     def __float__(self):
+        _one_element(self)
         v = _only_element(self, "__float__")
         if type(v) is complex:
             raise TypeError("mxffi.NDArray.__float__: a complex array cannot be converted to "
@@ -924,12 +943,14 @@ cdef class NDArray(Object):
         return float(v)
 
     def __int__(self):
+        _one_element(self)
         v = _only_element(self, "__int__")
         if type(v) is complex:
             raise TypeError("mxffi.NDArray.__int__: a complex array cannot be converted to int")
         return int(v)
 
     def __complex__(self):
+        _one_element(self)
         return complex(_only_element(self, "__complex__"))
 
     def __index__(self):
@@ -1044,7 +1065,7 @@ cdef class NDArray(Object):
         if dev == 1:
             return text
         # numpy's repr of a host copy, naming the device: array([1., 2.], device=cuda:0)
-        return f"{text[:-1]}, device={self.device})"
+        return f"{text[:len(text) - 1]}, device={self.device})"
 
     def __str__(self):
         cdef int dev = _tensor(self).device.device_type

@@ -7,6 +7,13 @@ cdef extern from "dlpack/dlpack.h":
         void* manager_ctx
         void (*deleter)(_DLManagedLegacy* self) noexcept
 
+cdef extern from "Python.h":
+    ctypedef PyObject* (*_getattrofunc)(PyObject*, PyObject*)
+    ctypedef struct _TypeSlots "PyTypeObject":
+        _getattrofunc tp_getattro
+    PyObject* PyObject_GenericGetAttr(PyObject*, PyObject*)
+    void PyType_Modified(PyTypeObject*)
+
 cdef Function _F_CURRENT_STREAM = None
 cdef Function _F_WAIT_STREAM = None
 cdef Function _F_RECORD_STREAM = None
@@ -340,6 +347,10 @@ def _init_ndarray():
     # Named where users meet it (repr, signatures, errors): mxffi.NDArray, as numpy's type is
     # numpy.ndarray. A static type's __module__ and __name__ come from tp_name.
     (<PyTypeObject*>NDArray).tp_name = b"mxffi.NDArray"
+    # Python's own attribute lookup: Object's __getattr__ (reflected fields, which arrays have
+    # none of) would put a slot of Cython's in front of every a.shape and a.dtype.
+    (<_TypeSlots*>NDArray).tp_getattro = PyObject_GenericGetAttr
+    PyType_Modified(<PyTypeObject*>NDArray)
     _load_np_functions()
     _init_indexing()
     register_object("mxffi.NDArray")(NDArray)
