@@ -15,7 +15,8 @@ mxffi arrays on the mxffi side and numpy arrays holding the same values on the n
 Every cell is executed once on both sides before anything is measured and its result compared
 with numpy's (value, shape and dtype; for a statement, the array it changed); a cell whose
 mxffi statement raises is "missing" (the error text is printed and written to the docs) and
-one whose result differs is "wrong": neither is timed, and the gate of either fails.
+one whose result differs is "wrong": its mxffi side is not measured (numpy's is), and its gate
+fails.
 
 How. Each cell is a compiled loop of its own, ``def loop(_it, a, b): for _ in _it: a < b``,
 with its values in locals (bench_call_latency.py's make_loop does the same for calls; here the
@@ -227,17 +228,16 @@ def make_cells(keys):
         want = run_once(stmt, after, values("numpy", kind))
         try:
             got = run_once(stmt, after, values("mxffi", kind))
+            why = same(got, want)
+            if why is not None:
+                missing[key] = (WRONG, why)
         except Exception as e:  # an operator or index kind the array type cannot do yet
             missing[key] = (MISSING, f"{type(e).__name__}: {e}")
-            continue
-        why = same(got, want)
-        if why is not None:
-            missing[key] = (WRONG, why)
-            continue
         loop = make_stmt_loop(params, stmt)
-        for fw in FRAMEWORKS:
-            ns = values(fw, kind)
-            cells[fw, key] = (loop, tuple(ns[p] for p in params))
+        for fw in FRAMEWORKS:  # numpy's figures are shown for a missing cell too
+            if fw == "numpy" or key not in missing:
+                ns = values(fw, kind)
+                cells[fw, key] = (loop, tuple(ns[p] for p in params))
     return cells, missing
 
 
@@ -471,7 +471,7 @@ def gate_results(instr, missing, keys):
             out[key] = (limit, None, missing[key][0].upper())
             continue
         m, n = instr.get(("mxffi", key)), instr.get(("numpy", key))
-        if m is None or not n:
+        if m is None or not n:  # not measured (--no-callgrind)
             continue
         r = m / n
         out[key] = (limit, r, "PASS" if r <= limit else "FAIL")
@@ -489,7 +489,8 @@ def table(run, keys):
         label = f"`{LABEL[key]}`" + (f" ({KIND_NOTE[key]})" if key in KIND_NOTE else "")
         if key in missing:
             what = missing[key][0]
-            cols = [what, DASH, DASH, f"<= {GATES[key]:.1f}x", what.upper(), what, DASH, DASH]
+            cols = [what, fmt(instr.get(("numpy", key))), DASH, f"<= {GATES[key]:.1f}x"]
+            cols += [what.upper(), what, fmt(times.get(("numpy", key))), DASH]
         else:
             m, n = instr.get(("mxffi", key)), instr.get(("numpy", key))
             g = gates.get(key)
@@ -515,8 +516,12 @@ def report(run, keys):
         "",
         table(run, keys),
     ]
+    counts = [v[2] for v in run["gates"].values()]
+    if counts:
+        summary = ", ".join(f"{counts.count(v)} {v}" for v in dict.fromkeys(sorted(counts)))
+        out += ["", f"Gates of these statements: {summary} (of {len(keys)})."]
     if run["missing"]:
-        out += ["", "Not timed (missing: mxffi raised; wrong: its result differs from numpy's):"]
+        out += ["", "Not measured on mxffi (missing: it raised; wrong: its result differs):"]
         out += [""] + missing_lines(run["missing"])
     return "\n".join(out)
 
@@ -578,7 +583,11 @@ def main(argv=None):
     p.add_argument(
         "--cells", default=None, help="only these comma-separated cells: " + ",".join(CELL_KEYS)
     )
-    p.add_argument("--no-callgrind", action="store_true", help="timing only (no small gates)")
+    p.add_argument(
+        "--no-callgrind",
+        action="store_true",
+        help="timing only: of the small gates, only missing cells fail",
+    )
     p.add_argument("--no-timing", action="store_true", help="callgrind only (no large cells)")
     p.add_argument("--no-build", action="store_true", help="use build-bench/latency as it is")
     p.add_argument("--no-large", action="store_true", help="leave the large-array cells out")
@@ -636,7 +645,8 @@ def main(argv=None):
     if use_cg:
         raw, run["ffi_calls"], files = measure_instructions(args.quick, keys)
         run["instr"], run["loop_instr"] = net(raw), raw[LOOP]
-    run["gates"] = gate_results(run["instr"], missing, keys) if run["instr"] else {}
+    # A missing or wrong cell fails its gate whether or not anything was measured.
+    run["gates"] = gate_results(run["instr"], missing, keys)
     if not args.no_large and not args.no_timing and args.cells is None:
         run["large_load"] = np_large.load_average()
         run["large_rounds"] = args.rounds or (5 if args.quick else 31)

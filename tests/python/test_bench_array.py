@@ -60,6 +60,7 @@ def test_quick_run_prints_every_cell(tmp_path, bench):
             what, why = res["missing"][key]
             assert what in ("missing", "wrong") and why, (key, why)
             assert cols[4] == what.upper() and cols[5] == what, cols
+            assert number.fullmatch(cols[6].lstrip("-")), cols  # numpy is timed all the same
             assert f"- `{label}`: {what}: {why}" in out.stdout
         else:
             # Timed on both sides; no callgrind, so no instruction count and no verdict.
@@ -74,9 +75,12 @@ def test_quick_run_prints_every_cell(tmp_path, bench):
         assert large[f"{fw}|add_f32"] > 0 and large[f"{fw}_minflt|add_f32"] >= 0
     verdicts = re.findall(r"^(PASS|FAIL): fresh add, 1 thread", out.stdout, re.M)
     assert len(verdicts) == 2, out.stdout
-    # --check: the small gates are not measured without callgrind; the large ones decide,
-    # and a missing cell fails nothing it did not measure.
-    assert out.returncode == (0 if verdicts == ["PASS", "PASS"] else 1), out.stdout
+    # --check: without callgrind the small gates are not measured, but a missing (or wrong)
+    # cell fails its gate all the same; the large gates are measured.
+    for key, (what, _) in res["missing"].items():
+        assert re.search(rf"^{what.upper()}: {re.escape(bench.LABEL[key])}: ", out.stdout, re.M)
+    passed = verdicts == ["PASS", "PASS"] and not res["missing"]
+    assert out.returncode == (0 if passed else 1), out.stdout
 
 
 def test_gates(bench):
