@@ -139,7 +139,11 @@ CELL_KEYS = [c[0] for c in CELLS]
 STMT = {c[0]: c[1] for c in CELLS}
 LABEL = dict(STMT, index="operator.index(i0d)")
 GATES = {c[0]: ATTR_GATE for c in ATTRIBUTES} | {c[0]: EXPR_GATE for c in EXPRESSIONS}
-KIND_NOTE = {"bitwise_and": "int64 a, b", "invert": "int64 a"}
+KIND_NOTE = {
+    "bitwise_and": "int64 a, b",
+    "invert": "int64 a",
+    "index": "operator.index a local of the loop",
+}
 CALLS = (10000, 500)  # callgrind N: full, --quick
 
 # The large cells: (key, label); gated: add_f32 with one thread (speed and page faults).
