@@ -96,9 +96,11 @@ cdef int _bad_handle(obj) except -1:
 
 
 cdef inline DLTensor* _tensor(obj) except NULL:
-    """The DLTensor of an NDArray, after checking that its handle is one."""
+    """The DLTensor of an NDArray, after checking that it has a handle. A handle is always an
+    mxffi.NDArray's: mxffi.register_object gives NDArrays only to this type and its subclasses,
+    and them only NDArrays; the rest is C (Object.__new__ leaves the handle NULL)."""
     cdef MXFFIObject* h = <MXFFIObject*>(<Object>obj).chandle
-    if h == NULL or h.type_index != kMXFFINDArray:
+    if h == NULL:
         _bad_handle(obj)
     return &(<MXFFINDArrayObj*>h).tensor
 
@@ -762,6 +764,7 @@ cdef class NDArray(Object):
 
     cdef PyObject* _shape_cache  # the shape tuple, made on first use (shapes never change)
     cdef PyObject* _strides_cache  # the strides tuple, likewise
+    cdef PyObject* _dtype_cache  # the DataType, likewise
     cdef object __weakref__  # NULL until a weak reference is made (tp_alloc zeroes it)
     cdef int _rw  # 0: not asked yet; 1: writable; 2: read-only (see _writable)
 
@@ -777,6 +780,9 @@ cdef class NDArray(Object):
         if self._strides_cache != NULL:
             Py_DECREF(<object>self._strides_cache)
             self._strides_cache = NULL
+        if self._dtype_cache != NULL:
+            Py_DECREF(<object>self._dtype_cache)
+            self._dtype_cache = NULL
 
     # -- attributes, read from the frozen layout --
 
@@ -810,7 +816,12 @@ cdef class NDArray(Object):
     @property
     def dtype(self):
         """The data type, a DataType (equal to numpy's dtype names)."""
-        return _dtype_object(_tensor(self).dtype)
+        if self._dtype_cache != NULL:
+            return <object>self._dtype_cache
+        out = _dtype_object(_tensor(self).dtype)
+        Py_INCREF(out)
+        self._dtype_cache = <PyObject*>out
+        return out
 
     @property
     def device(self):
