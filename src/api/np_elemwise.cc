@@ -1,10 +1,11 @@
 /*!
  * \file np_elemwise.cc
  * \brief np.* elementwise functions: add, subtract, multiply, divide, power, maximum, minimum,
- *  floor_divide, remainder (mod), bitwise_and/or/xor, left_shift and right_shift (with their
- *  array-API names bitwise_left_shift, bitwise_right_shift), the comparisons (equal, not_equal,
- *  less, less_equal, greater, greater_equal), logical_and/or/xor, negative, positive, absolute
- *  (abs), square, sqrt, exp, log, sign, sin, invert (bitwise_invert), logical_not, quadratic.
+ *  floor_divide, remainder (mod), divmod, bitwise_and/or/xor, left_shift and right_shift (with
+ *  their array-API names bitwise_left_shift, bitwise_right_shift), the comparisons (equal,
+ *  not_equal, less, less_equal, greater, greater_equal), logical_and/or/xor, negative,
+ *  positive, absolute (abs), square, sqrt, exp, log, sign, sin, invert (bitwise_invert),
+ *  logical_not, quadratic.
  *
  * Operands are arrays (mxffi or numpy) or Python numbers. A number next to an array is weakly
  * typed (NEP 50) and goes to a `_npi_<op>_scalar` op as a parameter, never as an array, so
@@ -14,6 +15,7 @@
  * csr and row_sparse operands go to the ops as they are; the ops dispatch on storage type
  * (src/op/sparse/: sparse kernels where the result stays sparse, else the dense fallback).
  */
+#include <mxffi/container/array.h>
 #include <mxffi/registry.h>
 
 #include <optional>
@@ -332,6 +334,24 @@ MXFFI_NP_BINARY_SYM("logical_or", BinaryKind::kLogicalOr, "logical_or",
                     "x1 or x2, elementwise, as bools.");
 MXFFI_NP_BINARY_SYM("logical_xor", BinaryKind::kLogicalXor, "logical_xor",
                     "x1 xor x2, elementwise, as bools.");
+
+MXFFI_REGISTER_API("np.divmod")
+    .describe(
+        "(x1 // x2, x1 % x2), elementwise: numpy's divmod, as an Array of two arrays "
+        "(np.floor_divide and np.remainder of the same operands, with their dtypes and errors).")
+    .arg("x1")
+    .arg("x2")
+    .set_body_typed([](ArrayOrScalar x1, ArrayOrScalar x2) {
+      static const BinaryOps fd{Op::Get("_npi_floor_divide"), Op::Get("_npi_floor_divide_scalar"),
+                                Op::Get("_npi_rfloor_divide_scalar")};
+      static const BinaryOps rem{Op::Get("_npi_remainder"), Op::Get("_npi_remainder_scalar"),
+                                 Op::Get("_npi_rremainder_scalar")};
+      ArrayOrScalar y1 = x1, y2 = x2;  // BinaryAPI takes its operands' arrays
+      Array<Any> result;
+      result.push_back(BinaryAPI(BinaryKind::kFloorDivide, fd, &x1, &x2, {}, DTypeLike()));
+      result.push_back(BinaryAPI(BinaryKind::kRemainder, rem, &y1, &y2, {}, DTypeLike()));
+      return result;
+    });
 
 #define MXFFI_NP_UNARY(Name, Kind, OpName, Doc)                                           \
   MXFFI_REGISTER_API("np." Name)                                                          \

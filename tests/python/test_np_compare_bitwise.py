@@ -302,6 +302,26 @@ def test_bitwise_and_logical_ops_of_bools_and_any_dtype():
     check(mnp.bitwise_xor(np.int8([-1, 5]), True), np_call("bitwise_xor", np.int8([-1, 5]), True))
 
 
+def test_divmod_is_floor_divide_and_remainder_as_numpys():
+    rng = np.random.default_rng(31)
+    for da, db in itertools.product(DTYPES, DTYPES):
+        a, b = rand(rng, (3, 4), da, "divmod"), rand(rng, (4,), db, "divmod")
+        want, err = outcome(np_call, "divmod", a, b)
+        if err is not None:
+            with pytest.raises(err):
+                mnp.divmod(a, b)
+            continue
+        got = mnp.divmod(a, b)
+        assert len(got) == 2
+        check(got[0], want[0])
+        check(got[1], want[1])
+    for args in [(7, -2), (-7.5, 2), (np.int8([-128, 5]), -1), (3, np.uint8([0, 2]))]:
+        q, r = mnp.divmod(*args)
+        wq, wr = np_call("divmod", *args)
+        check(q, wq)
+        check(r, wr)
+
+
 # ---- unary -----------------------------------------------------------------------------------
 
 
