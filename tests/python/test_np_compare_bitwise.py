@@ -461,6 +461,18 @@ def test_errors_name_the_function_and_the_types():
         mnp.equal(f, "x")
 
 
+def test_complex_inputs_are_type_errors_as_numpys_for_division_and_bitwise():
+    # mxffi holds complex arrays but computes on none; numpy has no loop for these either
+    z = np.array([1 + 2j, 3 - 1j], np.complex64)
+    for name in DIVISION + BITWISE + SHIFT + ["divmod"]:
+        with pytest.raises(TypeError, match=r"unsupported dtype complex64"):
+            getattr(mnp, name)(z, z)
+        with pytest.raises(TypeError):
+            np_call(name, z, z)
+    with pytest.raises(TypeError, match=r"^np\.invert: unsupported dtype complex64"):
+        mnp.invert(z)
+
+
 def test_ops_are_registered_with_cpu_kernels():
     for name in BINARY:
         info = mxffi.ops.info(f"_npi_{name}")
