@@ -704,19 +704,21 @@ void ViewBody(PackedArgs args, Any* ret) {
   MXFFI_CHECK(args.size() >= 2 && args.size() % 2 == 0, TypeError)
       << "ndarray.view: expected (base, offset, *shape, *strides), got " << args.size()
       << " arguments";
-  std::optional<NDArray> base = args[0].try_cast<NDArray>();
-  MXFFI_CHECK(base.has_value() && base->defined(), TypeError)
+  // The cells are read directly: this is the array type's indexing, a hot path.
+  const MXFFIAny* base_cell = args.data()[0].raw();
+  MXFFI_CHECK(base_cell->type_index == kMXFFINDArray && base_cell->v_obj != nullptr, TypeError)
       << "ndarray.view: argument #0 'base' expected an ndarray, got " << args[0].GetTypeName();
-  const int32_t ndim = static_cast<int32_t>((args.size() - 2) / 2);
+  const NDArrayObj* bobj = reinterpret_cast<const NDArrayObj*>(base_cell->v_obj);
+  const int32_t ndim = (args.size() - 2) / 2;
   MXFFI_CHECK(ndim <= kMaxDims, ValueError)
       << "ndarray.view: " << ndim << " dimensions; at most " << kMaxDims << " are supported";
   int64_t vals[2 * kMaxDims + 1];
   for (int32_t i = 0; i < 2 * ndim + 1; ++i) {
-    std::optional<int64_t> v = args[1 + i].try_cast<int64_t>();
-    MXFFI_CHECK(v.has_value() && args[1 + i].type_index() == kMXFFIInt, TypeError)
+    const MXFFIAny* c = args.data()[1 + i].raw();
+    MXFFI_CHECK(c->type_index == kMXFFIInt, TypeError)
         << "ndarray.view: argument #" << 1 + i << " expected an int, got "
         << args[1 + i].GetTypeName();
-    vals[i] = *v;
+    vals[i] = c->v_int64;
   }
   const int64_t offset = vals[0];
   const int64_t* shape = vals + 1;
@@ -725,8 +727,10 @@ void ViewBody(PackedArgs args, Any* ret) {
     MXFFI_CHECK(shape[i] >= 0, ValueError)
         << "ndarray.view: dimension " << i << " is negative (" << shape[i] << ")";
   }
-  base->CheckStorageKnown("ndarray.view", "the base array");
-  const DLTensor& b = base->tensor();
+  MXFFI_CHECK(bobj->stype == kMXFFIStorageDefault, TypeError)
+      << "ndarray.view: the base array is not dense (storage type " << bobj->stype
+      << "); views are of dense arrays";
+  const DLTensor& b = bobj->tensor;
   MXFFI_CHECK(b.dtype.lanes == 1 && b.dtype.bits % 8 == 0, TypeError)
       << "ndarray.view: views of " << DataTypeToString(b.dtype)
       << " arrays are not supported (whole-byte, single-lane dtypes only)";
@@ -750,7 +754,7 @@ void ViewBody(PackedArgs args, Any* ret) {
         << ShapeString(b.shape, b.ndim);
   }
   const int64_t itemsize = b.dtype.bits / 8;
-  *ret = NDArray::View(*base, shape, strides, ndim, offset * itemsize);
+  *ret = NDArray::View(args[0].cast<NDArray>(), shape, strides, ndim, offset * itemsize);
 }
 
 }  // namespace

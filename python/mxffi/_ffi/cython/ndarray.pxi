@@ -501,6 +501,13 @@ cdef bint _writable(obj) except -1:
     return a._rw == 1
 
 
+def _rows(a, int64_t n):
+    """The subarrays along the first axis (iter(a))."""
+    cdef int64_t i
+    for i in range(n):
+        yield _getitem(a, i)
+
+
 cdef int _one_element(obj) except -1:
     """numpy's TypeError for float(), int() and complex() of an array of more elements."""
     if _size(_tensor(obj)) != 1:
@@ -922,11 +929,9 @@ cdef class NDArray(Object):
 
     def __iter__(self):
         cdef DLTensor* t = _tensor(self)
-        cdef int64_t i
         if t.ndim == 0:
             raise TypeError("mxffi.NDArray: iteration over a 0-d array")
-        for i in range(t.shape[0]):
-            yield _getitem(self, i)
+        return _rows(self, t.shape[0])
 
     def __contains__(self, value):
         eq = self == value
