@@ -1377,13 +1377,13 @@ cdef class NDArray(Object):
         return self
 
     def __eq__(self, other):
-        if _defer(other):
-            return NotImplemented
+        if _defer(other) or other is None or type(other) is str:
+            return NotImplemented  # Python's identity answer: a None or a str is no operand
         return _binary(_np_equal, "equal", self, other, "__eq__")
 
     def __ne__(self, other):
-        if _defer(other):
-            return NotImplemented
+        if _defer(other) or other is None or type(other) is str:
+            return NotImplemented  # Python's identity answer: a None or a str is no operand
         return _binary(_np_not_equal, "not_equal", self, other, "__ne__")
 
     def __lt__(self, other):
