@@ -5,19 +5,19 @@
 # advanced indices are adjacent in the key their result dimensions replace them in place,
 # otherwise they come first.
 
-cdef object _F_GATHER = None     # np._advanced_gather(x, axis, *indices)
-cdef object _F_SCATTER = None    # np._advanced_scatter(x, values, axis, *indices), in place
-cdef object _F_BOOL_GATHER = None   # np._boolean_gather(x, axis, mask)
-cdef object _F_BOOL_SCATTER = None  # np._boolean_scatter(x, values, axis, mask), in place
+cdef object _F_GATHER = None     # ndarray.advanced_gather(x, axis, *indices)
+cdef object _F_SCATTER = None    # ndarray.advanced_scatter(x, values, axis, *indices), in place
+cdef object _F_BOOL_GATHER = None   # ndarray.boolean_gather(x, axis, mask)
+cdef object _F_BOOL_SCATTER = None  # ndarray.boolean_scatter(x, values, axis, mask), in place
 cdef object _F_NONZERO = None    # np.nonzero
 
 
 def _init_indexing():
     global _F_GATHER, _F_SCATTER, _F_BOOL_GATHER, _F_BOOL_SCATTER, _F_NONZERO
-    _F_GATHER = get_global_func("np._advanced_gather", allow_missing=True)
-    _F_SCATTER = get_global_func("np._advanced_scatter", allow_missing=True)
-    _F_BOOL_GATHER = get_global_func("np._boolean_gather", allow_missing=True)
-    _F_BOOL_SCATTER = get_global_func("np._boolean_scatter", allow_missing=True)
+    _F_GATHER = get_global_func("ndarray.advanced_gather", allow_missing=True)
+    _F_SCATTER = get_global_func("ndarray.advanced_scatter", allow_missing=True)
+    _F_BOOL_GATHER = get_global_func("ndarray.boolean_gather", allow_missing=True)
+    _F_BOOL_SCATTER = get_global_func("ndarray.boolean_scatter", allow_missing=True)
     _F_NONZERO = get_global_func("np.nonzero", allow_missing=True)
 
 
@@ -222,12 +222,12 @@ cdef object _advanced_getitem(obj, tuple items):
     if arr is not None:
         # One array: the op takes it as it is, with no view or broadcast made here.
         if _tensor(arr).dtype.code == 6:
-            _need(_F_BOOL_GATHER, "np._boolean_gather")
+            _need(_F_BOOL_GATHER, "ndarray.boolean_gather")
             return _F_BOOL_GATHER(obj, 0, arr)
-        _need(_F_GATHER, "np._advanced_gather")
+        _need(_F_GATHER, "ndarray.advanced_gather")
         return _F_GATHER(obj, 0, arr)
     view, indices, axis = _prepare_advanced(obj, items)
-    _need(_F_GATHER, "np._advanced_gather")
+    _need(_F_GATHER, "ndarray.advanced_gather")
     return _F_GATHER(view, axis, *indices)
 
 
@@ -237,13 +237,13 @@ cdef int _advanced_setitem(obj, tuple items, value) except -1:
     arr = _single_array_key(obj, items)
     if arr is not None:
         if _tensor(arr).dtype.code == 6:
-            _need(_F_BOOL_SCATTER, "np._boolean_scatter")
+            _need(_F_BOOL_SCATTER, "ndarray.boolean_scatter")
             _F_BOOL_SCATTER(obj, value, 0, arr)
         else:
-            _need(_F_SCATTER, "np._advanced_scatter")
+            _need(_F_SCATTER, "ndarray.advanced_scatter")
             _F_SCATTER(obj, value, 0, arr)
         return 0
     view, indices, axis = _prepare_advanced(obj, items)
-    _need(_F_SCATTER, "np._advanced_scatter")
+    _need(_F_SCATTER, "ndarray.advanced_scatter")
     _F_SCATTER(view, value, axis, *indices)
     return 0
