@@ -247,6 +247,23 @@ def test_bounds_errors_have_numpy_text():
     assert str(got.value) == str(want.value)
 
 
+def test_zero_d_cases():
+    x0 = np.array(5.0)
+    same(mnp.take(x0, 0), np.take(x0, 0))
+    same(mnp.take(x0, [0, 0]), np.take(x0, [0, 0]))
+    with pytest.raises(IndexError, match="array is 0-dimensional, but 1 were indexed"):
+        gather(x0, 0, np.array([0]))
+    y = np.arange(6.0).reshape(2, 3)
+    i, j = np.array(1), np.array(-1)  # 0-d index arrays: a 0-d result
+    same(gather(y, 0, i, j), y[i, j])
+    same(gather(y, 1, j), y[:, j])
+    m = mnp.array(y)
+    scatter(m, 7.0, 0, i, j)
+    want = y.copy()
+    want[i, j] = 7.0
+    same(m, want)
+
+
 def test_gather_bad_calls():
     x = np.zeros((2, 3))
     with pytest.raises(IndexError, match="too many indices for array: array is 2-dimensional, "):
