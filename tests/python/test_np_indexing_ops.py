@@ -296,6 +296,14 @@ def test_nonzero_matches_numpy(dtype, shape, density):
             same(g, w.astype(np.int64))
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_nonzero_complex(dtype):
+    x = np.array([[0, 1j, -0.0 + 0j], [2, 0, complex(0, np.nan)]], dtype)
+    for view in [x, x[:, ::-1]]:
+        for g, w in zip(mnp.nonzero(view), np.nonzero(view), strict=True):
+            same(g, w.astype(np.int64))
+
+
 def test_nonzero_special_values_and_0d():
     x = np.array([0.0, -0.0, np.nan, 1.0, np.inf])
     (got,) = mnp.nonzero(x)
