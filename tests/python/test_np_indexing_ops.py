@@ -630,3 +630,20 @@ def test_from_dlpack_keeps_negative_and_zero_strides():
         assert m.shape == v.shape
         np.testing.assert_array_equal(as_np(m), v)
         assert mnp.shares_memory(m, n)
+
+
+def test_ops_by_name():
+    """The ops through generic invocation: num_args defaults to the inputs given."""
+    x = np.arange(12.0).reshape(3, 4)
+    same(mxffi.ops.invoke("_npi_advanced_gather", x, np.array([3, 0]), axis=1), x[:, [3, 0]])
+    same(mxffi.ops.invoke("_npi_count_nonzero", x), np.array(11))
+    same(mxffi.ops.invoke("_npi_nonzero", np.array([0, 1, 1]), count=2), np.array([[1, 2]]))
+    with pytest.raises(ValueError, match="_npi_nonzero: count=1 but x has 2 nonzero elements"):
+        mxffi.ops.invoke("_npi_nonzero", np.array([0, 1, 1]), count=1)
+    with pytest.raises(ValueError, match="num_args=2 leaves no index array"):
+        mxffi.ops.invoke("_npi_advanced_scatter", x, np.array([1.0]))
+    out = mxffi.ops.invoke("_npi_advanced_scatter", x, np.array([-1.0]), np.array([1]))
+    want = x.copy()
+    want[[1]] = -1.0
+    same(out, want)  # x itself is not written: out is a new array
+    assert x[1, 0] == 4.0
