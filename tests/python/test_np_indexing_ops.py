@@ -176,6 +176,28 @@ def test_scatter_values_overlapping_x():
     np.testing.assert_array_equal(n, want)
 
 
+def test_scatter_index_or_values_that_are_x_itself():
+    """x[x] = v and x[perm] = x: numpy reads the index and the values before writing."""
+    n = np.array([2, 0, 1])
+    want = n.copy()
+    want[want] = 5
+    x = mnp.array(n)
+    scatter(x, 5, 0, x)
+    same(x, want)
+    n = np.array([4.0, 5.0, 6.0])
+    want = n.copy()
+    want[[1, 2, 0]] = want
+    x = mnp.array(n)
+    scatter(x, x, 0, np.array([1, 2, 0]))
+    same(x, want)
+    n = np.array([2, 0, 1])
+    want = n.copy()
+    want[want] = want
+    x = mnp.array(n)
+    scatter(x, x, 0, x)
+    same(x, want)
+
+
 def test_scatter_value_conversion_as_numpy():
     x = np.zeros(3, np.int8)
     m = mnp.array(x)
