@@ -98,16 +98,18 @@ except TypeError as e:
 # [errors.end]
 
 # [indexing.begin]
+gather = mxffi.get_global_func("ndarray.advanced_gather")  # what x[rows, cols] will call
+scatter = mxffi.get_global_func("ndarray.advanced_scatter")
 x = np.arange(12.0).reshape(3, 4)
 rows, cols = np.array([2, 0, -1]), np.array([1, 3, 0])
-assert mnp._advanced_gather(x, 0, rows, cols).tolist() == x[rows, cols].tolist()
-assert mnp._advanced_gather(x, 1, cols).shape == x[:, cols].shape  # (3, 3)
+assert gather(x, 0, rows, cols).tolist() == x[rows, cols].tolist()
+assert gather(x, 1, cols).shape == x[:, cols].shape  # (3, 3)
 assert mnp.take(x, [5, -1]).tolist() == [5.0, 11.0]  # axis=None: x flattened
 assert mnp.take_along_axis(x, np.argsort(-x, axis=1), axis=1).tolist()[0] == [3.0, 2.0, 1.0, 0.0]
 r, c = mnp.nonzero(np.array([[0, 7], [3, 0]]))
 assert r.tolist() == [0, 1] and c.tolist() == [1, 0]
 t = mnp.zeros(4)
-mnp._advanced_scatter(t, np.array([1.0, 2.0, 3.0]), 0, np.array([1, 3, 1]))  # last write wins
+scatter(t, np.array([1.0, 2.0, 3.0]), 0, np.array([1, 3, 1]))  # last write wins
 assert t.tolist() == [0.0, 3.0, 0.0, 2.0]
 try:
     mnp.take(x, [7], axis=1)

@@ -1,9 +1,11 @@
 /*!
  * \file np_indexing.cc
- * \brief np.* functions of indexing: nonzero, take, take_along_axis, shares_memory,
- *  may_share_memory, and the two entry points of an array's advanced indexing,
- *  np._advanced_gather and np._advanced_scatter (x[i_0, ..., i_{k-1}] read and written once
- *  the key is normalised: k integer arrays of one shape over consecutive axes).
+ * \brief np.* functions of indexing (nonzero, take, take_along_axis, copyto, shares_memory,
+ *  may_share_memory) and the entry points of an array's advanced indexing, once its key is
+ *  normalised: ndarray.advanced_gather / advanced_scatter (k integer arrays of one shape over
+ *  consecutive axes) and ndarray.boolean_gather / boolean_scatter (a boolean mask over them).
+ *  The ndarray.* ones belong to the array type, not to numpy's namespace: the first two take
+ *  any number of index arrays, as packed calls.
  *
  * All of them run on the indexing ops (src/op/indexing): one gather kernel serves take,
  * take_along_axis and advanced indexing, one nonzero kernel np.nonzero (and boolean masks).
@@ -285,7 +287,7 @@ MXFFI_REGISTER_API("np.nonzero")
       return ADT::Tuple(std::vector<Any>(rows.begin(), rows.end()));
     });
 
-MXFFI_REGISTER_API("np._boolean_gather")
+MXFFI_REGISTER_API("ndarray.boolean_gather")
     .describe(
         "x[..., mask, ...] with the boolean mask over the axes axis..axis+mask.ndim-1 (numpy's "
         "boolean indexing): those axes become one, of the mask's number of True elements.")
@@ -293,12 +295,12 @@ MXFFI_REGISTER_API("np._boolean_gather")
     .arg("axis")
     .arg("mask")
     .set_body_typed([](NDArrayLike x, int64_t axis, NDArrayLike mask) {
-      constexpr const char* fname = "np._boolean_gather";
+      constexpr const char* fname = "ndarray.boolean_gather";
       const int a = MaskAxis(x, axis, mask, fname);
       return Gather(x, NonzeroRows(mask), a);
     });
 
-MXFFI_REGISTER_API("np._boolean_scatter")
+MXFFI_REGISTER_API("ndarray.boolean_scatter")
     .describe(
         "x[..., mask, ...] = values, in place, returning x: values broadcast to the selected "
         "shape and convert as numpy's assignment converts.")
@@ -307,7 +309,7 @@ MXFFI_REGISTER_API("np._boolean_scatter")
     .arg("axis")
     .arg("mask")
     .set_body_typed([](WritableArray x, ArrayLike values, int64_t axis, NDArrayLike mask) {
-      constexpr const char* fname = "np._boolean_scatter";
+      constexpr const char* fname = "ndarray.boolean_scatter";
       const NDArray& target = x.array();
       const int a = MaskAxis(target, axis, mask, fname);
       Scatter(target, AssignedValues(values, target, fname), NonzeroRows(mask), a, fname);
@@ -397,13 +399,13 @@ MXFFI_REGISTER_API("np.take_along_axis")
       return Gather(arr, idx, 0);
     });
 
-MXFFI_REGISTER_API("np._advanced_gather")
+MXFFI_REGISTER_API("ndarray.advanced_gather")
     .describe(
         "x[..., i_0, ..., i_{k-1}, ...] for integer arrays of one shape over the axes axis.."
-        "axis+k-1: np._advanced_gather(x, axis, i_0, ..., i_{k-1}). Advanced indexing's read, "
+        "axis+k-1: ndarray.advanced_gather(x, axis, i_0, ..., i_{k-1}). Advanced indexing's read, "
         "after the key is normalised.")
     .set_body([](PackedArgs args, Any* ret) {
-      constexpr const char* fname = "np._advanced_gather";
+      constexpr const char* fname = "ndarray.advanced_gather";
       MXFFI_CHECK(args.size() >= 3, TypeError)
           << fname << ": expected (x, axis, *indices) with at least one index array, got "
           << args.size() << " arguments";
@@ -416,14 +418,14 @@ MXFFI_REGISTER_API("np._advanced_gather")
       *ret = Gather(x->array(), PackedIndices(args, 2, fname), axis);
     });
 
-MXFFI_REGISTER_API("np._advanced_scatter")
+MXFFI_REGISTER_API("ndarray.advanced_scatter")
     .describe(
         "x[..., i_0, ..., i_{k-1}, ...] = values, in place, returning x: "
-        "np._advanced_scatter(x, values, axis, i_0, ..., i_{k-1}). values (an array, a number "
+        "ndarray.advanced_scatter(x, values, axis, i_0, ..., i_{k-1}). values (an array, a number "
         "or nested sequences) broadcasts to the indexed shape and converts as numpy's "
         "assignment converts; where positions repeat, the last write wins.")
     .set_body([](PackedArgs args, Any* ret) {
-      constexpr const char* fname = "np._advanced_scatter";
+      constexpr const char* fname = "ndarray.advanced_scatter";
       MXFFI_CHECK(args.size() >= 4, TypeError)
           << fname << ": expected (x, values, axis, *indices) with at least one index array, "
           << "got " << args.size() << " arguments";
@@ -493,10 +495,10 @@ MXFFI_REGISTER_API("np.copyto")
       const DLTensor& d = dst.tensor();
       bool weak_int = false;
       if (src_arg.kind() == ArrayLike::Kind::kScalar) {
-        // A Python int is weak (NEP 50): any integer dtype takes it when the value fits.
+        // A Python int is weak (NEP 50): any integer dtype takes it when the value fits, and
+        // one that does not fit is an OverflowError whatever the casting rule.
         const ScalarLike& s = src_arg.value().scalar();
-        if (s.is_int() && (d.dtype.code == kDLInt || d.dtype.code == kDLUInt) &&
-            casting != "unsafe") {
+        if (s.is_int() && (d.dtype.code == kDLInt || d.dtype.code == kDLUInt)) {
           op::CheckIntFits(s.int_value(), d.dtype, fname);
           weak_int = true;
         }

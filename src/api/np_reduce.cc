@@ -48,7 +48,8 @@ NDArray Reduce(const Op* op, const NDArray& x, const AxisLike& axis, const DType
 MXFFI_REGISTER_API("np.sum")
     .describe(
         "Sum of the elements over axis (None: all). bool and signed integers sum as int64, "
-        "unsigned ones as uint64, floats in their own dtype; dtype= overrides.")
+        "unsigned ones as uint64, floats in their own dtype; dtype= overrides. out= is an mxffi "
+        "array of the result's shape (converted unsafely, as numpy; it may overlap a).")
     .arg("a")
     .arg("axis", nullptr)
     .arg("dtype", nullptr)
@@ -63,7 +64,8 @@ MXFFI_REGISTER_API("np.sum")
 MXFFI_REGISTER_API("np.mean")
     .describe(
         "Arithmetic mean over axis (None: all). bool and integers average as float64, floats "
-        "in their own dtype (float16 accumulating in float32); dtype= overrides.")
+        "in their own dtype (float16 accumulating in float32); dtype= overrides. out= as in "
+        "np.sum.")
     .arg("a")
     .arg("axis", nullptr)
     .arg("dtype", nullptr)
@@ -76,7 +78,9 @@ MXFFI_REGISTER_API("np.mean")
     });
 
 MXFFI_REGISTER_API("np.max")
-    .describe("Maximum over axis (None: all); NaN propagates. ValueError for an empty reduction.")
+    .describe(
+        "Maximum over axis (None: all); NaN propagates. ValueError for an empty reduction. "
+        "out= as in np.sum.")
     .arg("a")
     .arg("axis", nullptr)
     .arg("keepdims", false)
@@ -87,7 +91,9 @@ MXFFI_REGISTER_API("np.max")
     });
 
 MXFFI_REGISTER_API("np.min")
-    .describe("Minimum over axis (None: all); NaN propagates. ValueError for an empty reduction.")
+    .describe(
+        "Minimum over axis (None: all); NaN propagates. ValueError for an empty reduction. "
+        "out= as in np.sum.")
     .arg("a")
     .arg("axis", nullptr)
     .arg("keepdims", false)

@@ -209,9 +209,11 @@ Alias AliasOf(const DLTensor& out, Span<const NDArray> inputs) {
 
 /*!
  * \brief The storage-aware kernel on outputs the caller gave, which may be inputs. A dense
- *  output that is exactly a dense input gets kWriteInplace when the op sets "TWriteInplace",
- *  else a temporary copied into it afterwards; a sparse output that is an input gets a fresh
- *  array, whose parts it takes afterwards (a sparse result always has new parts).
+ *  output that is exactly a dense input (and overlaps no other) gets kWriteInplace when the op
+ *  sets "TWriteInplace"; one that overlaps an input in any other way, or is exactly an input of
+ *  an op without it, gets a temporary copied into it afterwards. A sparse output that is an
+ *  input gets a fresh array, whose parts it takes afterwards (a sparse result always has new
+ *  parts).
  */
 void RunExOnGivenOutputs(const OpAttrs& attrs, const FComputeEx& compute_ex, const OpContext& ctx,
                          Span<const NDArray> inputs, Span<NDArray> outputs, const bool* given,

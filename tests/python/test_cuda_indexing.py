@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from conftest import DTYPES, np_dtype
 
+import mxffi
 import mxffi.np as mnp
 from mxffi import cuda
 
@@ -14,6 +15,12 @@ needs_gpu = pytest.mark.skipif(
     not cuda.is_available(), reason=f"no CUDA device: {cuda.unavailable_reason()}"
 )
 pytestmark = needs_gpu
+
+# The array type's advanced indexing, after its key is normalised (src/api/np_indexing.cc).
+gather = mxffi.get_global_func("ndarray.advanced_gather")
+scatter = mxffi.get_global_func("ndarray.advanced_scatter")
+boolean_gather = mxffi.get_global_func("ndarray.boolean_gather")
+boolean_scatter = mxffi.get_global_func("ndarray.boolean_scatter")
 
 DEV = "cuda:0"
 LARGE = 1000003
@@ -43,13 +50,13 @@ def test_gather_and_scatter(dtype):
     x = values(rng, (5, 6, 7), dtype)
     i = rng.integers(-5, 5, size=(3, 4))
     j = rng.integers(-6, 6, size=(3, 4))
-    g = mnp._advanced_gather(on_gpu(x), 0, on_gpu(i), on_gpu(j))
+    g = gather(on_gpu(x), 0, on_gpu(i), on_gpu(j))
     np.testing.assert_array_equal(host(g), x[i, j])
     t = mnp.transpose(on_gpu(np.ascontiguousarray(x.transpose(2, 1, 0))))  # a strided view
-    np.testing.assert_array_equal(host(mnp._advanced_gather(t, 1, on_gpu(j))), x[:, j])
+    np.testing.assert_array_equal(host(gather(t, 1, on_gpu(j))), x[:, j])
     m = on_gpu(x)
     v = values(rng, (3, 4, 7), dtype)
-    mnp._advanced_scatter(m, on_gpu(v), 0, on_gpu(i), on_gpu(j))  # i, j repeat: last wins
+    scatter(m, on_gpu(v), 0, on_gpu(i), on_gpu(j))  # i, j repeat: last wins
     want = x.copy()
     want[i, j] = v
     np.testing.assert_array_equal(host(m), want)
@@ -61,14 +68,12 @@ def test_scatter_repeats_and_large():
     idx = rng.integers(0, 1000, size=LARGE)
     v = np.arange(LARGE, dtype=np.float64)
     m = on_gpu(x)
-    mnp._advanced_scatter(m, on_gpu(v), 0, on_gpu(idx))
+    scatter(m, on_gpu(v), 0, on_gpu(idx))
     x[idx] = v
     np.testing.assert_array_equal(host(m), x)
     big = rng.standard_normal((300, 400))
     rows = rng.integers(-300, 300, size=5000)
-    np.testing.assert_array_equal(
-        host(mnp._advanced_gather(on_gpu(big), 0, on_gpu(rows))), big[rows]
-    )
+    np.testing.assert_array_equal(host(gather(on_gpu(big), 0, on_gpu(rows))), big[rows])
 
 
 @pytest.mark.parametrize("density", [0.0, 0.001, 0.5, 1.0])
@@ -95,7 +100,7 @@ def test_take_take_along_axis_and_errors():
     with pytest.raises(IndexError) as want:
         x[:, [1, 5]]
     with pytest.raises(IndexError) as got:
-        mnp._advanced_gather(d, 1, on_gpu(np.array([1, 5])))
+        gather(d, 1, on_gpu(np.array([1, 5])))
     assert str(got.value) == str(want.value)
 
 

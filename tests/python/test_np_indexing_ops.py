@@ -4,7 +4,7 @@ shares_memory / may_share_memory; and every op on negative-stride and zero-strid
 
 numpy's fancy indexing is the oracle: `x[(slice(None),) * axis + tuple(idx)]` for k integer
 arrays of one shape indexing consecutive axes gives x.shape[:axis] + B + x.shape[axis+k:], which
-is what np._advanced_gather(x, axis, *idx) computes.
+is what ndarray.advanced_gather(x, axis, *idx) computes.
 """
 
 import ml_dtypes  # noqa: F401  (bfloat16 for np_dtype)
@@ -14,7 +14,14 @@ from conftest import DTYPES, np_dtype
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import mxffi
 import mxffi.np as mnp
+
+# The array type's advanced indexing, after its key is normalised (src/api/np_indexing.cc).
+gather = mxffi.get_global_func("ndarray.advanced_gather")
+scatter = mxffi.get_global_func("ndarray.advanced_scatter")
+boolean_gather = mxffi.get_global_func("ndarray.boolean_gather")
+boolean_scatter = mxffi.get_global_func("ndarray.boolean_scatter")
 
 INDEX_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 FLOATS = {"float16", "bfloat16", "float32", "float64"}
@@ -108,7 +115,7 @@ def test_gather_matches_numpy_fancy_indexing(case):
     x = values(rng, shape, dtype)
     idx = make_indices(rng, shape, axis, k, bshape, idx_dtypes)
     want = x[(slice(None),) * axis + tuple(idx)]
-    got = mnp._advanced_gather(view_of(rng, x, layout), axis, *idx)
+    got = gather(view_of(rng, x, layout), axis, *idx)
     same(got, want)
 
 
@@ -134,17 +141,17 @@ def test_scatter_matches_numpy_assignment(case, value_kind, broadcast):
     want = x.copy()
     want[key] = v
     arr = mnp.array(x)
-    out = mnp._advanced_scatter(arr, v, axis, *idx)
+    out = scatter(arr, v, axis, *idx)
     same(arr, want)
     same(out, want)  # x itself is returned
 
 
 def test_scatter_repeated_indices_last_write_wins():
     x = mnp.zeros(5)
-    mnp._advanced_scatter(x, np.arange(6.0), 0, np.array([1, 3, 1, 1, 3, 0]))
+    scatter(x, np.arange(6.0), 0, np.array([1, 3, 1, 1, 3, 0]))
     np.testing.assert_array_equal(as_np(x), [5.0, 3.0, 0.0, 4.0, 0.0])
     m = mnp.zeros((3, 3), dtype="int32")
-    mnp._advanced_scatter(m, np.array([7, 8, 9]), 0, np.array([0, 2, 0]), np.array([1, 1, 1]))
+    scatter(m, np.array([7, 8, 9]), 0, np.array([0, 2, 0]), np.array([1, 1, 1]))
     want = np.zeros((3, 3), np.int32)
     want[[0, 2, 0], [1, 1, 1]] = [7, 8, 9]
     np.testing.assert_array_equal(as_np(m), want)
@@ -155,7 +162,7 @@ def test_scatter_into_strided_views_writes_only_indexed_elements():
     want = base.copy()
     want[::-1, ::2][[0, 2], [1, 1]] = -1.0
     view = mnp.from_dlpack(base[::-1, ::2])
-    mnp._advanced_scatter(view, -1.0, 0, np.array([0, 2]), np.array([1, 1]))
+    scatter(view, -1.0, 0, np.array([0, 2]), np.array([1, 1]))
     np.testing.assert_array_equal(base, want)
 
 
@@ -165,21 +172,43 @@ def test_scatter_values_overlapping_x():
     want = n.copy()
     want[[0, 1, 2]] = want[::-1][:3].copy()
     a = mnp.from_dlpack(n)
-    mnp._advanced_scatter(a, mnp.from_dlpack(n[::-1][:3]), 0, np.array([0, 1, 2]))
+    scatter(a, mnp.from_dlpack(n[::-1][:3]), 0, np.array([0, 1, 2]))
     np.testing.assert_array_equal(n, want)
+
+
+def test_scatter_index_or_values_that_are_x_itself():
+    """x[x] = v and x[perm] = x: numpy reads the index and the values before writing."""
+    n = np.array([2, 0, 1])
+    want = n.copy()
+    want[want] = 5
+    x = mnp.array(n)
+    scatter(x, 5, 0, x)
+    same(x, want)
+    n = np.array([4.0, 5.0, 6.0])
+    want = n.copy()
+    want[[1, 2, 0]] = want
+    x = mnp.array(n)
+    scatter(x, x, 0, np.array([1, 2, 0]))
+    same(x, want)
+    n = np.array([2, 0, 1])
+    want = n.copy()
+    want[want] = want
+    x = mnp.array(n)
+    scatter(x, x, 0, x)
+    same(x, want)
 
 
 def test_scatter_value_conversion_as_numpy():
     x = np.zeros(3, np.int8)
     m = mnp.array(x)
     with pytest.raises(OverflowError, match="Python integer 1000 out of bounds for int8"):
-        mnp._advanced_scatter(m, 1000, 0, np.array([0]))
-    mnp._advanced_scatter(m, np.array([300, -1.5, 2.7]), 0, np.array([0, 1, 2]))
+        scatter(m, 1000, 0, np.array([0]))
+    scatter(m, np.array([300, -1.5, 2.7]), 0, np.array([0, 1, 2]))
     want = x.copy()
     want[[0, 1, 2]] = np.array([300, -1.5, 2.7])
     np.testing.assert_array_equal(as_np(m), want)
     with pytest.raises(ValueError, match="could not be broadcast to indexing result of shape"):
-        mnp._advanced_scatter(m, np.ones(2), 0, np.array([0, 1, 2]))
+        scatter(m, np.ones(2), 0, np.array([0, 1, 2]))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -187,11 +216,11 @@ def test_gather_and_scatter_every_dtype(dtype):
     rng = np.random.default_rng(1)
     x = values(rng, (4, 5), dtype)
     i, j = np.array([[3, -1], [0, 2]]), np.array([[4, 0], [-5, 1]])
-    same(mnp._advanced_gather(x, 0, i, j), x[i, j])
-    same(mnp._advanced_gather(x, 1, j), x[:, j])
+    same(gather(x, 0, i, j), x[i, j])
+    same(gather(x, 1, j), x[:, j])
     m = mnp.array(x)
     v = values(rng, (2, 2), dtype)
-    mnp._advanced_scatter(m, v, 0, i, j)
+    scatter(m, v, 0, i, j)
     want = x.copy()
     want[i, j] = v
     same(m, want)
@@ -202,11 +231,11 @@ def test_gather_and_scatter_complex(dtype):
     """The gather and scatter move elements as bits, so complex arrays index too."""
     x = (np.arange(12) + 1j * np.arange(12, 0, -1)).astype(dtype).reshape(3, 4)
     i = np.array([2, -1, 0])
-    same(mnp._advanced_gather(x, 1, i), x[:, i])
+    same(gather(x, 1, i), x[:, i])
     same(mnp.take(x, [5, 0]), np.take(x, [5, 0]))
     m = mnp.from_dlpack(x.copy())
     v = x[:, :3][::-1].copy()
-    mnp._advanced_scatter(m, v, 1, i)
+    scatter(m, v, 1, i)
     want = x.copy()
     want[:, i] = v
     same(m, want)
@@ -222,36 +251,53 @@ def test_bounds_errors_have_numpy_text():
         with pytest.raises(IndexError) as want:
             x[key]
         with pytest.raises(IndexError) as got:
-            mnp._advanced_gather(x, axis, *idx)
+            gather(x, axis, *idx)
         assert str(got.value) == str(want.value)
         with pytest.raises(IndexError) as got:
-            mnp._advanced_scatter(mnp.array(x), 1.0, axis, *idx)
+            scatter(mnp.array(x), 1.0, axis, *idx)
         assert str(got.value) == str(want.value)
     assert str(want.value) == "index 3 is out of bounds for axis 1 with size 3"
     # numpy reads uint64 indices as its intp: 2**64 - 1 is -1, 2**63 is -2**63.
     x = np.arange(3.0)
     big = np.array([2**64 - 1], np.uint64)
-    same(mnp._advanced_gather(x, 0, big), x[big])
+    same(gather(x, 0, big), x[big])
     big = np.array([2**63], np.uint64)
     with pytest.raises(IndexError) as want:
         x[big]
     with pytest.raises(IndexError) as got:
-        mnp._advanced_gather(x, 0, big)
+        gather(x, 0, big)
     assert str(got.value) == str(want.value)
+
+
+def test_zero_d_cases():
+    x0 = np.array(5.0)
+    same(mnp.take(x0, 0), np.take(x0, 0))
+    same(mnp.take(x0, [0, 0]), np.take(x0, [0, 0]))
+    with pytest.raises(IndexError, match="array is 0-dimensional, but 1 were indexed"):
+        gather(x0, 0, np.array([0]))
+    y = np.arange(6.0).reshape(2, 3)
+    i, j = np.array(1), np.array(-1)  # 0-d index arrays: a 0-d result
+    same(gather(y, 0, i, j), y[i, j])
+    same(gather(y, 1, j), y[:, j])
+    m = mnp.array(y)
+    scatter(m, 7.0, 0, i, j)
+    want = y.copy()
+    want[i, j] = 7.0
+    same(m, want)
 
 
 def test_gather_bad_calls():
     x = np.zeros((2, 3))
     with pytest.raises(IndexError, match="too many indices for array: array is 2-dimensional, "):
-        mnp._advanced_gather(x, 1, np.array([0]), np.array([0]))
+        gather(x, 1, np.array([0]), np.array([0]))
     with pytest.raises(IndexError, match="must be of integer type"):
-        mnp._advanced_gather(x, 0, np.array([0.0]))
+        gather(x, 0, np.array([0.0]))
     with pytest.raises(ValueError, match="index arrays must have one shape"):
-        mnp._advanced_gather(x, 0, np.array([0]), np.array([0, 1]))
+        gather(x, 0, np.array([0]), np.array([0, 1]))
     with pytest.raises(TypeError, match="at least one index array"):
-        mnp._advanced_gather(x, 0)
+        gather(x, 0)
     with pytest.raises(TypeError):
-        mnp._advanced_scatter(x, 1.0, 0, np.array([0]))  # a numpy array is not written into
+        scatter(x, 1.0, 0, np.array([0]))  # a numpy array is not written into
 
 
 # ---- nonzero ----------------------------------------------------------------------------------
@@ -269,6 +315,14 @@ def test_nonzero_matches_numpy(dtype, shape, density):
         want = np.nonzero(view)
         assert len(got) == len(want)
         for g, w in zip(got, want, strict=True):
+            same(g, w.astype(np.int64))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_nonzero_complex(dtype):
+    x = np.array([[0, 1j, -0.0 + 0j], [2, 0, complex(0, np.nan)]], dtype)
+    for view in [x, x[:, ::-1]]:
+        for g, w in zip(mnp.nonzero(view), np.nonzero(view), strict=True):
             same(g, w.astype(np.int64))
 
 
@@ -293,20 +347,20 @@ def test_boolean_gather_and_scatter(dtype):
         mask = rng.random(mshape) < 0.5
         key = (slice(None),) * axis + (mask,)
         for view in [x, x[::-1, :, ::-1]]:
-            same(mnp._boolean_gather(view, axis, mask), view[key])
+            same(boolean_gather(view, axis, mask), view[key])
         m = mnp.array(x)
         v = values(rng, x[key].shape[-1:], dtype)
-        mnp._boolean_scatter(m, v, axis, mask)
+        boolean_scatter(m, v, axis, mask)
         want = x.copy()
         want[key] = v
         same(m, want)
     with pytest.raises(IndexError) as want:
         x[np.ones(4, bool)]
     with pytest.raises(IndexError) as got:
-        mnp._boolean_gather(x, 0, np.ones(4, bool))
+        boolean_gather(x, 0, np.ones(4, bool))
     assert str(got.value) == str(want.value)
     with pytest.raises(TypeError, match="mask must be a boolean array"):
-        mnp._boolean_gather(x, 0, np.ones(3, np.int8))
+        boolean_gather(x, 0, np.ones(3, np.int8))
 
 
 # ---- take and take_along_axis ----------------------------------------------------------------
@@ -469,8 +523,9 @@ def test_out_errors_and_casting():
     with pytest.raises(TypeError) as got:
         mnp.copyto(mnp.zeros(3, dtype="int64"), np.ones(3))
     assert str(want.value) in str(got.value)
-    with pytest.raises(OverflowError, match="Python integer 1000 out of bounds for int8"):
-        mnp.copyto(mnp.zeros(3, dtype="int8"), 1000)
+    for casting in ["same_kind", "unsafe"]:
+        with pytest.raises(OverflowError, match="Python integer 1000 out of bounds for int8"):
+            mnp.copyto(mnp.zeros(3, dtype="int8"), 1000, casting=casting)
     with pytest.raises(ValueError, match=r"could not broadcast input array from shape \(3,\)"):
         mnp.copyto(mnp.zeros((2, 2)), np.ones(3))
     with pytest.raises(ValueError, match="casting must be one of"):
@@ -587,7 +642,7 @@ def test_every_op_on_negative_and_zero_strides(k):
     close(mnp.take_along_axis(x, order, axis=1), np.take_along_axis(n, order, axis=1))
     for g, w in zip(mnp.nonzero(mnp.subtract(x, 2.5)), np.nonzero(n - 2.5), strict=True):
         np.testing.assert_array_equal(as_np(g), w)
-    close(mnp._advanced_gather(x, 0, np.array([[3, 0], [1, 1]])), n[np.array([[3, 0], [1, 1]])])
+    close(gather(x, 0, np.array([[3, 0], [1, 1]])), n[np.array([[3, 0], [1, 1]])])
 
 
 def test_from_dlpack_keeps_negative_and_zero_strides():
@@ -597,3 +652,20 @@ def test_from_dlpack_keeps_negative_and_zero_strides():
         assert m.shape == v.shape
         np.testing.assert_array_equal(as_np(m), v)
         assert mnp.shares_memory(m, n)
+
+
+def test_ops_by_name():
+    """The ops through generic invocation: num_args defaults to the inputs given."""
+    x = np.arange(12.0).reshape(3, 4)
+    same(mxffi.ops.invoke("_npi_advanced_gather", x, np.array([3, 0]), axis=1), x[:, [3, 0]])
+    same(mxffi.ops.invoke("_npi_count_nonzero", x), np.array(11))
+    same(mxffi.ops.invoke("_npi_nonzero", np.array([0, 1, 1]), count=2), np.array([[1, 2]]))
+    with pytest.raises(ValueError, match="_npi_nonzero: count=1 but x has 2 nonzero elements"):
+        mxffi.ops.invoke("_npi_nonzero", np.array([0, 1, 1]), count=1)
+    with pytest.raises(ValueError, match="num_args=2 leaves no index array"):
+        mxffi.ops.invoke("_npi_advanced_scatter", x, np.array([1.0]))
+    out = mxffi.ops.invoke("_npi_advanced_scatter", x, np.array([-1.0]), np.array([1]))
+    want = x.copy()
+    want[[1]] = -1.0
+    same(out, want)  # x itself is not written: out is a new array
+    assert x[1, 0] == 4.0

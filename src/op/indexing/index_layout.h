@@ -2,7 +2,7 @@
  * \file index_layout.h
  * \brief The element arithmetic of the indexing kernels, written once for both devices:
  *  where an element of an advanced-index gather (or scatter) reads (or writes) x, and which
- *  elements are nonzero. Compiled by g++ and nvcc; needs only DLPack.
+ *  elements are nonzero. Compiled by g++ and nvcc; needs only DLPack and the dtype switch.
  *
  * A gather of x by k index arrays i_0..i_{k-1} (one shape B) over the axes axis..axis+k-1
  * produces out of shape x.shape[:axis] + B + x.shape[axis+k:]. The layout describes the index
@@ -14,9 +14,12 @@
 #ifndef MXFFI_SRC_OP_INDEXING_INDEX_LAYOUT_H_
 #define MXFFI_SRC_OP_INDEXING_INDEX_LAYOUT_H_
 
+#include <mxffi/ndarray/dlpack_compat.h>  // kDLBool and kDLComplex with DLPack 0.6's header
+
 #include <cstdint>
 #include <type_traits>
 
+#include "../type_switch.h"
 #include "../xinline.h"
 
 namespace mxffi {
@@ -101,6 +104,12 @@ struct IndexLayout {
   }
 };
 
+/*! \brief A complex element (complex64, complex128): its two parts. */
+template <typename T>
+struct Complex {
+  T re, im;
+};
+
 /*! \return whether v is nonzero as numpy's nonzero reads it (NaN is; -0.0 is not). */
 template <typename T>
 MXFFI_XINLINE bool IsNonzero(T v) {
@@ -109,6 +118,29 @@ MXFFI_XINLINE bool IsNonzero(T v) {
   } else {
     return static_cast<float>(v) != 0.0f;  // half_t, bf16_t
   }
+}
+
+/*! \return whether a complex v is nonzero: either part is. */
+template <typename T>
+MXFFI_XINLINE bool IsNonzero(Complex<T> v) {
+  return v.re != T(0) || v.im != T(0);
+}
+
+/*!
+ * \brief f(T{}) for the element type of t among the dtypes nonzero reads: every dtype of
+ *  MXFFI_TYPE_SWITCH, and complex64 and complex128 as Complex<float> and Complex<double>.
+ */
+template <typename F>
+inline void NonzeroSwitch(DLDataType t, const char* fname, F&& f) {
+  if (t.code == kDLComplex && t.lanes == 1 && (t.bits == 64 || t.bits == 128)) {
+    if (t.bits == 64) {
+      f(Complex<float>{});
+    } else {
+      f(Complex<double>{});
+    }
+    return;
+  }
+  MXFFI_TYPE_SWITCH(t, fname, T, { f(T{}); });
 }
 
 }  // namespace indexing

@@ -2,7 +2,7 @@
  * \file indexing.cu
  * \brief The CUDA kernels of the indexing ops: the index range check, the gather and scatter
  *  (instantiated per element size: they move bits), and nonzero's count and ordered write
- *  (per dtype, through the CPU kernels' dtype switch and IsNonzero).
+ *  (per dtype, complex included, through NonzeroSwitch and IsNonzero).
  */
 #include "index_layout.h"
 #include "indexing_cuda.h"
@@ -15,6 +15,7 @@ namespace {
 using op::indexing::Bytes16;
 using op::indexing::IndexLayout;
 using op::indexing::IsNonzero;
+using op::indexing::NonzeroSwitch;
 
 /*! \brief t's extents and element strides (NULL strides: C-contiguous), unmerged. */
 StridedIndex<1> IndexOf(const DLTensor& t) {
@@ -233,7 +234,8 @@ void CountNonzero(const DLTensor& x, int64_t* count, const char* fname, void* st
   MXFFI_CUDA_CALL(fname, cudaMemsetAsync(count, 0, sizeof(int64_t), s));
   const int64_t n = NumElements(x);
   if (n == 0) return;
-  MXFFI_TYPE_SWITCH(x.dtype, fname, T, {
+  NonzeroSwitch(x.dtype, fname, [&](auto tag) {
+    using T = decltype(tag);
     CountKernel<T><<<Blocks(n), kThreads, 0, s>>>(IndexOf(x), DataPtr<const T>(x), n,
                                                   reinterpret_cast<unsigned long long*>(count));
   });
@@ -249,7 +251,8 @@ void NonzeroBlockCounts(const DLTensor& x, int64_t* counts, const char* fname, v
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   const int64_t n = NumElements(x);
   const int blocks = NonzeroBlocks(n);
-  MXFFI_TYPE_SWITCH(x.dtype, fname, T, {
+  NonzeroSwitch(x.dtype, fname, [&](auto tag) {
+    using T = decltype(tag);
     BlockCountKernel<T><<<blocks, kThreads, 0, s>>>(IndexOf(x), DataPtr<const T>(x), n, counts);
   });
   MXFFI_CUDA_CHECK_LAUNCH(fname);
@@ -261,7 +264,8 @@ void NonzeroWrite(const DLTensor& x, const int64_t* starts, int64_t* out, int64_
   const int64_t n = NumElements(x);
   if (n == 0 || count == 0) return;
   const int blocks = NonzeroBlocks(n);
-  MXFFI_TYPE_SWITCH(x.dtype, fname, T, {
+  NonzeroSwitch(x.dtype, fname, [&](auto tag) {
+    using T = decltype(tag);
     NonzeroWriteKernel<T>
         <<<blocks, kThreads, 0, s>>>(IndexOf(x), DataPtr<const T>(x), n, starts, out, count);
   });

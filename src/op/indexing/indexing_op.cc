@@ -368,7 +368,8 @@ void Scatter(cpu, const OpContext&, const IndexLayout& l, const DLTensor& values
 void CountNonzero(cpu, const OpContext&, const DLTensor& x, const DLTensor& out,
                   const char* fname) {
   int64_t n = 0;
-  MXFFI_TYPE_SWITCH(x.dtype, fname, T, {
+  indexing::NonzeroSwitch(x.dtype, fname, [&](auto tag) {
+    using T = decltype(tag);
     const T* p = DataPtr<const T>(x);
     ForEachOffset(x, [&](int64_t off, const int64_t*) { n += indexing::IsNonzero(p[off]); });
   });
@@ -380,7 +381,8 @@ void Nonzero(cpu, const OpContext&, const DLTensor& x, const DLTensor& out, int6
   int64_t found = 0;
   int64_t* o = DataPtr<int64_t>(out);
   const int nd = x.ndim;
-  MXFFI_TYPE_SWITCH(x.dtype, fname, T, {
+  indexing::NonzeroSwitch(x.dtype, fname, [&](auto tag) {
+    using T = decltype(tag);
     const T* p = DataPtr<const T>(x);
     ForEachOffset(x, [&](int64_t off, const int64_t* m) {
       if (!indexing::IsNonzero(p[off])) return;
@@ -428,7 +430,9 @@ MXFFI_REGISTER_OP(_npi_advanced_scatter)
     .set_attr<FCompute>("FCompute<cpu>", AdvancedScatterCompute<cpu>);
 
 MXFFI_REGISTER_OP(_npi_count_nonzero)
-    .describe("The number of nonzero elements of x (NaN counts; -0.0 does not), as 0-d int64.")
+    .describe(
+        "The number of nonzero elements of x (NaN counts; -0.0 does not; complex: either part), "
+        "as 0-d int64.")
     .set_num_inputs(1)
     .add_argument("x", "NDArray", "the array (any strides)")
     .set_attr<FInferShape>("FInferShape", CountShape)

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../dtype.h"
+#include "../overlap.h"
 #include "../xpu.h"
 #include "index_layout.h"
 
@@ -151,8 +152,17 @@ void AdvancedScatterCompute(const OpAttrs& attrs, const OpContext& ctx, Span<con
   const int axis = IndexAxis(p.axis, in[0].ndim, k, fname);
   std::vector<NDArray> idx =
       CheckedIndices<xpu>(ctx, in[0], Span<const DLTensor>(in.data() + 2, k), axis, fname);
-  if (req[0] != OpReqType::kWriteInplace) NDArray::CopyFromTo(in[0], out[0]);
   NDArray values = NDArray::FromBorrowed(in[1]);
+  if (req[0] != OpReqType::kWriteInplace) {
+    NDArray::CopyFromTo(in[0], out[0]);
+  } else {
+    // out is x itself. An index array or values that are x too (x[x] = v, x[i] = x) are read
+    // while x is written: they are copied first, as numpy reads them before it writes.
+    for (NDArray& i : idx) {
+      if (SameElements(i.tensor(), out[0])) i = NDArray::Copy(i.tensor());
+    }
+    if (SameElements(in[1], out[0])) values = NDArray::Copy(in[1]);
+  }
   if (!SameDType(in[1].dtype, out[0].dtype)) values = CastValues(values, out[0].dtype);
   indexing::IndexLayout layout;
   MakeLayout(out[0], idx, axis, &values.tensor(), &layout);
