@@ -35,6 +35,7 @@ def pytest_ignore_collect(collection_path, config):
         return True
     return None
 
+
 # The sanitizer the package under test was built with, as scripts/sanitize.sh sets it
 # ("address" or "thread"; empty for a regular build). Instrumented code runs several times
 # slower, so wall-clock bounds do not hold under it; results and memory bounds still do.

@@ -245,8 +245,12 @@ def advanced_keys(draw, shape):
         values = draw(
             st.lists(st.integers(-n, n - 1), min_size=int(np.prod(b)), max_size=int(np.prod(b)))
         )
-        arr = np.array(values, dtype=draw(st.sampled_from([np.int64, np.int32, np.uint8])) if
-                       min(values, default=0) >= 0 else np.int64).reshape(b)
+        arr = np.array(
+            values,
+            dtype=draw(st.sampled_from([np.int64, np.int32, np.uint8]))
+            if min(values, default=0) >= 0
+            else np.int64,
+        ).reshape(b)
         if form == "list" and arr.ndim > 0:
             return arr.tolist()
         return mnp.array(arr) if form == "mxffi" else arr
