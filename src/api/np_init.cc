@@ -454,8 +454,8 @@ void Assign(const WritableArray& dst_arg, const ArrayLike& value) {
     }
   }
   MXFFI_CHECK(fits, ValueError) << kName << ": could not broadcast input array from shape "
-                                << TShape(s.shape, s.ndim).ToString()
-                                << " into shape " << TShape(d.shape, d.ndim).ToString();
+                                << TShape(s.shape, s.ndim).ToString() << " into shape "
+                                << TShape(d.shape, d.ndim).ToString();
   NDArray view = NDArray::View(src, d.shape, bstrides.data(), d.ndim, 0);
   static const Op* cast = Op::Get("_cast");
   op::CastParam p;

@@ -340,7 +340,8 @@ NDArray NDArray::Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLD
   NDArrayObj* raw = new (block) NDArrayObj();
   uintptr_t data = (reinterpret_cast<uintptr_t>(block) + kHead + kNDArrayAlignment - 1) &
                    ~static_cast<uintptr_t>(kNDArrayAlignment - 1);
-  if (capacity == total) AdviseHugePages(reinterpret_cast<void*>(data), static_cast<size_t>(nbytes));
+  if (capacity == total)
+    AdviseHugePages(reinterpret_cast<void*>(data), static_cast<size_t>(nbytes));
   raw->block_bytes_ = capacity;
   ObjectPtr<NDArrayObj> obj = details::FinishObject(raw, DeleteInlineNDArray);
   DLTensor& t = obj->tensor;
