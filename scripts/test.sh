@@ -3,7 +3,8 @@
 # scikit-build-core, makes libmxffi, the Cython extension and the C++ tests in one build tree
 # (build/): the package is installed from it (editable, with its test extras), then ctest runs
 # the C++ GoogleTest suites, the C99 header check, the fuzz corpora, the documentation example
-# and the outside consumer project from it, then pytest runs the Python suite on each core.
+# and the outside consumer project from it, then pytest runs the Python suite on the Cython core
+# and the call-path suite (tests/python/conftest.py, CTYPES_SUITE) on the ctypes core.
 # Everything Python is installed into a virtual environment (scripts/venv.sh: .venv, or
 # $MXFFI_VENV), so a stock Debian python3 works and checkouts side by side do not share an
 # installed mxffi.
@@ -89,7 +90,7 @@ python3 -c "import torch" 2> /dev/null ||
     python3 -m pip install "${pip_q[@]}" "torch==2.13.0"
 echo "== pytest (Cython core)"
 python3 -m pytest -q tests/python
-echo "== pytest (ctypes core: the same suite on the reference implementation)"
+echo "== pytest (ctypes core: the call-path suite on the reference implementation)"
 MXFFI_FFI=ctypes python3 -m pytest -q tests/python
 
 if [ "${CI:-}" = true ] && [ "$cuda_mode" = OFF ] && command -v nvcc > /dev/null; then

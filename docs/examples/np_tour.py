@@ -17,6 +17,28 @@ assert str((y + np.ones(4)).dtype) == "float64"  # a numpy array is not weak
 assert y.T.shape == (4, 3)  # transpose is a view too
 # [arrays.end]
 
+# [array.begin]
+import pickle
+
+a = mnp.arange(12.0).reshape(3, 4)
+assert a.strides == (32, 8) and a.nbytes == 96  # read from the array's layout in C
+row = a[1]  # ints, slices (any step), None and ... give views: no copy
+row[:] = 0.0  # ... so writing through one changes a
+assert a[1, ::-1].tolist() == [0.0, 0.0, 0.0, 0.0] and a[..., None].shape == (3, 4, 1)
+a[0, 1:3] = [7, 8]  # assignment broadcasts and casts as numpy's does
+b = a  # in-place operators write into the array itself
+b += 1
+assert b is a and a[0].tolist() == [1.0, 8.0, 9.0, 4.0]
+assert float(a[2, 3]) == 12.0 and len(a) == 3
+c = pickle.loads(pickle.dumps(a[::2], protocol=5))  # dtype, shape, device and data
+assert c.shape == (2, 4) and c.tolist() == a[::2].tolist()
+assert isinstance(np.exp(a), mxffi.NDArray)  # numpy's ufuncs run mxffi's function of that name
+try:
+    hash(a)  # an array compares elementwise, so it is unhashable (as numpy's)
+except TypeError:
+    pass
+# [array.end]
+
 # [dtypes.begin]
 f32 = mxffi.DataType("f4")  # numpy's names and codes: one grammar for DataType(x) and dtype=x
 assert f32 == mnp.float32 == "float32" and hash(f32) == hash("float32")
@@ -74,5 +96,36 @@ try:
 except TypeError as e:
     assert "data type 'float33' not understood" in str(e)
 # [errors.end]
+
+# [indexing.begin]
+gather = mxffi.get_global_func("ndarray.advanced_gather")  # what x[rows, cols] will call
+scatter = mxffi.get_global_func("ndarray.advanced_scatter")
+x = np.arange(12.0).reshape(3, 4)
+rows, cols = np.array([2, 0, -1]), np.array([1, 3, 0])
+assert gather(x, 0, rows, cols).tolist() == x[rows, cols].tolist()
+assert gather(x, 1, cols).shape == x[:, cols].shape  # (3, 3)
+assert mnp.take(x, [5, -1]).tolist() == [5.0, 11.0]  # axis=None: x flattened
+assert mnp.take_along_axis(x, np.argsort(-x, axis=1), axis=1).tolist()[0] == [3.0, 2.0, 1.0, 0.0]
+r, c = mnp.nonzero(np.array([[0, 7], [3, 0]]))
+assert r.tolist() == [0, 1] and c.tolist() == [1, 0]
+t = mnp.zeros(4)
+scatter(t, np.array([1.0, 2.0, 3.0]), 0, np.array([1, 3, 1]))  # last write wins
+assert t.tolist() == [0.0, 3.0, 0.0, 2.0]
+try:
+    mnp.take(x, [7], axis=1)
+except IndexError as e:
+    assert str(e) == "index 7 is out of bounds for axis 1 with size 4"  # numpy's text
+# [indexing.end]
+
+# [overlap.begin]
+a = mnp.arange(9.0).reshape(3, 3)
+mnp.add(a, a.T, out=a)  # out overlaps a.T: computed as if into a temporary, as numpy does
+assert a.tolist() == [[0.0, 4.0, 8.0], [4.0, 8.0, 12.0], [8.0, 12.0, 16.0]]
+n = np.arange(5.0)
+mnp.copyto(mnp.from_dlpack(n[1:]), mnp.from_dlpack(n[:-1]))  # a shifted view of itself
+assert n.tolist() == [0.0, 0.0, 1.0, 2.0, 3.0]
+assert not mnp.shares_memory(n[::2], n[1::2])  # exact
+assert mnp.may_share_memory(n[::2], n[1::2])  # the bounds test only
+# [overlap.end]
 
 print("np_tour: ok")

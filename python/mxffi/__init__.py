@@ -25,7 +25,13 @@ except _NotFound:  # pragma: no cover - running from a checkout that was never i
     __version__ = "0.0.0+unknown"
 
 # Last: mxffi.np reads function signatures, which needs the container classes registered above.
-from . import nd, np, ops  # noqa: E402
+# The array layer (mxffi.np, mxffi.nd) needs the Cython core; the ctypes core is the reference
+# of the call path only.
+from . import ops  # noqa: E402
+from ._ffi import backend as _backend  # noqa: E402
+
+if _backend == "cython":
+    from . import nd, np  # noqa: E402
 
 __all__ = [
     "ADT",

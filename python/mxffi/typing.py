@@ -7,13 +7,13 @@ a device, an array, a number. ``registry.function_info`` reports those names ("S
 
     >>> inspect.signature(mxffi.np.zeros)
     <Signature (shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None)
-     -> mxffi.ndarray.NDArray>
+     -> mxffi.NDArray>
 
 The annotations are real Python objects, not strings:
 
 - C++ scalars and strings are Python's own types (``int64_t`` -> ``int``, ``double`` ->
   ``float``, ``std::string_view`` -> ``str``), containers and objects their mxffi classes
-  (``mxffi.Array``, ``mxffi.ndarray.NDArray``, ...), ``Optional<T>`` is ``T | None``.
+  (``mxffi.Array``, ``mxffi.NDArray``, ...), ``Optional<T>`` is ``T | None``.
 - An argument kind is an :class:`ArgKind` named as in C++, whose ``__value__`` is the
   ``typing`` union of what it accepts (as ``typing.TypeAliasType`` has it), and whose
   ``__doc__`` says what it checks. They are importable from here, so ``mxffi.typing.ShapeLike``

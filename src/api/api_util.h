@@ -44,6 +44,17 @@ inline NDArray InvokeOp(const Op* op, const P& param, std::initializer_list<NDAr
 }
 
 /*!
+ * \brief Run attrs on inputs into out, an array the caller gave (numpy's out=), and return out.
+ *  The result's shape must be out's (ValueError naming fname). A result of out's dtype is
+ *  written straight into out, so Invoke's overlap rules apply (out may be an input, exactly or
+ *  partly); one of another dtype is computed into a temporary and converted into out, when
+ *  numpy's same_kind rule allows (TypeError otherwise) or always when same_kind is false (the
+ *  reductions, whose out= numpy converts unsafely).
+ */
+NDArray InvokeIntoOut(const OpAttrs& attrs, Span<const NDArray> inputs, const NDArray& out,
+                      bool same_kind, const char* fname);
+
+/*!
  * \brief a*x**2 + b*x + c through the quadratic op (np.quadratic and sparse.quadratic; defined
  *  in np_elemwise.cc).
  */

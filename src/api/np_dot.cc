@@ -125,15 +125,21 @@ MXFFI_REGISTER_API("np.dot")
 MXFFI_REGISTER_API("np.matmul")
     .describe(
         "Matrix product as numpy.matmul: a 1-D operand is promoted to a matrix (and the added "
-        "axis removed from the result), leading axes broadcast as a stack of matrices.")
+        "axis removed from the result), leading axes broadcast as a stack of matrices. out= is an "
+        "mxffi array of the result's "
+        "shape to write into (same_kind casting; it may overlap a or b).")
     .arg("a")
     .arg("b")
-    .set_body_typed([](ArrayOrScalar a_arg, ArrayOrScalar b_arg) {
+    .arg("out", nullptr)
+    .set_body_typed([](ArrayOrScalar a_arg, ArrayOrScalar b_arg, Optional<WritableArray> out) {
       static const Op* op = Op::Get("_matmul");
       NDArray a = OperandArray(&a_arg), b = OperandArray(&b_arg);
       OpAttrs attrs;
       attrs.op = op;
       NDArray in[2] = {a, b};
+      if (out.has_value()) {
+        return InvokeIntoOut(attrs, Span<const NDArray>(in, 2), out->array(), true, "np.matmul");
+      }
       return Invoke(attrs, Span<const NDArray>(in, 2));
     });
 

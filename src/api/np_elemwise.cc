@@ -1,7 +1,11 @@
 /*!
  * \file np_elemwise.cc
  * \brief np.* elementwise functions: add, subtract, multiply, divide, power, maximum, minimum,
- *  negative, absolute (abs), square, sqrt, exp, log, sign, sin, quadratic.
+ *  floor_divide, remainder (mod), divmod, bitwise_and/or/xor, left_shift and right_shift (with
+ *  their array-API names bitwise_left_shift, bitwise_right_shift), the comparisons (equal,
+ *  not_equal, less, less_equal, greater, greater_equal), logical_and/or/xor, negative,
+ *  positive, absolute (abs), square, sqrt, exp, log, sign, sin, invert (bitwise_invert),
+ *  logical_not, quadratic.
  *
  * Operands are arrays (mxffi or numpy) or Python numbers. A number next to an array is weakly
  * typed (NEP 50) and goes to a `_npi_<op>_scalar` op as a parameter, never as an array, so
@@ -11,6 +15,7 @@
  * csr and row_sparse operands go to the ops as they are; the ops dispatch on storage type
  * (src/op/sparse/: sparse kernels where the result stays sparse, else the dense fallback).
  */
+#include <mxffi/container/array.h>
 #include <mxffi/registry.h>
 
 #include <optional>
@@ -173,7 +178,14 @@ NDArray BinaryAPI(BinaryKind kind, const BinaryOps& ops, ArrayOrScalar* x1, Arra
   Operand b = ToOperand(x2);
   std::optional<NDArray> out = OutArray(out_arg);
   std::optional<DLDataType> dtype;
-  if (dtype_arg.has_value()) {
+  if (dtype_arg.has_value() && op::IsBoolResult(kind)) {
+    // numpy 2 reads dtype= as the output's dtype: a comparison or logical op has only bool
+    // loops, so bool is accepted (and changes nothing) and anything else is refused.
+    const DLDataType d = dtype_arg.value();
+    MXFFI_CHECK(d.code == kDLBool && d.bits == 8 && d.lanes == 1, TypeError)
+        << fname << ": no loop computes a " << DataTypeToString(d) << " result; expected "
+        << "dtype=bool or None, got dtype=" << DataTypeToString(d);
+  } else if (dtype_arg.has_value()) {
     dtype = dtype_arg.value();
     DLDataType r = op::BinaryResultType(kind, *dtype, *dtype);
     MXFFI_CHECK(op::SameDType(r, *dtype), TypeError)
@@ -220,7 +232,14 @@ NDArray UnaryAPI(UnaryKind kind, const Op* unary, ArrayOrScalar* x_arg,
   const char* fname = op::UnaryName(kind);
   Operand x = ToOperand(x_arg);
   std::optional<NDArray> out = OutArray(out_arg);
-  if (dtype_arg.has_value()) {
+  if (dtype_arg.has_value() && kind == UnaryKind::kLogicalNot) {
+    // As for the comparisons: only bool loops, so dtype=bool changes nothing.
+    const DLDataType d = dtype_arg.value();
+    MXFFI_CHECK(d.code == kDLBool && d.bits == 8 && d.lanes == 1, TypeError)
+        << fname << ": no loop computes a " << DataTypeToString(d) << " result; expected "
+        << "dtype=bool or None, got dtype=" << DataTypeToString(d);
+    if (!x.array) x.array = ScalarArray(x.scalar, x.scalar.DefaultDType(), fname);
+  } else if (dtype_arg.has_value()) {
     DLDataType dtype = dtype_arg.value();
     DLDataType r = op::UnaryResultType(kind, dtype);
     MXFFI_CHECK(op::SameDType(r, dtype), TypeError)
@@ -273,6 +292,67 @@ MXFFI_NP_BINARY("maximum", BinaryKind::kMaximum, "_npi_maximum", "_npi_maximum_s
 MXFFI_NP_BINARY("minimum", BinaryKind::kMinimum, "_npi_minimum", "_npi_minimum_scalar",
                 "_npi_rminimum_scalar", "The smaller of x1 and x2, elementwise; NaN propagates.");
 
+// Array-API and numpy names of the ops of binary_ops.def; a number first runs
+// `_npi_<op>_scalar` for the symmetric ops and `_npi_r<op>_scalar` for the others.
+#define MXFFI_NP_BINARY_SYM(Name, Kind, Stem, Doc) \
+  MXFFI_NP_BINARY(Name, Kind, "_npi_" Stem, "_npi_" Stem "_scalar", "_npi_" Stem "_scalar", Doc)
+#define MXFFI_NP_BINARY_ASYM(Name, Kind, Stem, Doc) \
+  MXFFI_NP_BINARY(Name, Kind, "_npi_" Stem, "_npi_" Stem "_scalar", "_npi_r" Stem "_scalar", Doc)
+
+MXFFI_NP_BINARY_ASYM("floor_divide", BinaryKind::kFloorDivide, "floor_divide",
+                     "x1 // x2, elementwise, rounding toward minus infinity.");
+MXFFI_NP_BINARY_ASYM("remainder", BinaryKind::kRemainder, "remainder",
+                     "x1 % x2, elementwise, with the sign of x2.");
+MXFFI_NP_BINARY_ASYM("mod", BinaryKind::kRemainder, "remainder",
+                     "x1 % x2, elementwise, with the sign of x2 (np.remainder).");
+MXFFI_NP_BINARY_SYM("bitwise_and", BinaryKind::kBitwiseAnd, "bitwise_and",
+                    "x1 & x2, elementwise, for integers and bools.");
+MXFFI_NP_BINARY_SYM("bitwise_or", BinaryKind::kBitwiseOr, "bitwise_or",
+                    "x1 | x2, elementwise, for integers and bools.");
+MXFFI_NP_BINARY_SYM("bitwise_xor", BinaryKind::kBitwiseXor, "bitwise_xor",
+                    "x1 ^ x2, elementwise, for integers and bools.");
+MXFFI_NP_BINARY_ASYM("left_shift", BinaryKind::kLeftShift, "left_shift",
+                     "x1 << x2, elementwise, for integers.");
+MXFFI_NP_BINARY_ASYM("bitwise_left_shift", BinaryKind::kLeftShift, "left_shift",
+                     "x1 << x2, elementwise, for integers (np.left_shift).");
+MXFFI_NP_BINARY_ASYM("right_shift", BinaryKind::kRightShift, "right_shift",
+                     "x1 >> x2, elementwise, for integers.");
+MXFFI_NP_BINARY_ASYM("bitwise_right_shift", BinaryKind::kRightShift, "right_shift",
+                     "x1 >> x2, elementwise, for integers (np.right_shift).");
+MXFFI_NP_BINARY_SYM("equal", BinaryKind::kEqual, "equal", "x1 == x2, elementwise, as bools.");
+MXFFI_NP_BINARY_SYM("not_equal", BinaryKind::kNotEqual, "not_equal",
+                    "x1 != x2, elementwise, as bools.");
+MXFFI_NP_BINARY_ASYM("less", BinaryKind::kLess, "less", "x1 < x2, elementwise, as bools.");
+MXFFI_NP_BINARY_ASYM("less_equal", BinaryKind::kLessEqual, "less_equal",
+                     "x1 <= x2, elementwise, as bools.");
+MXFFI_NP_BINARY_ASYM("greater", BinaryKind::kGreater, "greater", "x1 > x2, elementwise, as bools.");
+MXFFI_NP_BINARY_ASYM("greater_equal", BinaryKind::kGreaterEqual, "greater_equal",
+                     "x1 >= x2, elementwise, as bools.");
+MXFFI_NP_BINARY_SYM("logical_and", BinaryKind::kLogicalAnd, "logical_and",
+                    "x1 and x2, elementwise, as bools.");
+MXFFI_NP_BINARY_SYM("logical_or", BinaryKind::kLogicalOr, "logical_or",
+                    "x1 or x2, elementwise, as bools.");
+MXFFI_NP_BINARY_SYM("logical_xor", BinaryKind::kLogicalXor, "logical_xor",
+                    "x1 xor x2, elementwise, as bools.");
+
+MXFFI_REGISTER_API("np.divmod")
+    .describe(
+        "(x1 // x2, x1 % x2), elementwise: numpy's divmod, as an Array of two arrays "
+        "(np.floor_divide and np.remainder of the same operands, with their dtypes and errors).")
+    .arg("x1")
+    .arg("x2")
+    .set_body_typed([](ArrayOrScalar x1, ArrayOrScalar x2) {
+      static const BinaryOps fd{Op::Get("_npi_floor_divide"), Op::Get("_npi_floor_divide_scalar"),
+                                Op::Get("_npi_rfloor_divide_scalar")};
+      static const BinaryOps rem{Op::Get("_npi_remainder"), Op::Get("_npi_remainder_scalar"),
+                                 Op::Get("_npi_rremainder_scalar")};
+      ArrayOrScalar y1 = x1, y2 = x2;  // BinaryAPI takes its operands' arrays
+      Array<Any> result;
+      result.push_back(BinaryAPI(BinaryKind::kFloorDivide, fd, &x1, &x2, {}, DTypeLike()));
+      result.push_back(BinaryAPI(BinaryKind::kRemainder, rem, &y1, &y2, {}, DTypeLike()));
+      return result;
+    });
+
 #define MXFFI_NP_UNARY(Name, Kind, OpName, Doc)                                           \
   MXFFI_REGISTER_API("np." Name)                                                          \
       .describe(Doc                                                                       \
@@ -297,6 +377,11 @@ MXFFI_NP_UNARY("sign", UnaryKind::kSign, "_npi_sign", "-1, 0 or 1 by the sign of
 // [np_sin.begin]
 MXFFI_NP_UNARY("sin", UnaryKind::kSin, "_npi_sin", "The sine of x (radians), elementwise.");
 // [np_sin.end]
+MXFFI_NP_UNARY("positive", UnaryKind::kPositive, "_npi_positive", "+x, elementwise (a copy).");
+MXFFI_NP_UNARY("invert", UnaryKind::kInvert, "_npi_invert", "~x, elementwise.");
+MXFFI_NP_UNARY("bitwise_invert", UnaryKind::kInvert, "_npi_invert", "~x, elementwise (np.invert).");
+MXFFI_NP_UNARY("logical_not", UnaryKind::kLogicalNot, "_npi_logical_not",
+               "not x, elementwise, as bools.");
 
 NDArray Quadratic(const NDArray& x, double a, double b, double c) {
   static const Op* op = Op::Get("quadratic");

@@ -1,7 +1,8 @@
 /*!
  * \file np_reduce.cc
  * \brief np.sum, np.mean, np.max, np.min: numpy's reductions over an axis, a tuple of axes or
- *  all of them.
+ *  all of them, into a new array or into out= (an mxffi array of the result's shape, which may
+ *  overlap a; the result is converted to its dtype unsafely, as numpy does).
  */
 #include <mxffi/registry.h>
 
@@ -29,12 +30,17 @@ dmlc::optional<TShape> AxisParam(const AxisLike& axis, int ndim) {
 }
 
 NDArray Reduce(const Op* op, const NDArray& x, const AxisLike& axis, const DTypeLike& dtype,
-               bool keepdims) {
+               bool keepdims, const Optional<WritableArray>& out, const char* fname) {
   ReduceParam p;
   p.axis = AxisParam(axis, x.tensor().ndim);
   p.keepdims = keepdims;
   if (dtype.has_value()) p.dtype = DTypeParam(dtype.value());
-  return InvokeOp(op, p, {x});
+  if (!out.has_value()) return InvokeOp(op, p, {x});
+  // numpy converts a reduction's result into out= unsafely (np.sum(floats, out=int_array)).
+  OpAttrs attrs;
+  attrs.op = op;
+  attrs.param = &p;
+  return InvokeIntoOut(attrs, Span<const NDArray>(&x, 1), out->array(), false, fname);
 }
 
 }  // namespace
@@ -42,47 +48,59 @@ NDArray Reduce(const Op* op, const NDArray& x, const AxisLike& axis, const DType
 MXFFI_REGISTER_API("np.sum")
     .describe(
         "Sum of the elements over axis (None: all). bool and signed integers sum as int64, "
-        "unsigned ones as uint64, floats in their own dtype; dtype= overrides.")
+        "unsigned ones as uint64, floats in their own dtype; dtype= overrides. out= is an mxffi "
+        "array of the result's shape (converted unsafely, as numpy; it may overlap a).")
     .arg("a")
     .arg("axis", nullptr)
     .arg("dtype", nullptr)
     .arg("keepdims", false)
-    .set_body_typed([](NDArrayLike a, AxisLike axis, DTypeLike dtype, bool keepdims) {
+    .arg("out", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, DTypeLike dtype, bool keepdims,
+                       Optional<WritableArray> out) {
       static const Op* op = Op::Get("_sum");
-      return Reduce(op, a, axis, dtype, keepdims);
+      return Reduce(op, a, axis, dtype, keepdims, out, "np.sum");
     });
 
 MXFFI_REGISTER_API("np.mean")
     .describe(
         "Arithmetic mean over axis (None: all). bool and integers average as float64, floats "
-        "in their own dtype (float16 accumulating in float32); dtype= overrides.")
+        "in their own dtype (float16 accumulating in float32); dtype= overrides. out= as in "
+        "np.sum.")
     .arg("a")
     .arg("axis", nullptr)
     .arg("dtype", nullptr)
     .arg("keepdims", false)
-    .set_body_typed([](NDArrayLike a, AxisLike axis, DTypeLike dtype, bool keepdims) {
+    .arg("out", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, DTypeLike dtype, bool keepdims,
+                       Optional<WritableArray> out) {
       static const Op* op = Op::Get("_mean");
-      return Reduce(op, a, axis, dtype, keepdims);
+      return Reduce(op, a, axis, dtype, keepdims, out, "np.mean");
     });
 
 MXFFI_REGISTER_API("np.max")
-    .describe("Maximum over axis (None: all); NaN propagates. ValueError for an empty reduction.")
+    .describe(
+        "Maximum over axis (None: all); NaN propagates. ValueError for an empty reduction. "
+        "out= as in np.sum.")
     .arg("a")
     .arg("axis", nullptr)
     .arg("keepdims", false)
-    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims) {
+    .arg("out", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims, Optional<WritableArray> out) {
       static const Op* op = Op::Get("_max");
-      return Reduce(op, a, axis, DTypeLike(), keepdims);
+      return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.max");
     });
 
 MXFFI_REGISTER_API("np.min")
-    .describe("Minimum over axis (None: all); NaN propagates. ValueError for an empty reduction.")
+    .describe(
+        "Minimum over axis (None: all); NaN propagates. ValueError for an empty reduction. "
+        "out= as in np.sum.")
     .arg("a")
     .arg("axis", nullptr)
     .arg("keepdims", false)
-    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims) {
+    .arg("out", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims, Optional<WritableArray> out) {
       static const Op* op = Op::Get("_min");
-      return Reduce(op, a, axis, DTypeLike(), keepdims);
+      return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.min");
     });
 
 }  // namespace api

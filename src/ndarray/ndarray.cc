@@ -13,6 +13,9 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -205,10 +208,89 @@ void AdviseHugePages(void* p, size_t nbytes) {
 #endif
 }
 
+/*!
+ * \brief Large CPU blocks kept after their array is freed, for the next array of about the same
+ *  size: a fresh result of tens of MB then reuses pages the process has mapped already instead
+ *  of paying a page fault per page, which costs more than the arithmetic that fills it (np.exp
+ *  of 10^7 floats) and does not get faster with more threads. Bounded: blocks of at least
+ *  kMinBytes, at most `limit` bytes in all (MXFFI_CPU_CACHE_BYTES, default 256 MiB; 0 turns it
+ *  off); ndarray.release_cached_memory returns them to the system.
+ */
+class LargeBlockCache {
+ public:
+  static constexpr size_t kMinBytes = size_t{4} << 20;
+
+  static LargeBlockCache& Global() {
+    static auto* cache = new LargeBlockCache();  // leaked: arrays outlive static destruction
+    return *cache;
+  }
+
+  /*! \return a cached block of at least bytes and at most a quarter more, or nullptr. */
+  void* Take(size_t bytes, size_t* capacity) {
+    if (bytes < kMinBytes || limit_ == 0) return nullptr;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = blocks_.lower_bound(bytes);
+    if (it == blocks_.end() || it->first > bytes + bytes / 4) return nullptr;
+    void* block = it->second;
+    *capacity = it->first;
+    held_ -= it->first;
+    blocks_.erase(it);
+    return block;
+  }
+
+  /*! \return whether the block was kept (the caller frees it otherwise). */
+  bool Put(void* block, size_t capacity) {
+    if (capacity < kMinBytes || capacity > limit_) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (held_ + capacity > limit_) return false;
+    blocks_.emplace(capacity, block);
+    held_ += capacity;
+    return true;
+  }
+
+  /*! \return the bytes returned to the system. */
+  size_t Release() {
+    std::multimap<size_t, void*> blocks;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      blocks.swap(blocks_);
+      held_ = 0;
+    }
+    size_t bytes = 0;
+    for (auto& b : blocks) {
+      bytes += b.first;
+      std::free(b.second);
+    }
+    return bytes;
+  }
+
+  size_t held() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return held_;
+  }
+
+ private:
+  LargeBlockCache() {
+    const char* env = std::getenv("MXFFI_CPU_CACHE_BYTES");
+    if (env != nullptr && *env != '\0') {
+      char* end = nullptr;
+      unsigned long long v = std::strtoull(env, &end, 10);  // NOLINT(runtime/int)
+      if (end != nullptr && *end == '\0') limit_ = static_cast<size_t>(v);
+    }
+  }
+
+  std::mutex mu_;
+  std::multimap<size_t, void*> blocks_;  // capacity -> block
+  size_t held_ = 0;
+  size_t limit_ = size_t{256} << 20;
+};
+
 /*! \brief Deleter of an array whose data shares the object's allocation. */
 void DeleteInlineNDArray(void* self) {
   NDArrayObj* obj = static_cast<NDArrayObj*>(reinterpret_cast<Object*>(self));
+  const size_t capacity = obj->block_bytes_;
   obj->~NDArrayObj();
+  if (LargeBlockCache::Global().Put(static_cast<void*>(obj), capacity)) return;
   std::free(static_cast<void*>(obj));
 }
 
@@ -242,7 +324,15 @@ NDArray NDArray::Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLD
   constexpr size_t kHead =
       (sizeof(NDArrayObj) + kNDArrayAlignment - 1) / kNDArrayAlignment * kNDArrayAlignment;
   size_t total = kHead + kNDArrayAlignment - 1 + static_cast<size_t>(nbytes);
-  void* block = nbytes > static_cast<int64_t>(SIZE_MAX / 2) ? nullptr : std::malloc(total);
+  size_t capacity = total;
+  void* block = nbytes > static_cast<int64_t>(SIZE_MAX / 2)
+                    ? nullptr
+                    : LargeBlockCache::Global().Take(total, &capacity);
+  if (block == nullptr && nbytes <= static_cast<int64_t>(SIZE_MAX / 2)) {
+    capacity = total;
+    block = std::malloc(total);
+    if (block == nullptr && LargeBlockCache::Global().Release() > 0) block = std::malloc(total);
+  }
   if (block == nullptr) {
     MXFFI_THROW(MemoryError) << "ndarray.empty: cannot allocate " << nbytes << " bytes for shape "
                              << ShapeString(shape, ndim) << " of " << DataTypeToString(dtype);
@@ -250,7 +340,9 @@ NDArray NDArray::Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLD
   NDArrayObj* raw = new (block) NDArrayObj();
   uintptr_t data = (reinterpret_cast<uintptr_t>(block) + kHead + kNDArrayAlignment - 1) &
                    ~static_cast<uintptr_t>(kNDArrayAlignment - 1);
-  AdviseHugePages(reinterpret_cast<void*>(data), static_cast<size_t>(nbytes));
+  if (capacity == total)
+    AdviseHugePages(reinterpret_cast<void*>(data), static_cast<size_t>(nbytes));
+  raw->block_bytes_ = capacity;
   ObjectPtr<NDArrayObj> obj = details::FinishObject(raw, DeleteInlineNDArray);
   DLTensor& t = obj->tensor;
   t.data = reinterpret_cast<void*>(data);
@@ -292,10 +384,19 @@ NDArray NDArray::View(const NDArray& base, const int64_t* shape, const int64_t* 
   t.data = b.data;
   t.device = b.device;
   t.dtype = b.dtype;
-  t.byte_offset = b.byte_offset + byte_offset;
+  // DLPack's byte_offset is unsigned: a view starting before base's element 0 (base has
+  // negative strides) moves the data pointer instead.
+  const int64_t start = static_cast<int64_t>(b.byte_offset) + byte_offset;
+  if (start >= 0) {
+    t.byte_offset = static_cast<uint64_t>(start);
+  } else {
+    t.data = static_cast<char*>(b.data) + start;
+    t.byte_offset = 0;
+  }
   obj->SetShape(shape, strides, ndim);
   obj->read_only_ = base.read_only();
-  obj->base_ = base;
+  // A view of a view shares the memory of the first array: keep that one (numpy's base).
+  obj->base_ = base.base().defined() ? base.base() : ObjectRef(base);
   return NDArray(std::move(obj));
 }
 
@@ -568,6 +669,120 @@ MXFFI_REGISTER_API("ndarray.copyto")
     .set_body_typed([](NDArray src, NDArray dst) {
       CopyInto(src, dst);
       return dst;
+    });
+
+namespace {
+
+/*! \brief The lowest and highest element offsets (from element 0) a strided array reaches. */
+bool ElementExtent(const int64_t* shape, const int64_t* strides, int32_t ndim, int64_t* lo,
+                   int64_t* hi) {
+  *lo = 0;
+  *hi = 0;
+  for (int32_t i = 0; i < ndim; ++i) {
+    if (shape[i] == 0) return false;  // no elements at all
+    int64_t reach;
+    if (__builtin_mul_overflow(shape[i] - 1, strides[i], &reach)) {
+      MXFFI_THROW(OverflowError) << "ndarray.view: dimension " << i << " of extent " << shape[i]
+                                 << " and stride " << strides[i] << " overflows int64";
+    }
+    int64_t* side = reach < 0 ? lo : hi;
+    if (__builtin_add_overflow(*side, reach, side)) {
+      MXFFI_THROW(OverflowError) << "ndarray.view: the extent of the view overflows int64";
+    }
+  }
+  return true;
+}
+
+/*!
+ * \brief ndarray.view(base, offset, d_0, ..., d_{n-1}, s_0, ..., s_{n-1}): a view of the dense
+ *  array base whose element 0 is base's element at offset elements from base's element 0, of
+ *  shape d and element strides s. Every element the view reaches must lie within the elements
+ *  base reaches, which is checked, not trusted: the caller (the Cython array type's indexing)
+ *  has computed the view already.
+ */
+void ViewBody(PackedArgs args, Any* ret) {
+  constexpr int32_t kMaxDims = 64;
+  MXFFI_CHECK(args.size() >= 2 && args.size() % 2 == 0, TypeError)
+      << "ndarray.view: expected (base, offset, *shape, *strides), got " << args.size()
+      << " arguments";
+  // The cells are read directly: this is the array type's indexing, a hot path.
+  const MXFFIAny* base_cell = args.data()[0].raw();
+  MXFFI_CHECK(base_cell->type_index == kMXFFINDArray && base_cell->v_obj != nullptr, TypeError)
+      << "ndarray.view: argument #0 'base' expected an ndarray, got " << args[0].GetTypeName();
+  const NDArrayObj* bobj = reinterpret_cast<const NDArrayObj*>(base_cell->v_obj);
+  const int32_t ndim = (args.size() - 2) / 2;
+  MXFFI_CHECK(ndim <= kMaxDims, ValueError)
+      << "ndarray.view: " << ndim << " dimensions; at most " << kMaxDims << " are supported";
+  int64_t vals[2 * kMaxDims + 1];
+  for (int32_t i = 0; i < 2 * ndim + 1; ++i) {
+    const MXFFIAny* c = args.data()[1 + i].raw();
+    MXFFI_CHECK(c->type_index == kMXFFIInt, TypeError)
+        << "ndarray.view: argument #" << 1 + i << " expected an int, got "
+        << args[1 + i].GetTypeName();
+    vals[i] = c->v_int64;
+  }
+  const int64_t offset = vals[0];
+  const int64_t* shape = vals + 1;
+  const int64_t* strides = vals + 1 + ndim;
+  for (int32_t i = 0; i < ndim; ++i) {
+    MXFFI_CHECK(shape[i] >= 0, ValueError)
+        << "ndarray.view: dimension " << i << " is negative (" << shape[i] << ")";
+  }
+  MXFFI_CHECK(bobj->stype == kMXFFIStorageDefault, TypeError)
+      << "ndarray.view: the base array is not dense (storage type " << bobj->stype
+      << "); views are of dense arrays";
+  const DLTensor& b = bobj->tensor;
+  MXFFI_CHECK(b.dtype.lanes == 1 && b.dtype.bits % 8 == 0, TypeError)
+      << "ndarray.view: views of " << DataTypeToString(b.dtype)
+      << " arrays are not supported (whole-byte, single-lane dtypes only)";
+  int64_t vlo = 0, vhi = 0;
+  if (ElementExtent(shape, strides, ndim, &vlo, &vhi)) {
+    int64_t bstrides[kMaxDims];
+    MXFFI_CHECK(b.ndim <= kMaxDims, ValueError)
+        << "ndarray.view: the base has " << b.ndim << " dimensions; at most " << kMaxDims;
+    if (b.strides != nullptr) {
+      std::copy(b.strides, b.strides + b.ndim, bstrides);
+    } else {
+      NDArray::CompactStrides(b, bstrides);
+    }
+    int64_t blo = 0, bhi = 0;
+    const bool base_has_elements = ElementExtent(b.shape, bstrides, b.ndim, &blo, &bhi);
+    const bool inside = base_has_elements && !__builtin_add_overflow(vlo, offset, &vlo) &&
+                        !__builtin_add_overflow(vhi, offset, &vhi) && vlo >= blo && vhi <= bhi;
+    MXFFI_CHECK(inside, IndexError)
+        << "ndarray.view: a view at element offset " << offset << " of shape "
+        << ShapeString(shape, ndim) << " reaches outside its base of shape "
+        << ShapeString(b.shape, b.ndim);
+  }
+  const int64_t itemsize = b.dtype.bits / 8;
+  *ret = NDArray::View(args[0].cast<NDArray>(), shape, strides, ndim, offset * itemsize);
+}
+
+}  // namespace
+
+MXFFI_REGISTER_API("ndarray.view")
+    .describe(
+        "A view of a dense array: (base, offset, *shape, *strides), offset and strides in "
+        "elements; every element of the view must lie within the base's. The array type's "
+        "indexing makes its views with it.")
+    .set_body(ViewBody);
+
+MXFFI_REGISTER_API("ndarray.release_cached_memory")
+    .describe(
+        "Return the large CPU blocks kept for reuse to the system; returns their bytes. "
+        "MXFFI_CPU_CACHE_BYTES bounds what is kept (default 256 MiB; 0 keeps nothing).")
+    .set_body_typed([]() { return static_cast<int64_t>(LargeBlockCache::Global().Release()); });
+
+MXFFI_REGISTER_API("ndarray.cached_memory")
+    .describe("The bytes of large CPU blocks kept for reuse.")
+    .set_body_typed([]() { return static_cast<int64_t>(LargeBlockCache::Global().held()); });
+
+MXFFI_REGISTER_API("ndarray.base")
+    .describe("The array whose memory a view shares, or None for an array owning its memory.")
+    .arg("array")
+    .set_body_typed([](NDArray array) -> Any {
+      if (!array.base().defined()) return Any();
+      return array.base();
     });
 
 MXFFI_REGISTER_API("ndarray.read_only")

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../ndarray/cuda/device.h"
+#include "overlap.h"
 #include "sparse/cast_storage.h"
 
 namespace mxffi {
@@ -181,43 +182,38 @@ void InvokeFallback(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArr
   }
 }
 
-/*!
- * \return whether two dense tensors are the same elements: the same first element, device,
- *  dtype, shape and strides (compared where an extent exceeds 1, as they address memory).
- */
-bool SameElements(const DLTensor& a, const DLTensor& b) {
-  if (static_cast<const char*>(a.data) + a.byte_offset !=
-          static_cast<const char*>(b.data) + b.byte_offset ||
-      a.ndim != b.ndim || a.device.device_type != b.device.device_type ||
-      a.device.device_id != b.device.device_id || a.dtype.code != b.dtype.code ||
-      a.dtype.bits != b.dtype.bits || a.dtype.lanes != b.dtype.lanes) {
-    return false;
-  }
-  int64_t sa[kMaxNDim], sb[kMaxNDim];
-  NDArray::CompactStrides(a, sa);
-  NDArray::CompactStrides(b, sb);
-  for (int32_t d = 0; d < a.ndim; ++d) {
-    if (a.shape[d] != b.shape[d]) return false;
-    const int64_t da = a.strides != nullptr ? a.strides[d] : sa[d];
-    const int64_t db = b.strides != nullptr ? b.strides[d] : sb[d];
-    if (a.shape[d] > 1 && da != db) return false;
-  }
-  return true;
-}
+/*! \brief How a dense output relates to the dense inputs. */
+enum class Alias : int {
+  kNone,     // shares no memory with any of them
+  kExact,    // is exactly one (or more) of them, and overlaps no other
+  kPartial,  // overlaps one without being exactly it
+};
 
-/*! \return whether the dense tensor out is exactly one of the dense inputs. */
-bool IsAnInput(const DLTensor& out, Span<const NDArray> inputs) {
+/*!
+ * \return how out relates to the dense inputs. numpy computes as if into a temporary whenever
+ *  out overlaps an operand other than exactly; Invoke does the same (see AliasOf's callers).
+ */
+Alias AliasOf(const DLTensor& out, Span<const NDArray> inputs) {
+  Alias a = Alias::kNone;
   for (const NDArray& in : inputs) {
-    if (!in.is_sparse() && SameElements(out, in.tensor())) return true;
+    if (in.is_sparse()) continue;
+    const DLTensor& t = in.tensor();
+    if (op::SameElements(out, t)) {
+      a = Alias::kExact;
+    } else if (op::MayOverlapForWrite(out, t)) {
+      return Alias::kPartial;
+    }
   }
-  return false;
+  return a;
 }
 
 /*!
  * \brief The storage-aware kernel on outputs the caller gave, which may be inputs. A dense
- *  output that is exactly a dense input gets kWriteInplace when the op sets "TWriteInplace",
- *  else a temporary copied into it afterwards; a sparse output that is an input gets a fresh
- *  array, whose parts it takes afterwards (a sparse result always has new parts).
+ *  output that is exactly a dense input (and overlaps no other) gets kWriteInplace when the op
+ *  sets "TWriteInplace"; one that overlaps an input in any other way, or is exactly an input of
+ *  an op without it, gets a temporary copied into it afterwards. A sparse output that is an
+ *  input gets a fresh array, whose parts it takes afterwards (a sparse result always has new
+ *  parts).
  */
 void RunExOnGivenOutputs(const OpAttrs& attrs, const FComputeEx& compute_ex, const OpContext& ctx,
                          Span<const NDArray> inputs, Span<NDArray> outputs, const bool* given,
@@ -236,8 +232,8 @@ void RunExOnGivenOutputs(const OpAttrs& attrs, const FComputeEx& compute_ex, con
       if (substituted[i]) {
         kernel_out[i] = NDArray::EmptySparse(o.stype(), t.shape, t.ndim, t.dtype, t.device);
       }
-    } else if (IsAnInput(t, inputs)) {
-      if (attrs.op->call_attrs().write_inplace) {
+    } else if (const Alias a = AliasOf(t, inputs); a != Alias::kNone) {
+      if (a == Alias::kExact && attrs.op->call_attrs().write_inplace) {
         req[i] = OpReqType::kWriteInplace;
       } else {
         substituted[i] = true;
@@ -446,6 +442,11 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   DLTensor out_blob[kMaxOpArgs];
   bool out_temp[kMaxOpArgs];
   const bool strided_ok = call.strided_inputs;
+  // "TStridedOutputs": the kernel writes outputs through their strides (a scatter writing a few
+  // elements of a view, which a contiguous temporary would turn into two whole copies).
+  static const OpMap<bool> strided_outputs = Op::GetAttr<bool>("TStridedOutputs");
+  const bool* so = strided_outputs.get(op);
+  const bool strided_out_ok = so != nullptr && *so;
   bool need_temps = false;
   for (size_t i = 0; i < nin; ++i) {
     in_blob[i] = inputs[i].tensor();
@@ -453,13 +454,15 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   }
   for (size_t i = 0; i < nout; ++i) {
     out_blob[i] = outputs[i].tensor();
-    // A strided out= array is written through a contiguous temporary; so is one that is an
-    // input of an op whose kernel cannot write over its input (see OpReqType).
-    out_temp[i] = !NDArray::IsContiguous(out_blob[i]);
-    if (!out_temp[i] && may_alias && given[i] && IsAnInput(out_blob[i], inputs)) {
-      if (call.write_inplace) {
+    // A strided out= array is written through a contiguous temporary (unless the op writes
+    // strided outputs itself); so is one that overlaps an input other than exactly, or is
+    // exactly an input of an op whose kernel cannot write over its input (see OpReqType).
+    out_temp[i] = !strided_out_ok && !NDArray::IsContiguous(out_blob[i]);
+    if (!out_temp[i] && may_alias && given[i]) {
+      const Alias a = AliasOf(out_blob[i], inputs);
+      if (a == Alias::kExact && call.write_inplace) {
         req[i] = OpReqType::kWriteInplace;
-      } else {
+      } else if (a != Alias::kNone) {
         out_temp[i] = true;
       }
     }

@@ -26,6 +26,8 @@ using mxffi::Op;
 using mxffi::OpAttrs;
 using mxffi::Span;
 
+constexpr DLDataType kU64{kDLUInt, 64, 1};
+
 bool SameType(DLDataType a, DLDataType b) {
   return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
 }
@@ -95,6 +97,43 @@ TEST(OpElemwise, IntegersWrapAndNegativePowersAreRefused) {
   NDArray neg = Make<int8_t>({3}, kI8, {1, -1, 0});
   MXFFI_EXPECT_THROW_KIND(InvokeOp("_npi_power", {a, neg}), "ValueError",
                           "np.power: Integers to negative integer powers are not allowed.");
+}
+
+TEST(OpElemwise, ComparisonsGiveBoolsAndCompareSignedWithUint64Exactly) {
+  NDArray s = Make<int64_t>({3}, kI64, {-1, (int64_t{1} << 53) + 1, 7});
+  NDArray u = Make<uint64_t>({3}, kU64, {~uint64_t{0}, uint64_t{1} << 53, 7});
+  NDArray eq = InvokeOp("_npi_equal", {s, u});
+  EXPECT_TRUE(SameType(eq.tensor().dtype, kBool));
+  // float64 (numpy.result_type of the two) would call 2**53 + 1 and 2**53 equal
+  EXPECT_EQ(Values<bool>(eq), (std::vector<bool>{false, false, true}));
+  EXPECT_EQ(Values<bool>(InvokeOp("_npi_less", {u, s})), (std::vector<bool>{false, true, false}));
+  // an int out of uint8's range: exact, numpy 2's all-False, not an OverflowError
+  NDArray u8 = Make<uint8_t>({2}, kU8, {0, 255});
+  EXPECT_EQ(Values<bool>(RunOp("_npi_greater_scalar", {u8}, {{"scalar", "-1"}})),
+            (std::vector<bool>{true, true}));
+  EXPECT_EQ(Values<bool>(RunOp("_npi_rless_scalar", {u8}, {{"scalar", "1000"}})),
+            (std::vector<bool>{false, false}));
+  MXFFI_EXPECT_THROW_KIND(RunOp("_npi_bitwise_and_scalar", {u8}, {{"scalar", "-1"}}),
+                          "OverflowError", "np.bitwise_and: Python integer -1 out of bounds");
+}
+
+TEST(OpElemwise, FloorDivideRemainderAndShiftsAsNumpy) {
+  const int64_t lo = std::numeric_limits<int64_t>::min();
+  NDArray a = Make<int64_t>({5}, kI64, {7, -7, lo, lo, 5});
+  NDArray b = Make<int64_t>({5}, kI64, {2, 2, -1, 0, -3});
+  EXPECT_EQ(Values<int64_t>(InvokeOp("_npi_floor_divide", {a, b})),
+            (std::vector<int64_t>{3, -4, lo, 0, -2}));
+  EXPECT_EQ(Values<int64_t>(InvokeOp("_npi_remainder", {a, b})),
+            (std::vector<int64_t>{1, 1, 0, 0, -1}));
+  NDArray x = Make<int8_t>({4}, kI8, {1, 1, -1, -128});
+  NDArray c = Make<int8_t>({4}, kI8, {7, 8, -1, 7});
+  EXPECT_EQ(Values<int8_t>(InvokeOp("_npi_left_shift", {x, c})),
+            (std::vector<int8_t>{-128, 0, 0, 0}));
+  EXPECT_EQ(Values<int8_t>(InvokeOp("_npi_right_shift", {x, c})),
+            (std::vector<int8_t>{0, 0, -1, -1}));
+  NDArray f = Make<double>({2}, kF64, {1.0, 2.0});
+  MXFFI_EXPECT_THROW_KIND(InvokeOp("_npi_bitwise_or", {f, f}), "TypeError",
+                          "np.bitwise_or: not supported for the input types float64 and float64");
 }
 
 TEST(OpElemwise, MaximumAndMinimumPropagateNaN) {

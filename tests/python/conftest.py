@@ -11,6 +11,31 @@ import pytest
 
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
+# The ctypes core (MXFFI_FFI=ctypes) is the reference implementation of the call path only:
+# Function calls, argument conversion, containers, objects, errors and callbacks. Under it the
+# suite is these files; the array layer (mxffi.np, mxffi.nd, the array type) needs the Cython
+# core and is tested there, once. (Interrupting a long C++ loop by a signal is the Cython core's
+# too: a signal handler's exception can surface as a ctypes callback starts, where ctypes prints
+# and drops it.)
+CTYPES_SUITE = {
+    "test_callbacks.py",
+    "test_containers.py",
+    "test_convert.py",
+    "test_errors.py",
+    "test_function.py",
+    "test_objects.py",
+}
+
+
+def pytest_ignore_collect(collection_path, config):
+    if os.environ.get("MXFFI_FFI") != "ctypes":
+        return None
+    name = collection_path.name
+    if collection_path.suffix == ".py" and name.startswith("test_") and name not in CTYPES_SUITE:
+        return True
+    return None
+
+
 # The sanitizer the package under test was built with, as scripts/sanitize.sh sets it
 # ("address" or "thread"; empty for a regular build). Instrumented code runs several times
 # slower, so wall-clock bounds do not hold under it; results and memory bounds still do.

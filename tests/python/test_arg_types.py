@@ -261,8 +261,7 @@ def test_function_info_reports_the_kinds():
 def test_signature_of_zeros():
     sig = inspect.signature(mnp.zeros)
     assert str(sig) == (
-        "(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) "
-        "-> mxffi.ndarray.NDArray"
+        "(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) -> mxffi.NDArray"
     )
     assert sig.parameters["shape"].annotation is mt.ShapeLike
     assert sig.parameters["dtype"].annotation is mt.DTypeLike

@@ -59,8 +59,7 @@ def _random(shape, dtype, seed=0):
 
 
 def _data_ptr(a):
-    t = a._tensor()
-    return t.data + t.byte_offset
+    return a.data_ptr()
 
 
 def _torch_cuda():

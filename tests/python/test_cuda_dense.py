@@ -29,7 +29,11 @@ pytestmark = needs_gpu
 DEV = "cuda:0"
 FLOATS = {"float16", "bfloat16", "float32", "float64"}
 BINARY = ["add", "subtract", "multiply", "divide", "power", "maximum", "minimum"]
+BINARY += ["floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor"]
+BINARY += ["left_shift", "right_shift", "logical_and", "logical_or", "logical_xor"]
+BINARY += ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
 UNARY = ["negative", "absolute", "square", "sqrt", "exp", "log", "sin", "sign"]
+UNARY += ["positive", "invert", "logical_not"]
 # Units in the last place the CUDA result may differ from the CPU's: results computed by the
 # math libraries (CUDA's powf is within 4 ulp, expf 2, logf 1, sinf 2; divide and sqrt are correctly
 # rounded on both, allowed 1 for safety); 0 for everything else. The halves round a float32
@@ -311,6 +315,30 @@ def test_maximum_minimum_propagate_nan_as_the_cpu(name, dtype):
     for s in [0.0, float("nan"), -1.5, 3]:
         check(fn(ga, s), fn(ca, s))
         check(fn(s, ga), fn(s, ca))
+
+
+def test_signed_against_unsigned_comparisons_are_exact_as_on_the_cpu():
+    """The mixed kernel: a signed integer against uint64 (and a negative Python int against
+    unsigned elements) compared exactly, through broadcasting and strides."""
+    rng = np.random.default_rng()
+    s = rng.integers(-(2**63), 2**63, (LARGE,), dtype=np.int64)
+    u = rng.integers(0, 2**64, (LARGE,), dtype=np.uint64)
+    s[:3] = [-1, 2**53 + 1, 7]
+    u[:3] = [2**64 - 1, 2**53, 7]
+    (cs, gs), (cu, gu) = both(s), both(u)
+    (c8, g8), (cu8, gu8) = both(s[:1000].astype(np.int8)), both(u[:1000].astype(np.uint8))
+    for name in ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]:
+        fn = getattr(mnp, name)
+        check(fn(gs, gu), fn(cs, cu))
+        check(fn(gu, gs), fn(cu, cs))
+        check(fn(g8, gu[:1000]), fn(c8, cu[:1000]))
+        check(
+            fn(mnp.transpose(gs[:1000].reshape(20, 50)), gu[:20]),
+            fn(mnp.transpose(cs[:1000].reshape(20, 50)), cu[:20]),
+        )
+        for v in (-1, -(2**63), 1000):
+            check(fn(gu8, v), fn(cu8, v))
+            check(fn(v, gu8), fn(v, cu8))
 
 
 # ---- scalar ops ----------------------------------------------------------------------------

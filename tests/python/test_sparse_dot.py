@@ -316,7 +316,7 @@ def test_python_function_and_generic_invocation():
     assert "dot" in sparse.__all__
     assert str(inspect.signature(sparse.dot)) == (
         "(lhs: NDArrayLike, rhs: NDArrayLike, transpose_a: bool = False, transpose_b: bool = "
-        "False, forward_stype: Optional[StorageTypeLike] = None) -> mxffi.ndarray.NDArray"
+        "False, forward_stype: Optional[StorageTypeLike] = None) -> mxffi.NDArray"
     )
     assert sparse.dot.__doc__.startswith("The matrix product op(lhs) @ op(rhs)")
     assert "dot" in mxffi.ops.list_ops()

@@ -65,6 +65,10 @@ class NDArrayObj : public Object {
   DLManagedTensor* managed_ = nullptr;             // imported legacy DLPack tensor
   DLManagedTensorVersioned* managed_v_ = nullptr;  // imported DLPack 1.x tensor
   bool read_only_ = false;
+
+ public:
+  /*! \brief The bytes of the block a CPU array made by Empty lives in (0 for other arrays). */
+  size_t block_bytes_ = 0;
 };
 
 /*!
@@ -134,6 +138,8 @@ class NDArray : public ObjectRef {
   MXFFI_DLL int64_t numel() const;
   /*! \return whether the producer marked the memory read-only. */
   bool read_only() const { return get()->read_only_; }
+  /*! \return the array whose memory this view shares (undefined for an array owning it). */
+  const ObjectRef& base() const { return get()->base_; }
   /*! \return whether the elements are laid out C-contiguously. */
   bool IsContiguous() const { return IsContiguous(tensor()); }
   /*! \brief Write t's C-contiguous element strides (what NULL strides mean) to out[0, ndim). */

@@ -4,10 +4,16 @@ The functions are the registered globals themselves: a call goes straight from t
 slot to C++, keyword arguments included, with no Python wrapper in between.
 """
 
-from .._ffi import DataType, Device
-from ..ndarray import NDArray, from_dlpack
-from ..registry import init_api as _init_api
-from . import _methods
+from .._ffi import DataType, Device, backend
+
+if backend != "cython":
+    raise ImportError(
+        "mxffi.np needs the Cython core; MXFFI_FFI=ctypes selects the ctypes core, the reference "
+        "of the call path only"
+    )
+
+from ..ndarray import NDArray, from_dlpack  # noqa: E402
+from ..registry import init_api as _init_api  # noqa: E402
 
 ndarray = NDArray
 
@@ -29,8 +35,6 @@ def cuda(device_id=0):
     """A CUDA device (DLPack device type 2)."""
     return Device("cuda", device_id)
 
-
-_methods.attach()
 
 __all__ = _init_api("np", __name__) + [
     "DataType",

@@ -73,11 +73,12 @@ constexpr int64_t kBlock = 256;
 /*!
  * \brief Run body(ptr0, s0, ptr1, s1, out, len) over a run of two inputs as T: inputs that are
  *  T already are passed in place with their strides; others are converted into stack blocks
- *  (stride 1), or once into a scalar when their stride is 0.
+ *  (stride 1), or once into a scalar when their stride is 0. The output's element type O is
+ *  T, or bool for a comparison.
  */
-template <typename T, typename Body>
+template <typename T, typename O, typename Body>
 inline void BinaryRunAs(const Operand<T>& a, int64_t oa, int64_t sa, const Operand<T>& b,
-                        int64_t ob, int64_t sb, T* out, int64_t len, Body&& body) {
+                        int64_t ob, int64_t sb, O* out, int64_t len, Body&& body) {
   if (a.convert == nullptr && b.convert == nullptr) {
     body(reinterpret_cast<const T*>(a.At(oa)), sa, reinterpret_cast<const T*>(b.At(ob)), sb, out,
          len);

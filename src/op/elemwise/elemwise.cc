@@ -20,22 +20,31 @@ DMLC_REGISTER_PARAMETER(BinaryScalarParam);
 
 const char* BinaryName(BinaryKind kind) {
   switch (kind) {
-    case BinaryKind::kAdd:
-      return "np.add";
-    case BinaryKind::kSubtract:
-      return "np.subtract";
-    case BinaryKind::kMultiply:
-      return "np.multiply";
-    case BinaryKind::kDivide:
-      return "np.divide";
-    case BinaryKind::kPower:
-      return "np.power";
-    case BinaryKind::kMaximum:
-      return "np.maximum";
-    case BinaryKind::kMinimum:
-      return "np.minimum";
+#define MXFFI_BINARY_OP(Kind, Stem, Name, Functor, Side, Group, Doc) \
+  case BinaryKind::k##Kind:                                          \
+    return Name;
+#include "binary_ops.def"
   }
   return "np.<binary>";
+}
+
+bool IsComparison(BinaryKind kind) {
+  switch (kind) {
+    case BinaryKind::kEqual:
+    case BinaryKind::kNotEqual:
+    case BinaryKind::kLess:
+    case BinaryKind::kLessEqual:
+    case BinaryKind::kGreater:
+    case BinaryKind::kGreaterEqual:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsBoolResult(BinaryKind kind) {
+  return IsComparison(kind) || kind == BinaryKind::kLogicalAnd || kind == BinaryKind::kLogicalOr ||
+         kind == BinaryKind::kLogicalXor;
 }
 
 const char* UnaryName(UnaryKind kind) {
@@ -56,8 +65,37 @@ constexpr DLDataType kFloat16T{kDLFloat, 16, 1};
 constexpr DLDataType kFloat32T{kDLFloat, 32, 1};
 constexpr DLDataType kFloat64T{kDLFloat, 64, 1};
 
+constexpr DLDataType kInt64T{kDLInt, 64, 1};
+constexpr DLDataType kUInt64T{kDLUInt, 64, 1};
+
+/*!
+ * \brief Whether numpy has a loop of op kind for inputs promoting to r: the bitwise ops take
+ *  integers and bools, the shifts integers (bools compute in int8), so a float r has none.
+ */
+bool HasLoop(BinaryKind kind, DLDataType r) {
+  switch (kind) {
+    case BinaryKind::kBitwiseAnd:
+    case BinaryKind::kBitwiseOr:
+    case BinaryKind::kBitwiseXor:
+    case BinaryKind::kLeftShift:
+    case BinaryKind::kRightShift:
+      return !IsFloating(r);
+    default:
+      return true;
+  }
+}
+
+/*! \brief TypeError: no loop of op kind for the inputs (described), which promote to r. */
+[[noreturn]] void ThrowNoLoop(BinaryKind kind, DLDataType r, const std::string& inputs) {
+  const bool shift = kind == BinaryKind::kLeftShift || kind == BinaryKind::kRightShift;
+  MXFFI_THROW(TypeError) << BinaryName(kind) << ": not supported for the input types " << inputs
+                         << ", which promote to " << DataTypeToString(r) << "; expected "
+                         << (shift ? "integers" : "integers or bools");
+}
+
 /*! \brief The op rules numpy's ufuncs add on top of plain promotion (r = the promoted dtype). */
 DLDataType ApplyOpRule(BinaryKind kind, DLDataType r) {
+  if (IsBoolResult(kind)) return kBoolT;
   switch (kind) {
     case BinaryKind::kSubtract:
       MXFFI_CHECK(r.code != kDLBool, TypeError)
@@ -67,20 +105,24 @@ DLDataType ApplyOpRule(BinaryKind kind, DLDataType r) {
     case BinaryKind::kDivide:
       return IsFloating(r) ? r : kFloat64T;
     case BinaryKind::kPower:
+    case BinaryKind::kFloorDivide:
+    case BinaryKind::kRemainder:
+    case BinaryKind::kLeftShift:
+    case BinaryKind::kRightShift:
       return r.code == kDLBool ? kInt8T : r;
     default:
       return r;
   }
 }
 
-}  // namespace
-
-DLDataType BinaryResultType(BinaryKind kind, DLDataType a, DLDataType b) {
-  const char* fname = BinaryName(kind);
+/*!
+ * \return numpy's ufunc promotion of two array dtypes: numpy.result_type, and for bfloat16
+ *  with a dtype it has no common type with, the float32/float64 loop numpy's ufuncs run.
+ */
+DLDataType PromoteForUfunc(DLDataType a, DLDataType b, const char* fname) {
   int ia = DTypeIndex(a), ib = DTypeIndex(b);
   MXFFI_CHECK(ia >= 0, TypeError) << fname << ": unsupported dtype " << DataTypeToString(a);
   MXFFI_CHECK(ib >= 0, TypeError) << fname << ": unsupported dtype " << DataTypeToString(b);
-  DLDataType r;
   const bool a_bf = a.code == kDLBfloat, b_bf = b.code == kDLBfloat;
   if (a_bf != b_bf) {
     // numpy.result_type finds no common dtype for bfloat16 with int16..uint64 or float16, yet
@@ -89,11 +131,34 @@ DLDataType BinaryResultType(BinaryKind kind, DLDataType a, DLDataType b) {
     DLDataType other = a_bf ? b : a;
     int io = DTypeIndex(other);
     bool with_bf16 = io <= 1 || io == 5;  // bool, int8, uint8
-    r = with_bf16 ? DLDataType{kDLBfloat, 16, 1} : PromoteTypes(kFloat32T, other, fname);
-  } else {
-    r = PromoteTypes(a, b, fname);
+    return with_bf16 ? DLDataType{kDLBfloat, 16, 1} : PromoteTypes(kFloat32T, other, fname);
   }
+  return PromoteTypes(a, b, fname);
+}
+
+const char* ScalarKindName(ScalarKind kind) {
+  return kind == ScalarKind::kBool  ? "a Python bool"
+         : kind == ScalarKind::kInt ? "a Python int"
+                                    : "a Python float";
+}
+
+}  // namespace
+
+DLDataType BinaryResultType(BinaryKind kind, DLDataType a, DLDataType b) {
+  const DLDataType r = PromoteForUfunc(a, b, BinaryName(kind));
+  if (!HasLoop(kind, r)) ThrowNoLoop(kind, r, DataTypeToString(a) + " and " + DataTypeToString(b));
   return ApplyOpRule(kind, r);
+}
+
+CompareLoop CompareLoopType(BinaryKind kind, DLDataType a, DLDataType b) {
+  CompareLoop loop;
+  loop.dtype = PromoteForUfunc(a, b, BinaryName(kind));
+  if (a.code == kDLInt && b.code == kDLUInt && b.bits == 64) {
+    loop = CompareLoop{kInt64T, 1};
+  } else if (a.code == kDLUInt && a.bits == 64 && b.code == kDLInt) {
+    loop = CompareLoop{kInt64T, 2};
+  }
+  return loop;
 }
 
 bool CanCastSameKind(DLDataType from, DLDataType to) {
@@ -115,16 +180,18 @@ bool CanCastSameKind(DLDataType from, DLDataType to) {
   }
 }
 
-void CheckIntFits(int64_t v, DLDataType dtype, const char* fname) {
+bool IntFits(int64_t v, DLDataType dtype) {
   const int bits = dtype.bits;
-  bool ok = true;
   if (dtype.code == kDLInt) {
-    ok = bits >= 64 || (v >= -(int64_t{1} << (bits - 1)) && v < (int64_t{1} << (bits - 1)));
-  } else if (dtype.code == kDLUInt) {
-    ok = v >= 0 && (bits >= 64 || v < (int64_t{1} << bits));
+    return bits >= 64 || (v >= -(int64_t{1} << (bits - 1)) && v < (int64_t{1} << (bits - 1)));
   }
-  MXFFI_CHECK(ok, OverflowError) << fname << ": Python integer " << v << " out of bounds for "
-                                 << DataTypeToString(dtype);
+  if (dtype.code == kDLUInt) return v >= 0 && (bits >= 64 || v < (int64_t{1} << bits));
+  return true;
+}
+
+void CheckIntFits(int64_t v, DLDataType dtype, const char* fname) {
+  MXFFI_CHECK(IntFits(v, dtype), OverflowError)
+      << fname << ": Python integer " << v << " out of bounds for " << DataTypeToString(dtype);
 }
 
 DLDataType ScalarResultType(BinaryKind kind, DLDataType a, const ScalarValue& s) {
@@ -132,11 +199,26 @@ DLDataType ScalarResultType(BinaryKind kind, DLDataType a, const ScalarValue& s)
   MXFFI_CHECK(DTypeIndex(a) >= 0, TypeError)
       << fname << ": unsupported dtype " << DataTypeToString(a);
   DLDataType r = PromoteWithScalar(a, s.kind);
+  if (!HasLoop(kind, r))
+    ThrowNoLoop(kind, r, DataTypeToString(a) + " and " + ScalarKindName(s.kind));
   DLDataType out = ApplyOpRule(kind, r);
   // The number is converted to the loop's dtype; an int that does not fit an integer loop is
-  // numpy 2's OverflowError (divide of an integer array computes in float64: no check).
+  // numpy 2's OverflowError (divide of an integer array computes in float64: no check; the
+  // comparisons and logical ops give bool and compare such an int exactly: no check).
   if (s.kind == ScalarKind::kInt && IsIntegral(out)) CheckIntFits(s.i, out, fname);
   return out;
+}
+
+CompareLoop CompareScalarLoopType(BinaryKind kind, DLDataType a, const ScalarValue& s,
+                                  bool reverse) {
+  MXFFI_CHECK(DTypeIndex(a) >= 0, TypeError)
+      << BinaryName(kind) << ": unsupported dtype " << DataTypeToString(a);
+  if (s.kind == ScalarKind::kInt && IsIntegral(a) && !IntFits(s.i, a)) {
+    if (a.code == kDLInt) return CompareLoop{kInt64T, 0};  // every int64 compares exactly
+    if (s.i >= 0) return CompareLoop{kUInt64T, 0};
+    return CompareLoop{kInt64T, reverse ? 1 : 2};  // a negative int with unsigned elements
+  }
+  return CompareLoop{PromoteWithScalar(a, s.kind), 0};
 }
 
 DLDataType UnaryResultType(UnaryKind kind, DLDataType a) {
@@ -172,6 +254,13 @@ DLDataType UnaryResultType(UnaryKind kind, DLDataType a) {
       if (IsFloating(a)) return a;
       if (a.code == kDLBool || a.bits == 8) return kFloat16T;
       return a.bits == 16 ? kFloat32T : kFloat64T;
+    case elemwise::UnaryRule::kInteger:
+      MXFFI_CHECK(!IsFloating(a), TypeError)
+          << fname << ": not supported for the input type " << DataTypeToString(a)
+          << "; expected integers or bools";
+      return a;
+    case elemwise::UnaryRule::kBool:
+      return kBoolT;
   }
   return a;
 }

@@ -22,8 +22,11 @@
 namespace mxffi {
 namespace op {
 
-/*! \brief The binary elementwise ops (numpy ufuncs of two inputs). */
-enum class BinaryKind : int { kAdd, kSubtract, kMultiply, kDivide, kPower, kMaximum, kMinimum };
+/*! \brief The binary elementwise ops (numpy ufuncs of two inputs): those of binary_ops.def. */
+enum class BinaryKind : int {
+#define MXFFI_BINARY_OP(Kind, Stem, Name, Functor, Side, Group, Doc) k##Kind,
+#include "binary_ops.def"
+};
 
 /*! \brief The unary elementwise ops: those of unary_ops.def, in its order. */
 enum class UnaryKind : int {
@@ -33,6 +36,10 @@ enum class UnaryKind : int {
 
 /*! \return "np.add", "np.subtract", ...: the name errors of the op start with. */
 const char* BinaryName(BinaryKind kind);
+/*! \return whether the op always gives a bool array: the comparisons and the logical ops. */
+bool IsBoolResult(BinaryKind kind);
+/*! \return whether the op is a comparison (equal, not_equal, less, ...). */
+bool IsComparison(BinaryKind kind);
 /*!
  * \return "np.negative", "np.absolute", ..., "relu" (an MXNet op with no numpy function): the
  *  name unary_ops.def gives the op.
@@ -47,9 +54,26 @@ const char* UnaryName(UnaryKind kind);
  * result_type finds no common dtype (bfloat16 with int16..uint64 or float16) numpy's ufuncs
  * still run, in the first loop both inputs cast to safely: float32 or float64, which is the
  * promotion of float32 with the other dtype.
+ * floor_divide, remainder and the shifts of two bools compute in int8; the bitwise ops and
+ * the shifts refuse inputs that promote to a float (a TypeError, as numpy has no such loop);
+ * the comparisons and the logical ops give bool.
  * \throws TypeError naming the op for the bool subtract and for unsupported dtypes.
  */
 DLDataType BinaryResultType(BinaryKind kind, DLDataType a, DLDataType b);
+
+/*!
+ * \brief The dtype a comparison reads both inputs as (its output is bool): numpy's promotion
+ *  of the two, except that a signed integer against uint64 compares exactly (numpy's qQ->?
+ *  loops), never through float64: `mixed` then says which input is the signed one.
+ */
+struct CompareLoop {
+  DLDataType dtype{kDLBool, 8, 1};
+  /*! \brief 0: one dtype; 1: x1 signed, x2 unsigned; 2: x1 unsigned, x2 signed (int64 and
+   *  uint64 read). */
+  int mixed = 0;
+};
+/*! \return the loop of comparison kind for arrays of dtypes a and b. */
+CompareLoop CompareLoopType(BinaryKind kind, DLDataType a, DLDataType b);
 
 /*! \brief numpy.can_cast(from, to, "same_kind") for the supported dtypes. */
 bool CanCastSameKind(DLDataType from, DLDataType to);
@@ -123,13 +147,27 @@ struct BinaryScalarParam : public dmlc::Parameter<BinaryScalarParam> {
 DLDataType ScalarResultType(BinaryKind kind, DLDataType a, const ScalarValue& s);
 
 /*!
+ * \return the loop of comparison kind for an array of dtype a and the number s (first when
+ *  reverse): NEP 50's, except that an int outside a's integer range compares exactly, as
+ *  numpy 2 does (`int8_array < 1000` is all True, `uint8_array == -1` all False): the loop
+ *  widens to int64, or, for an unsigned a and a negative int, compares the int as int64 with
+ *  the array as uint64 (mixed).
+ */
+CompareLoop CompareScalarLoopType(BinaryKind kind, DLDataType a, const ScalarValue& s,
+                                  bool reverse);
+
+/*!
  * \return the dtype numpy gives the unary op on dtype a, by its functor's UnaryRule
  *  (functors.h): the float ops (sqrt, exp, log, ...) of a bool or an integer give the smallest
  *  float holding it (bool, int8, uint8: float16; int16, uint16: float32; wider: float64),
- *  square of a bool gives int8; the others keep the dtype.
- * \throws TypeError for negative and sign of a bool (numpy has no such loop).
+ *  square of a bool gives int8, logical_not gives bool; the others keep the dtype.
+ * \throws TypeError for negative, positive and sign of a bool and invert of a float (numpy
+ *  has no such loop).
  */
 DLDataType UnaryResultType(UnaryKind kind, DLDataType a);
+
+/*! \return whether the Python int v fits dtype (always, for a float or bool dtype). */
+bool IntFits(int64_t v, DLDataType dtype);
 
 /*!
  * \brief numpy's check that a Python int fits the integer dtype it is converted to.

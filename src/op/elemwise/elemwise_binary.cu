@@ -1,7 +1,9 @@
 /*!
  * \file elemwise_binary.cu
- * \brief The CUDA kernels of the binary elementwise ops (elemwise_kernels.cuh), one
- *  instantiation per functor of functors.h, and the integer power's exponent check.
+ * \brief The CUDA kernels of the arithmetic binary ops (Group Arith of binary_ops.def: add,
+ *  subtract, ..., minimum; elemwise_kernels.cuh), one instantiation per op, and the integer
+ *  power's exponent check. The other groups are instantiated in elemwise_binary_int.cu and
+ *  elemwise_binary_bool.cu, so that no one file compiles every kernel.
  */
 #include "elemwise_kernels.cuh"
 
@@ -23,23 +25,12 @@ __global__ void AnyNegativeKernel(StridedIndex<1> idx, const I* __restrict__ x, 
 
 }  // namespace
 
-template <typename OP>
-void BinaryElemwise(const ElemInput& a, const ElemInput& b, const StridedLoop<3>& loop,
-                    const DLTensor& out, const char* fname, void* stream) {
-  LaunchBinary<OP>(a, b, loop, out, fname, static_cast<cudaStream_t>(stream));
-}
-
-#define MXFFI_INSTANTIATE_BINARY(OP)                                                     \
-  template void BinaryElemwise<op::elemwise::OP>(const ElemInput&, const ElemInput&,     \
-                                                 const StridedLoop<3>&, const DLTensor&, \
-                                                 const char*, void*)
-MXFFI_INSTANTIATE_BINARY(AddOp);
-MXFFI_INSTANTIATE_BINARY(SubtractOp);
-MXFFI_INSTANTIATE_BINARY(MultiplyOp);
-MXFFI_INSTANTIATE_BINARY(DivideOp);
-MXFFI_INSTANTIATE_BINARY(PowerOp);
-MXFFI_INSTANTIATE_BINARY(MaximumOp);
-MXFFI_INSTANTIATE_BINARY(MinimumOp);
+#define MXFFI_BINARY_GROUP_Arith(Functor) MXFFI_INSTANTIATE_BINARY_ELEMWISE(Functor)
+#define MXFFI_BINARY_GROUP_Int(Functor)
+#define MXFFI_BINARY_GROUP_Bool(Functor)
+#define MXFFI_BINARY_OP(Kind, Stem, Name, Functor, Side, Group, Doc) \
+  MXFFI_BINARY_GROUP_##Group(Functor)
+#include "binary_ops.def"
 
 bool AnyNegative(const ElemInput& x, const StridedLoop<2>& loop, int64_t n, int* flag,
                  const char* fname, void* stream) {

@@ -36,15 +36,18 @@ struct ElemInput {
 };
 
 /*!
- * \brief out = OP::Map(a, b) over loop (operand 0 the output, then a and b), on stream. OP is
- *  one of the binary functors of functors.h (elemwise_binary.cu instantiates each).
- * \throws TypeError naming fname when no kernel computes in out's dtype; RuntimeError when the
+ * \brief out = OP::Map(a, b) over loop (operand 0 the output, then a and b), on stream, both
+ *  inputs read as loop_dtype (out's dtype, or a comparison's loop dtype: its out is bool). OP
+ *  is the functor of an op of binary_ops.def (elemwise_binary.cu instantiates each). mixed
+ *  (comparisons only): 1 when a is a signed integer and b unsigned, 2 for the reverse; those
+ *  compare exactly (MixedOrder), a number always the signed side.
+ * \throws TypeError naming fname when no kernel computes in loop_dtype; RuntimeError when the
  *  launch fails.
  */
 template <typename OP>
 void BinaryElemwise(const ElemInput& a, const ElemInput& b,
                     const op::elemwise::StridedLoop<3>& loop, const DLTensor& out,
-                    const char* fname, void* stream);
+                    DLDataType loop_dtype, int mixed, const char* fname, void* stream);
 
 /*!
  * \brief out = f(x) over loop (operand 0 the output, then x), on stream. F is a unary functor

@@ -1,12 +1,13 @@
 /*!
  * \file elemwise_gpu.cc
  * \brief FCompute<gpu> of the elementwise ops (src/op/elemwise): `_npi_<op>`,
- *  `_npi_<op>_scalar` and `_npi_r<op>_scalar` of add, subtract, multiply, true_divide, power,
- *  maximum, minimum; the unary ops of unary_ops.def; quadratic.
+ *  `_npi_<op>_scalar` and `_npi_r<op>_scalar` of the ops of binary_ops.def; the unary ops of
+ *  unary_ops.def; quadratic.
  *
  * Each lays out the loop as the CPU kernel does (StridedLoop: broadcast strides, merged
  * dimensions), converts a Python number once on the host to the loop's dtype exactly as the
- * CPU's ScalarTensor does, and launches the kernels of the op's functor (functors.h,
+ * CPU's ScalarTensor does (a comparison: to its loop dtype, CompareLoopType and
+ * CompareScalarLoopType as on the CPU), and launches the kernels of the op's functor (functors.h,
  * elemwise_binary.cu, elemwise_unary.cu) on the op's stream. An integer power with a signed
  * integer exponent array checks the exponents on the device first and raises the CPU's
  * ValueError before anything is written.
@@ -80,12 +81,12 @@ void CheckExponents(const OpContext& ctx, const DLTensor& exp, const char* fname
 
 /*!
  * \brief out = OP(a, b) broadcast; ta and tb are the inputs' tensors (a 0-d stand-in for a
- *  number), a and b what the kernel reads.
+ *  number), a and b what the kernel reads; cmp is a comparison's loop (ignored otherwise).
  */
 template <typename OP>
 void RunBinaryGpu(BinaryKind kind, const OpContext& ctx, const DLTensor& ta,
                   const cuda::ElemInput& a, const DLTensor& tb, const cuda::ElemInput& b,
-                  const DLTensor& out) {
+                  const DLTensor& out, const CompareLoop& cmp) {
   const char* fname = BinaryName(kind);
   if (NumElements(out) == 0) return;
   if (kind == BinaryKind::kPower && IsIntegral(out.dtype)) {
@@ -108,26 +109,36 @@ void RunBinaryGpu(BinaryKind kind, const OpContext& ctx, const DLTensor& ta,
   }
   const DLTensor* ins[2] = {&ta, &tb};
   const StridedLoop<3> loop(out, ins);
-  cuda::BinaryElemwise<OP>(a, b, loop, out, fname, ctx.stream);
+  const bool predicate = elemwise::kIsPredicate<OP>;
+  cuda::BinaryElemwise<OP>(a, b, loop, out, predicate ? cmp.dtype : out.dtype,
+                           predicate ? cmp.mixed : 0, fname, ctx.stream);
 }
 
 template <BinaryKind K, typename OP>
 struct BinaryGpu {
   static void Compute(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in,
                       Span<const OpReqType>, Span<const DLTensor> out) {
-    RunBinaryGpu<OP>(K, ctx, in[0], ArrayInput(in[0]), in[1], ArrayInput(in[1]), out[0]);
+    CompareLoop cmp;
+    if constexpr (elemwise::kIsPredicate<OP>) cmp = CompareLoopType(K, in[0].dtype, in[1].dtype);
+    RunBinaryGpu<OP>(K, ctx, in[0], ArrayInput(in[0]), in[1], ArrayInput(in[1]), out[0], cmp);
   }
   /*! \brief array op number (kReverse: number op array). */
   template <bool kReverse>
   static void ScalarCompute(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
                             Span<const OpReqType>, Span<const DLTensor> out) {
-    const cuda::ElemInput s =
-        ScalarInput(attrs.get<BinaryScalarParam>().scalar, out[0].dtype, BinaryName(K));
-    const DLTensor ts = ScalarShape(out[0].dtype);
+    const ScalarValue& v = attrs.get<BinaryScalarParam>().scalar;
+    CompareLoop cmp;
+    DLDataType sdtype = out[0].dtype;
+    if constexpr (elemwise::kIsPredicate<OP>) {
+      cmp = CompareScalarLoopType(K, in[0].dtype, v, kReverse);
+      sdtype = cmp.dtype;  // int64 in a mixed loop: the number is the signed side
+    }
+    const cuda::ElemInput s = ScalarInput(v, sdtype, BinaryName(K));
+    const DLTensor ts = ScalarShape(sdtype);
     if constexpr (kReverse) {
-      RunBinaryGpu<OP>(K, ctx, ts, s, in[0], ArrayInput(in[0]), out[0]);
+      RunBinaryGpu<OP>(K, ctx, ts, s, in[0], ArrayInput(in[0]), out[0], cmp);
     } else {
-      RunBinaryGpu<OP>(K, ctx, in[0], ArrayInput(in[0]), ts, s, out[0]);
+      RunBinaryGpu<OP>(K, ctx, in[0], ArrayInput(in[0]), ts, s, out[0], cmp);
     }
   }
 };
@@ -155,27 +166,20 @@ void QuadraticGpu(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTenso
 
 }  // namespace
 
-#define MXFFI_GPU_BINARY(Name, Kind, Functor)                                  \
-  MXFFI_EXTEND_OP(_npi_##Name)                                                 \
-      .set_attr<FCompute>("FCompute<gpu>", BinaryGpu<Kind, Functor>::Compute); \
-  MXFFI_EXTEND_OP(_npi_##Name##_scalar)                                        \
-      .set_attr<FCompute>("FCompute<gpu>", BinaryGpu<Kind, Functor>::ScalarCompute<false>)
-#define MXFFI_GPU_RSCALAR(Name, Kind, Functor) \
-  MXFFI_EXTEND_OP(_npi_r##Name##_scalar)       \
-      .set_attr<FCompute>("FCompute<gpu>", BinaryGpu<Kind, Functor>::ScalarCompute<true>)
-
-MXFFI_GPU_BINARY(add, BinaryKind::kAdd, elemwise::AddOp);
-MXFFI_GPU_BINARY(subtract, BinaryKind::kSubtract, elemwise::SubtractOp);
-MXFFI_GPU_RSCALAR(subtract, BinaryKind::kSubtract, elemwise::SubtractOp);
-MXFFI_GPU_BINARY(multiply, BinaryKind::kMultiply, elemwise::MultiplyOp);
-MXFFI_GPU_BINARY(true_divide, BinaryKind::kDivide, elemwise::DivideOp);
-MXFFI_GPU_RSCALAR(true_divide, BinaryKind::kDivide, elemwise::DivideOp);
-MXFFI_GPU_BINARY(power, BinaryKind::kPower, elemwise::PowerOp);
-MXFFI_GPU_RSCALAR(power, BinaryKind::kPower, elemwise::PowerOp);
-MXFFI_GPU_BINARY(maximum, BinaryKind::kMaximum, elemwise::MaximumOp);
-MXFFI_GPU_RSCALAR(maximum, BinaryKind::kMaximum, elemwise::MaximumOp);
-MXFFI_GPU_BINARY(minimum, BinaryKind::kMinimum, elemwise::MinimumOp);
-MXFFI_GPU_RSCALAR(minimum, BinaryKind::kMinimum, elemwise::MinimumOp);
+#define MXFFI_GPU_RSCALAR_Sym(Stem, Kind, Functor)
+#define MXFFI_GPU_RSCALAR_Asym(Stem, Kind, Functor) \
+  MXFFI_EXTEND_OP(_npi_r##Stem##_scalar)            \
+      .set_attr<FCompute>("FCompute<gpu>", BinaryGpu<Kind, Functor>::ScalarCompute<true>);
+#define MXFFI_BINARY_OP(Kind, Stem, Name, Functor, Side, Group, Doc)                   \
+  MXFFI_EXTEND_OP(_npi_##Stem)                                                         \
+      .set_attr<FCompute>("FCompute<gpu>",                                             \
+                          BinaryGpu<BinaryKind::k##Kind, elemwise::Functor>::Compute); \
+  MXFFI_EXTEND_OP(_npi_##Stem##_scalar)                                                \
+      .set_attr<FCompute>(                                                             \
+          "FCompute<gpu>",                                                             \
+          BinaryGpu<BinaryKind::k##Kind, elemwise::Functor>::ScalarCompute<false>);    \
+  MXFFI_GPU_RSCALAR_##Side(Stem, BinaryKind::k##Kind, elemwise::Functor)
+#include "binary_ops.def"
 
 #define MXFFI_UNARY_OP(Kind, OpName, Name, Functor, Doc)      \
   MXFFI_EXTEND_OP(OpName).set_attr<FCompute>("FCompute<gpu>", \

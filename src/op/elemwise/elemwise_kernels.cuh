@@ -3,7 +3,8 @@
  * \brief The elementwise CUDA kernels and their launch, for any functor of functors.h; included
  *  by elemwise_binary.cu and elemwise_unary.cu, which instantiate them per op. nvcc only.
  *
- * Two kernels per (op, output dtype) the CPU op accepts:
+ * Two kernels per (op, loop dtype) the CPU op accepts (a comparison: the general one only, and
+ * one kernel comparing a signed with an unsigned integer exactly):
  *   - contiguous: every array input is the output's dtype with unit stride (a Python number is
  *     a kernel argument); a flat grid-stride loop over 16-byte vectors when every pointer is
  *     16-byte aligned, the remaining elements one by one;
@@ -119,15 +120,45 @@ __device__ __forceinline__ void InputOffsets(const StridedIndex<N>& idx, int64_t
   }
 }
 
+/*! \return OP's value as it is stored: rounded to T, or the bool of a comparison. */
+template <typename OP, typename T, typename R>
+__device__ __forceinline__ op::elemwise::OutType<OP, T> StoreOut(R v) {
+  if constexpr (op::elemwise::kIsPredicate<OP>) {
+    return v;
+  } else {
+    return FromAcc<T>(v);
+  }
+}
+
 template <typename OP, typename T>
 __global__ void BinaryGeneral(StridedIndex<2> idx, const void* a, int ca, const void* b, int cb,
-                              T sa, T sb, int side, T* __restrict__ out, int64_t n) {
+                              T sa, T sb, int side, op::elemwise::OutType<OP, T>* __restrict__ out,
+                              int64_t n) {
   MXFFI_CUDA_LOOP(i, n) {
     int64_t off[2];
     InputOffsets(idx, i, off);
     const T x = side == kFirst ? sa : LoadAs<T>(a, off[0], ca);
     const T y = side == kSecond ? sb : LoadAs<T>(b, off[1], cb);
-    out[i] = FromAcc<T>(OP::Map(ToAcc(x), ToAcc(y)));
+    out[i] = StoreOut<OP, T>(OP::Map(ToAcc(x), ToAcc(y)));
+  }
+}
+
+/*!
+ * \brief out = OP(x1, x2) for comparison OP with one input signed (s, read as int64, or the
+ *  number sv) and one unsigned (u, read as uint64), exactly (MixedOrder); idx holds the strides
+ *  of s then u; s_first: s is x1.
+ */
+template <typename OP>
+__global__ void MixedCompare(StridedIndex<2> idx, const void* s, int cs, bool s_scalar, int64_t sv,
+                             const void* u, int cu, bool s_first, bool* __restrict__ out,
+                             int64_t n) {
+  MXFFI_CUDA_LOOP(i, n) {
+    int64_t off[2];
+    InputOffsets(idx, i, off);
+    const int64_t x = s_scalar ? sv : LoadAs<int64_t, false>(s, off[0], cs);
+    const uint64_t y = LoadAs<uint64_t, false>(u, off[1], cu);
+    const int order = op::elemwise::MixedOrder(x, y);
+    out[i] = s_first ? OP::Map(order, 0) : OP::Map(0, order);
   }
 }
 
@@ -205,33 +236,71 @@ inline unsigned int ContiguousBlocks(int64_t n, int64_t nvec, int per_vec) {
   return Blocks(nvec > 0 ? nvec + per_vec : n);
 }
 
+/*!
+ * \brief out = OP(a, b) with both inputs read as loop_dtype: out's dtype, or a comparison's
+ *  loop dtype (its out is bool; it always takes the general kernel).
+ */
 template <typename OP>
 void LaunchBinary(const ElemInput& a, const ElemInput& b, const op::elemwise::StridedLoop<3>& loop,
-                  const DLTensor& out, const char* fname, cudaStream_t stream) {
+                  const DLTensor& out, DLDataType loop_dtype, const char* fname,
+                  cudaStream_t stream) {
   const int64_t n = NumElements(out);
   if (n == 0) return;
-  MXFFI_TYPE_SWITCH(out.dtype, fname, T, {
+  constexpr bool kPredicate = op::elemwise::kIsPredicate<OP>;
+  MXFFI_TYPE_SWITCH(loop_dtype, fname, T, {
     if constexpr (OP::template Valid<T>()) {
       const T sa = ScalarAs<T>(a), sb = ScalarAs<T>(b);
       const int side = a.is_scalar ? kFirst : b.is_scalar ? kSecond : kNoScalar;
-      T* o = DataPtr<T>(out);
-      if (IsContiguous(a, loop, 0, out.dtype) && IsContiguous(b, loop, 1, out.dtype)) {
-        const bool vec = Aligned16(o) && (a.is_scalar || Aligned16(a.data)) &&
-                         (b.is_scalar || Aligned16(b.data));
-        constexpr int kN = Vec16<T>::kN;
-        const int64_t nvec = vec ? n / kN : 0;
-        BinaryContiguous<OP, T><<<ContiguousBlocks(n, nvec, kN), kThreads, 0, stream>>>(
-            static_cast<const T*>(a.data), static_cast<const T*>(b.data), sa, sb, side, o, n, nvec);
-      } else {
+      op::elemwise::OutType<OP, T>* o = DataPtr<op::elemwise::OutType<OP, T>>(out);
+      bool contiguous = false;
+      if constexpr (!kPredicate) {
+        contiguous = IsContiguous(a, loop, 0, out.dtype) && IsContiguous(b, loop, 1, out.dtype);
+        if (contiguous) {
+          const bool vec = Aligned16(o) && (a.is_scalar || Aligned16(a.data)) &&
+                           (b.is_scalar || Aligned16(b.data));
+          constexpr int kN = Vec16<T>::kN;
+          const int64_t nvec = vec ? n / kN : 0;
+          BinaryContiguous<OP, T><<<ContiguousBlocks(n, nvec, kN), kThreads, 0, stream>>>(
+              static_cast<const T*>(a.data), static_cast<const T*>(b.data), sa, sb, side, o, n,
+              nvec);
+        }
+      }
+      if (!contiguous) {
         BinaryGeneral<OP, T>
             <<<Blocks(n), kThreads, 0, stream>>>(MakeIndex<2>(loop), a.data, InputCode(a, fname),
                                                  b.data, InputCode(b, fname), sa, sb, side, o, n);
       }
       MXFFI_CUDA_CHECK_LAUNCH(fname);
     } else {
-      op::ThrowNoKernel(fname, out.dtype);
+      op::ThrowNoKernel(fname, loop_dtype);
     }
   });
+}
+
+/*!
+ * \brief out = OP(a, b) for comparison OP, a signed and b unsigned (s_first) or the reverse;
+ *  a number is always the signed side, its int64 in scalar_bits.
+ */
+template <typename OP>
+void LaunchMixedCompare(const ElemInput& a, const ElemInput& b,
+                        const op::elemwise::StridedLoop<3>& loop, const DLTensor& out, bool s_first,
+                        const char* fname, cudaStream_t stream) {
+  const int64_t n = NumElements(out);
+  if (n == 0) return;
+  const ElemInput& s = s_first ? a : b;
+  const ElemInput& u = s_first ? b : a;
+  StridedIndex<2> idx = MakeIndex<2>(loop);
+  if (!s_first) {
+    for (int d = 0; d < idx.ndim; ++d) {
+      const int64_t t = idx.stride[0][d];
+      idx.stride[0][d] = idx.stride[1][d];
+      idx.stride[1][d] = t;
+    }
+  }
+  MixedCompare<OP><<<Blocks(n), kThreads, 0, stream>>>(
+      idx, s.data, InputCode(s, fname), s.is_scalar, ScalarAs<int64_t>(s), u.data,
+      InputCode(u, fname), s_first, DataPtr<bool>(out), n);
+  MXFFI_CUDA_CHECK_LAUNCH(fname);
 }
 
 template <typename F>
@@ -260,6 +329,24 @@ void LaunchUnary(const F& f, const ElemInput& x, const op::elemwise::StridedLoop
 }
 
 }  // namespace
+
+template <typename OP>
+void BinaryElemwise(const ElemInput& a, const ElemInput& b,
+                    const op::elemwise::StridedLoop<3>& loop, const DLTensor& out,
+                    DLDataType loop_dtype, int mixed, const char* fname, void* stream) {
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if constexpr (op::elemwise::kIsPredicate<OP>) {
+    if (mixed != 0) return LaunchMixedCompare<OP>(a, b, loop, out, mixed == 1, fname, s);
+  }
+  LaunchBinary<OP>(a, b, loop, out, loop_dtype, fname, s);
+}
+
+/*! \brief The explicit instantiation of BinaryElemwise for functor F of functors.h. */
+#define MXFFI_INSTANTIATE_BINARY_ELEMWISE(F)                                                    \
+  template void BinaryElemwise<op::elemwise::F>(                                                \
+      const ElemInput&, const ElemInput&, const op::elemwise::StridedLoop<3>&, const DLTensor&, \
+      DLDataType, int, const char*, void*);
+
 }  // namespace cuda
 }  // namespace mxffi
 

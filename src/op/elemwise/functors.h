@@ -7,15 +7,18 @@
  *  wrap (the arithmetic is done in unsigned types, where C++ defines the wrap), bools add as
  *  logical or and multiply as logical and, float16 and bfloat16 compute in float32 and round
  *  once on store (the callers widen with ToAcc and store with FromAcc, half.h), maximum and
- *  minimum propagate NaN.
+ *  minimum propagate NaN, floor_divide and remainder round as Python does (integer division
+ *  by zero gives 0, never a trap), shifts past the bit width give numpy's results.
  *
  * A binary functor has `static A Map(A a, A b)`, a unary one `A operator()(A x) const` (an
  * object, so that quadratic carries its coefficients into a kernel), both computing in the
  * accumulation type A; `Valid<T>()` says whether a kernel computes in the dtype T (type
  * inference never asks for the others), kCost is the CPU's work per element for splitting
  * loops across threads, and a unary functor's kRule is how its result dtype follows the
- * input's (elemwise.cc's UnaryResultType). Adding a unary op is one functor here and one line
- * in unary_ops.def.
+ * input's (elemwise.cc's UnaryResultType). A comparison derives from Predicate: its Map gives
+ * a bool, stored into a bool output, while A is the dtype the inputs are compared in. Adding
+ * a unary op is one functor here and one line in unary_ops.def; a binary op, one functor and
+ * one line in binary_ops.def (and its result dtype rule in elemwise.cc).
  *
  * The transcendental functions are the C++ library's on the CPU and CUDA's on the device, so
  * they may differ in the last bits. A multiply followed by an add is rounded twice on both
@@ -238,14 +241,246 @@ struct MinimumOp {
   }
 };
 
+/*!
+ * \brief x1 // x2 as numpy's floor_divide: Python's rounding toward minus infinity. Integers:
+ *  x // 0 is 0 and MIN // -1 wraps to MIN (numpy warns; no error); floats: numpy's npy_divmod
+ *  (fmod, then the quotient snapped to an integer), x // 0.0 is x / 0.0 (inf or NaN).
+ */
+struct FloorDivideOp {
+  static constexpr int64_t kCost = 4;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_same_v<T, bool>;  // bool // bool computes in int8
+  }
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    if constexpr (kIsInt<A>) {
+      if (b == 0) return A(0);
+      if constexpr (std::is_signed_v<A>) {
+        // MIN / -1 overflows (a trap on x86): -a, wrapping, is numpy's result.
+        if (b == -1) return static_cast<A>(Wide<A>(0) - static_cast<Wide<A>>(a));
+        A q = static_cast<A>(a / b);
+        if (static_cast<A>(a % b) != 0 && ((a < 0) != (b < 0))) --q;
+        return q;
+      } else {
+        return static_cast<A>(a / b);
+      }
+    } else {
+      if (b == 0) return a / b;
+      const A mod = std::fmod(a, b);
+      A div = (a - mod) / b;
+      if (mod != 0 && ((b < 0) != (mod < 0))) div -= A(1);
+      if (div != 0) {
+        A f = std::floor(div);
+        if (div - f > A(0.5)) f += A(1);
+        return f;
+      }
+      return std::copysign(A(0), a / b);
+    }
+  }
+};
+
+/*!
+ * \brief x1 % x2 as numpy's remainder: the sign of x2 (Python's rule). Integers: x % 0 is 0
+ *  (numpy warns; no error), MIN % -1 is 0; floats: numpy's npy_divmod, x % 0.0 is NaN, a zero
+ *  result takes x2's sign.
+ */
+struct RemainderOp {
+  static constexpr int64_t kCost = 4;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_same_v<T, bool>;
+  }
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    if constexpr (kIsInt<A>) {
+      if (b == 0) return A(0);
+      if constexpr (std::is_signed_v<A>) {
+        if (b == -1) return A(0);  // MIN % -1 would trap
+        const A r = static_cast<A>(a % b);
+        return r != 0 && ((r < 0) != (b < 0)) ? static_cast<A>(r + b) : r;
+      } else {
+        return static_cast<A>(a % b);
+      }
+    } else {
+      A mod = std::fmod(a, b);
+      if (b == 0) return mod;  // NaN
+      if (mod != 0) {
+        if ((b < 0) != (mod < 0)) mod += b;
+      } else {
+        mod = std::copysign(A(0), b);
+      }
+      return mod;
+    }
+  }
+};
+
+/*! \brief What the bitwise and/or/xor share: integers and bools only (floats: a TypeError). */
+struct BitwiseBinary {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  static constexpr bool Valid() {
+    return std::is_integral_v<T>;
+  }
+};
+
+/*! \brief x1 & x2 (bools: logical and). */
+struct BitwiseAndOp : BitwiseBinary {
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    return static_cast<A>(a & b);
+  }
+};
+
+/*! \brief x1 | x2 (bools: logical or). */
+struct BitwiseOrOp : BitwiseBinary {
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    return static_cast<A>(a | b);
+  }
+};
+
+/*! \brief x1 ^ x2 (bools: logical xor). */
+struct BitwiseXorOp : BitwiseBinary {
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    return static_cast<A>(a ^ b);
+  }
+};
+
+/*! \brief What the shifts share: integers only (bools shift in int8; floats: a TypeError). */
+struct ShiftBinary {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  static constexpr bool Valid() {
+    return kIsInt<T>;
+  }
+  /*! \return whether the count b shifts every bit out: negative or at least A's width. */
+  template <typename A>
+  static MXFFI_XINLINE bool AllOut(A b) {
+    if constexpr (std::is_signed_v<A>) {
+      if (b < 0) return true;  // numpy casts the count to size_t: a negative one is huge
+    }
+    return b >= A(sizeof(A) * 8);
+  }
+};
+
+/*! \brief x1 << x2 as numpy: 0 when x2 is negative or at least the bit width; bits wrap. */
+struct LeftShiftOp : ShiftBinary {
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    if (AllOut(b)) return A(0);
+    return static_cast<A>(static_cast<Wide<A>>(a) << b);
+  }
+};
+
+/*!
+ * \brief x1 >> x2 as numpy: arithmetic for signed types; a count that is negative or at least
+ *  the bit width gives -1 for a negative x1, else 0.
+ */
+struct RightShiftOp : ShiftBinary {
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    if (AllOut(b)) {
+      if constexpr (std::is_signed_v<A>) {
+        return a < 0 ? A(-1) : A(0);
+      } else {
+        return A(0);
+      }
+    }
+    return static_cast<A>(a >> b);
+  }
+};
+
+/*! \brief What logical and/or/xor share: any input read as a bool (x != 0; NaN is true). */
+struct LogicalBinary {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  static constexpr bool Valid() {
+    return std::is_same_v<T, bool>;  // the loop is bool: inputs converted as they are read
+  }
+};
+
+struct LogicalAndOp : LogicalBinary {
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    return a && b;
+  }
+};
+
+struct LogicalOrOp : LogicalBinary {
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    return a || b;
+  }
+};
+
+struct LogicalXorOp : LogicalBinary {
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    return a != b;
+  }
+};
+
+/*!
+ * \brief The base of the comparisons: their Map gives a bool, stored into a bool output, while
+ *  the inputs are read as the loop dtype numpy compares in (elemwise.h's CompareLoopType),
+ *  which is not the output's.
+ */
+struct Predicate {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  static constexpr bool Valid() {
+    return true;
+  }
+};
+
+/*! \brief Whether OP is a comparison (a Predicate): a bool output, a loop dtype of its own. */
+template <typename OP>
+constexpr bool kIsPredicate = std::is_base_of_v<Predicate, OP>;
+
+/*! \brief The element type OP stores when it computes in T. */
+template <typename OP, typename T>
+using OutType = std::conditional_t<kIsPredicate<OP>, bool, T>;
+
+/*!
+ * \return the order of a signed and an unsigned 64-bit integer (-1, 0, 1 as s <, ==, > u),
+ *  exactly: numpy compares int64 with uint64 in its own loops (qQ->?), never through float64.
+ *  A comparison OP then gives OP::Map(order, 0) for (s, u) and OP::Map(0, order) for (u, s).
+ */
+MXFFI_XINLINE int MixedOrder(int64_t s, uint64_t u) {
+  if (s < 0) return -1;
+  const uint64_t v = static_cast<uint64_t>(s);
+  return v < u ? -1 : v > u ? 1 : 0;
+}
+
+/*! \brief A comparison Name computing a op b (IEEE: NaN compares false but for !=). */
+#define MXFFI_COMPARE_FUNCTOR(Name, op)       \
+  struct Name : Predicate {                   \
+    template <typename A>                     \
+    static MXFFI_XINLINE bool Map(A a, A b) { \
+      return a op b;                          \
+    }                                         \
+  }
+
+MXFFI_COMPARE_FUNCTOR(EqualOp, ==);
+MXFFI_COMPARE_FUNCTOR(NotEqualOp, !=);
+MXFFI_COMPARE_FUNCTOR(LessOp, <);
+MXFFI_COMPARE_FUNCTOR(LessEqualOp, <=);
+MXFFI_COMPARE_FUNCTOR(GreaterOp, >);
+MXFFI_COMPARE_FUNCTOR(GreaterEqualOp, >=);
+#undef MXFFI_COMPARE_FUNCTOR
+
 // ---- unary ----------------------------------------------------------------------------------
 
 /*! \brief How a unary op's result dtype follows its input's (elemwise.cc's UnaryResultType). */
 enum class UnaryRule : int {
-  kSame,    // the input's dtype
-  kNoBool,  // the input's dtype; a bool input is a TypeError (numpy has no such loop)
-  kSquare,  // the input's dtype; a bool squares in int8
-  kFloat,   // floats keep theirs; a bool or an integer gives the smallest float holding it
+  kSame,     // the input's dtype
+  kNoBool,   // the input's dtype; a bool input is a TypeError (numpy has no such loop)
+  kSquare,   // the input's dtype; a bool squares in int8
+  kFloat,    // floats keep theirs; a bool or an integer gives the smallest float holding it
+  kInteger,  // the input's dtype; integers and bools only (a float input is a TypeError)
+  kBool,     // bool, for any input dtype (the input is read as x != 0)
 };
 
 /*! \brief -x; integers wrap (-(-128) of int8 is -128); not for bools. */
@@ -341,6 +576,52 @@ struct ReluOp {
     } else {
       return x > 0 ? x : A(0);
     }
+  }
+};
+
+/*! \brief +x: a copy; not for bools (numpy has no such loop). */
+struct PositiveOp {
+  static constexpr int64_t kCost = 1;
+  static constexpr UnaryRule kRule = UnaryRule::kNoBool;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_same_v<T, bool>;
+  }
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    return x;
+  }
+};
+
+/*! \brief ~x: the bits flipped; bools: logical not; not for floats. */
+struct InvertOp {
+  static constexpr int64_t kCost = 1;
+  static constexpr UnaryRule kRule = UnaryRule::kInteger;
+  template <typename T>
+  static constexpr bool Valid() {
+    return std::is_integral_v<T>;
+  }
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    if constexpr (std::is_same_v<A, bool>) {
+      return !x;
+    } else {
+      return static_cast<A>(~x);
+    }
+  }
+};
+
+/*! \brief not x, for any input (read as x != 0, so NaN is true and gives false). */
+struct LogicalNotOp {
+  static constexpr int64_t kCost = 1;
+  static constexpr UnaryRule kRule = UnaryRule::kBool;
+  template <typename T>
+  static constexpr bool Valid() {
+    return std::is_same_v<T, bool>;  // the output is bool; inputs are converted on read
+  }
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    return !x;
   }
 };
 

@@ -15,6 +15,9 @@ include "object.pxi"
 include "function.pxi"
 include "convert.pxi"
 include "dlpack.pxi"
+include "ndarray.pxi"
+include "ndarray_proto.pxi"
+include "index.pxi"
 
 from mxffi._ffi import dtype as _dtype
 from mxffi._ffi.signature import bind_keywords as _bind_keywords
@@ -92,3 +95,4 @@ def abi_version():
 
 
 _init()
+_init_ndarray()

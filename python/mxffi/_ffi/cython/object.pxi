@@ -120,11 +120,17 @@ def register_object(type_key=None):
             index = _type_key_to_index(key)
         except MXFFIError as e:
             raise _named_error(e, "mxffi.register_object") from None
+        # The array type reads the NDArray layout in C: it must get NDArrays, and only them.
+        if (index == kMXFFINDArray) != issubclass(cls, NDArray):
+            raise TypeError(
+                f"mxffi.register_object: {cls.__name__} for {key}: NDArrays are registered as "
+                "subclasses of mxffi.NDArray, and subclasses of mxffi.NDArray as NDArrays only")
         _CLASS_BY_INDEX[index] = cls
         if index != kMXFFIFunction:
             MXFFIPySetClass(index, cls)
-        cls._type_key = key
-        cls._type_index = index
+        if getattr(cls, "_type_key", None) != key or getattr(cls, "_type_index", None) != index:
+            cls._type_key = key
+            cls._type_index = index
         return cls
 
     if isinstance(type_key, type):
