@@ -374,10 +374,11 @@ NDArray NDArray::FromBorrowed(const DLTensor& tensor) {
 NDArray NDArray::View(const NDArray& base, const int64_t* shape, const int64_t* strides,
                       int32_t ndim, int64_t byte_offset) {
   MXFFI_CHECK(base.defined(), ValueError) << "ndarray.view: the base array is null";
-  base.CheckStorageKnown("ndarray.view", "the base array");
-  MXFFI_CHECK(!base.is_sparse(), TypeError)
-      << "ndarray.view: the base array is " << StorageTypeName(base.stype())
-      << "; views are of dense arrays";
+  if (base.get()->stype != kMXFFIStorageDefault) {
+    base.CheckStorageKnown("ndarray.view", "the base array");
+    MXFFI_THROW(TypeError) << "ndarray.view: the base array is " << StorageTypeName(base.stype())
+                           << "; views are of dense arrays";
+  }
   ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
   const DLTensor& b = base.tensor();
   DLTensor& t = obj->tensor;
@@ -396,7 +397,8 @@ NDArray NDArray::View(const NDArray& base, const int64_t* shape, const int64_t* 
   obj->SetShape(shape, strides, ndim);
   obj->read_only_ = base.read_only();
   // A view of a view shares the memory of the first array: keep that one (numpy's base).
-  obj->base_ = base.base().defined() ? base.base() : ObjectRef(base);
+  const ObjectRef& owner = base.base();
+  obj->base_ = owner.defined() ? owner : static_cast<const ObjectRef&>(base);
   return NDArray(std::move(obj));
 }
 
@@ -737,16 +739,19 @@ void ViewBody(PackedArgs args, Any* ret) {
       << " arrays are not supported (whole-byte, single-lane dtypes only)";
   int64_t vlo = 0, vhi = 0;
   if (ElementExtent(shape, strides, ndim, &vlo, &vhi)) {
-    int64_t bstrides[kMaxDims];
-    MXFFI_CHECK(b.ndim <= kMaxDims, ValueError)
-        << "ndarray.view: the base has " << b.ndim << " dimensions; at most " << kMaxDims;
-    if (b.strides != nullptr) {
-      std::copy(b.strides, b.strides + b.ndim, bstrides);
-    } else {
-      NDArray::CompactStrides(b, bstrides);
-    }
     int64_t blo = 0, bhi = 0;
-    const bool base_has_elements = ElementExtent(b.shape, bstrides, b.ndim, &blo, &bhi);
+    bool base_has_elements;
+    if (b.strides == nullptr) {
+      // C-contiguous: elements 0 .. numel-1 (a real array's element count fits int64).
+      int64_t n = 1;
+      for (int32_t i = 0; i < b.ndim; ++i) n *= b.shape[i];
+      base_has_elements = n > 0;
+      bhi = n - 1;
+    } else {
+      MXFFI_CHECK(b.ndim <= kMaxDims, ValueError)
+          << "ndarray.view: the base has " << b.ndim << " dimensions; at most " << kMaxDims;
+      base_has_elements = ElementExtent(b.shape, b.strides, b.ndim, &blo, &bhi);
+    }
     const bool inside = base_has_elements && !__builtin_add_overflow(vlo, offset, &vlo) &&
                         !__builtin_add_overflow(vhi, offset, &vhi) && vlo >= blo && vhi <= bhi;
     MXFFI_CHECK(inside, IndexError)
@@ -755,7 +760,8 @@ void ViewBody(PackedArgs args, Any* ret) {
         << ShapeString(b.shape, b.ndim);
   }
   const int64_t itemsize = b.dtype.bits / 8;
-  *ret = NDArray::View(args[0].cast<NDArray>(), shape, strides, ndim, offset * itemsize);
+  NDArray base(ObjectPtr<Object>::CopyFromRaw(details::ObjectUnsafe::FromHeader(base_cell->v_obj)));
+  *ret = NDArray::View(base, shape, strides, ndim, offset * itemsize);
 }
 
 }  // namespace

@@ -339,6 +339,21 @@ cdef object _basic_view(obj, DLTensor* t, tuple items):
     return _make_view(obj, offset, ndim, shape, strides)
 
 
+cdef object _slice_view(obj, DLTensor* t, key):
+    """obj[start:stop:step]: the first axis sliced (a view)."""
+    cdef int64_t st[_MAX_DIMS]
+    cdef int64_t shape[_MAX_DIMS]
+    cdef Py_ssize_t start, stop, step, length
+    _elem_strides(t, st)
+    PySlice_Unpack(key, &start, &stop, &step)
+    length = PySlice_AdjustIndices(t.shape[0], &start, &stop, step)
+    shape[0] = length
+    memcpy(shape + 1, t.shape + 1, (t.ndim - 1) * sizeof(int64_t))
+    cdef int64_t offset = start * st[0] if length > 0 else 0
+    st[0] *= step
+    return _make_view(obj, offset, t.ndim, shape, st)
+
+
 cdef object _getitem(obj, key):
     cdef DLTensor* t = _tensor(obj)
     cdef int64_t st[_MAX_DIMS]
@@ -351,6 +366,8 @@ cdef object _getitem(obj, key):
         idx = _index_value(key, 0, t.shape[0])
         _elem_strides(t, st)
         return _make_view(obj, idx * st[0], t.ndim - 1, t.shape + 1, st + 1)
+    if type(key) is slice and t.ndim > 0:
+        return _slice_view(obj, t, key)
     items = key if type(key) is tuple else (key,)
     for item in items:
         if type(item) is slice or type(item) is int or item is None or item is Ellipsis:
