@@ -797,6 +797,12 @@ cdef class NDArray(Object):
     _type_key = "mxffi.NDArray"
     _type_index = kMXFFINDArray
 
+    def __cinit__(self, *args, **kwargs):
+        # Only NDArray.__new__ from Python gets here (and Object.__new__(NDArray) is refused
+        # by Python as unsafe): mxffi makes arrays through Object's tp_new, which skips this.
+        # So an array object always has a handle.
+        raise TypeError("mxffi.NDArray objects are made by mxffi functions, not directly")
+
     def __dealloc__(self):
         if self._shape_cache != NULL:
             Py_DECREF(<object>self._shape_cache)
@@ -854,6 +860,7 @@ cdef class NDArray(Object):
 
     @property
     def ndim(self):
+        """The number of dimensions."""
         return _tensor(self).ndim
 
     @property

@@ -14,6 +14,42 @@ cdef extern from "Python.h":
     PyObject* PyObject_GenericGetAttr(PyObject*, PyObject*)
     void PyType_Modified(PyTypeObject*)
 
+cdef extern from "ndarray_attrs.h":
+    ctypedef object (*_NDSlowGetter)(PyObject*, const char*)
+    ctypedef struct MXFFIPyNDArrayLayout:
+        Py_ssize_t handle
+        Py_ssize_t shape_cache
+        Py_ssize_t strides_cache
+        Py_ssize_t dtype_cache
+        _NDSlowGetter slow
+    int MXFFIPyNDInstallGetters(PyTypeObject* tp, const MXFFIPyNDArrayLayout* layout) except -1
+
+# The Cython properties the C getters stand in front of (ndarray_attrs.h), for their slow cases.
+cdef dict _ND_PROPERTIES = {}
+
+
+cdef object _nd_slow_getter(PyObject* self, const char* which):
+    return _ND_PROPERTIES[which.decode()].__get__(<object>self, NDArray)
+
+
+cdef int _install_getters() except -1:
+    cdef DLDataType f64
+    f64.code = 2
+    f64.bits = 64
+    f64.lanes = 1
+    cdef NDArray probe = _F_EMPTY((), _dtype_object(f64), _make_device_cpu())
+    cdef char* base = <char*><PyObject*>probe
+    cdef MXFFIPyNDArrayLayout layout
+    for name in ("ndim", "size", "itemsize", "nbytes", "dtype", "shape", "strides"):
+        _ND_PROPERTIES[name] = NDArray.__dict__[name]
+    layout.handle = <char*>&probe.chandle - base
+    layout.shape_cache = <char*>&probe._shape_cache - base
+    layout.strides_cache = <char*>&probe._strides_cache - base
+    layout.dtype_cache = <char*>&probe._dtype_cache - base
+    layout.slow = _nd_slow_getter
+    return MXFFIPyNDInstallGetters(<PyTypeObject*>NDArray, &layout)
+
+
 cdef Function _F_CURRENT_STREAM = None
 cdef Function _F_WAIT_STREAM = None
 cdef Function _F_RECORD_STREAM = None
@@ -354,3 +390,4 @@ def _init_ndarray():
     _load_np_functions()
     _init_indexing()
     register_object("mxffi.NDArray")(NDArray)
+    _install_getters()
