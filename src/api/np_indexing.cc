@@ -13,6 +13,8 @@
 #include <mxffi/container/tuple.h>
 #include <mxffi/registry.h>
 
+#include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -287,6 +289,48 @@ MXFFI_REGISTER_API("np.nonzero")
       return ADT::Tuple(std::vector<Any>(rows.begin(), rows.end()));
     });
 
+namespace {
+
+/*!
+ * \brief x[mask] for a CPU mask over the leading axes of a C-contiguous CPU x: the selected
+ *  blocks copied in one pass over the mask, with no index arrays made (what numpy does for
+ *  this key). nullopt for every other case, which goes through nonzero and the gather.
+ */
+std::optional<NDArray> BooleanGatherLeading(const NDArray& x, int axis, const NDArray& mask) {
+  const DLTensor& t = x.tensor();
+  const DLTensor& m = mask.tensor();
+  if (axis != 0 || x.is_sparse() || mask.is_sparse() || t.device.device_type != kDLCPU ||
+      m.device.device_type != kDLCPU || m.dtype.bits != 8 || m.dtype.lanes != 1 ||
+      !NDArray::IsContiguous(t) || !NDArray::IsContiguous(m)) {
+    return std::nullopt;
+  }
+  const int64_t n = mask.numel();
+  const uint8_t* mp = static_cast<const uint8_t*>(mask.data());
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) count += mp[i] != 0;
+  std::vector<int64_t> shape(1 + t.ndim - m.ndim);
+  shape[0] = count;
+  int64_t inner = 1;
+  for (int d = m.ndim; d < t.ndim; ++d) {
+    shape[1 + d - m.ndim] = t.shape[d];
+    inner *= t.shape[d];
+  }
+  NDArray out = NDArray::Empty(shape, t.dtype, t.device);
+  const size_t block = static_cast<size_t>(inner) * ((t.dtype.bits * t.dtype.lanes + 7) / 8);
+  if (block == 0 || count == 0) return out;
+  const char* src = static_cast<const char*>(x.data());
+  char* dst = static_cast<char*>(out.data());
+  for (int64_t i = 0; i < n; ++i) {
+    if (mp[i] != 0) {
+      std::memcpy(dst, src + static_cast<size_t>(i) * block, block);
+      dst += block;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 MXFFI_REGISTER_API("ndarray.boolean_gather")
     .describe(
         "x[..., mask, ...] with the boolean mask over the axes axis..axis+mask.ndim-1 (numpy's "
@@ -297,6 +341,7 @@ MXFFI_REGISTER_API("ndarray.boolean_gather")
     .set_body_typed([](NDArrayLike x, int64_t axis, NDArrayLike mask) {
       constexpr const char* fname = "ndarray.boolean_gather";
       const int a = MaskAxis(x, axis, mask, fname);
+      if (std::optional<NDArray> out = BooleanGatherLeading(x, a, mask)) return *out;
       return Gather(x, NonzeroRows(mask), a);
     });
 

@@ -327,3 +327,25 @@ def test_advanced_getitem_and_setitem_match_numpy(data):
     x[nkey] = value
     a[key] = value
     _same(a, x)
+
+
+@pytest.mark.parametrize("shape", [(5,), (4, 3), (2, 3, 4), (0, 3), (3, 0)])
+@pytest.mark.parametrize("lead", [1, 2, 3])
+@pytest.mark.parametrize("fill", ["random", "none", "all"])
+def test_boolean_mask_over_leading_axes(shape, lead, fill):
+    if lead > len(shape):
+        pytest.skip("a mask of more axes than the array")
+    x, a = _pair(shape, "float32")
+    rng = np.random.default_rng(len(shape) * 10 + lead)
+    mshape = shape[:lead]
+    mask = {
+        "random": rng.integers(0, 2, mshape).astype(bool),
+        "none": np.zeros(mshape, dtype=bool),
+        "all": np.ones(mshape, dtype=bool),
+    }[fill]
+    for m in (mask, mnp.array(mask)):  # numpy's mask, then mxffi's (one pass, no index arrays)
+        _same(a[m], x[mask])
+    _same(
+        a.T[mask.T] if lead == len(shape) else a[mask],
+        x.T[mask.T] if lead == len(shape) else x[mask],
+    )
