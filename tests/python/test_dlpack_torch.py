@@ -40,6 +40,23 @@ _api.PyCapsule_New.restype = ctypes.py_object
 _api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 
 
+class _DLTensor(ctypes.Structure):
+    """DLPack's DLTensor, for building a producer's tensor by hand."""
+
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device_type", ctypes.c_int),
+        ("device_id", ctypes.c_int32),
+        ("ndim", ctypes.c_int32),
+        ("code", ctypes.c_uint8),
+        ("bits", ctypes.c_uint8),
+        ("lanes", ctypes.c_uint16),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
 class _Managed(ctypes.Structure):
     """DLManagedTensorVersioned."""
 
@@ -49,7 +66,7 @@ class _Managed(ctypes.Structure):
         ("manager_ctx", ctypes.c_void_p),
         ("deleter", ctypes.c_void_p),
         ("flags", ctypes.c_uint64),
-        ("dl_tensor", nd._DLTensor),
+        ("dl_tensor", _DLTensor),
     ]
 
 
