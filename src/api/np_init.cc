@@ -13,6 +13,7 @@
 #include "../ndarray/cuda/device.h"
 #include "../op/dtype.h"
 #include "../op/init/init_op.h"
+#include "../op/overlap.h"
 #include "../op/sparse/elemwise_sparse.h"
 #include "api_util.h"
 
@@ -372,36 +373,6 @@ MXFFI_REGISTER_API("np.asarray")
 
 namespace {
 
-/*! \return whether the bytes a and b reach may intersect (a bounds test: true means maybe). */
-bool MayOverlap(const DLTensor& a, const DLTensor& b) {
-  if (a.device.device_type != b.device.device_type || a.device.device_id != b.device.device_id) {
-    return false;
-  }
-  auto range = [](const DLTensor& t, const char** lo, const char** hi) {
-    int64_t strides[64];
-    if (t.ndim > 64) return false;
-    if (t.strides != nullptr) {
-      std::copy(t.strides, t.strides + t.ndim, strides);
-    } else {
-      NDArray::CompactStrides(t, strides);
-    }
-    const int64_t item = (t.dtype.bits * t.dtype.lanes + 7) / 8;
-    int64_t l = 0, h = 0;
-    for (int32_t i = 0; i < t.ndim; ++i) {
-      if (t.shape[i] == 0) return false;
-      const int64_t reach = (t.shape[i] - 1) * strides[i] * item;
-      (reach < 0 ? l : h) += reach;
-    }
-    const char* p = static_cast<const char*>(t.data) + t.byte_offset;
-    *lo = p + l;
-    *hi = p + h + item;
-    return true;
-  };
-  const char *alo, *ahi, *blo, *bhi;
-  if (!range(a, &alo, &ahi) || !range(b, &blo, &bhi)) return false;
-  return alo < bhi && blo < ahi;
-}
-
 /*!
  * \brief dst[...] = value, numpy's assignment: value (an array, a number or nested sequences)
  *  broadcast to dst's shape, leading unit dimensions of value dropped, and cast to dst's dtype
@@ -427,7 +398,7 @@ void Assign(const WritableArray& dst_arg, const ArrayLike& value) {
     const DLDevice here = src.tensor().device;
     if (here.device_type != d.device.device_type || here.device_id != d.device.device_id) {
       src = cuda::ToDevice(src, d.device, kName);
-    } else if (MayOverlap(src.tensor(), d)) {
+    } else if (op::BoundsOverlap(src.tensor(), d)) {
       src = CopyOf(src);
     }
   } else {
