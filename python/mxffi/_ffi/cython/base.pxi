@@ -163,6 +163,9 @@ cdef extern from "fastcall.h":
     object MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize_t nargs)
     object MXFFIPyReturn(PyObject* func, MXFFIAny* result)
     int MXFFIPyIsFinalizing() nogil
+    int MXFFIPyNDInit(PyObject* obj) except -1
+    int MXFFIPyNDDtypeSlot(DLDataType t) noexcept
+    PyObject* mxffi_nd_dtype_slots[256]
     int MXFFIPyNumpyTensor(PyObject* arg, MXFFIAny* cell, MXFFIPyArgTemp* temp)
     int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg, MXFFIAny* cell,
                           MXFFIPyArgTemp* temp, PyObject** keep) except -1

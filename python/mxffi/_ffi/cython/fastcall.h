@@ -20,6 +20,8 @@
 #include <mxffi/c_api.h>
 #include <numpy/ndarraytypes.h>
 
+#include "ndarray_attrs.h"
+
 /*! \brief Arguments handled with stack temporaries; more go to the heap. */
 #define MXFFI_PY_STACK_ARGS 6
 /*! \brief Dimensions a numpy array may have on the fast path. */
@@ -118,23 +120,56 @@ static inline int MXFFIPyNumpyDType(int type_num, DLDataType* out) {
   uint8_t code;
   uint8_t bits;
   switch (type_num) {
-    case NPY_BOOL: code = 6 /* kDLBool */, bits = 8; break;
-    case NPY_INT8: code = kDLInt, bits = 8; break;
-    case NPY_UINT8: code = kDLUInt, bits = 8; break;
-    case NPY_INT16: code = kDLInt, bits = 16; break;
-    case NPY_UINT16: code = kDLUInt, bits = 16; break;
-    case NPY_INT32: code = kDLInt, bits = 32; break;
-    case NPY_UINT32: code = kDLUInt, bits = 32; break;
-    case NPY_LONG: code = kDLInt, bits = (uint8_t)(8 * sizeof(long)); break;
-    case NPY_ULONG: code = kDLUInt, bits = (uint8_t)(8 * sizeof(long)); break;
-    case NPY_LONGLONG: code = kDLInt, bits = 64; break;
-    case NPY_ULONGLONG: code = kDLUInt, bits = 64; break;
-    case NPY_FLOAT16: code = kDLFloat, bits = 16; break;
-    case NPY_FLOAT32: code = kDLFloat, bits = 32; break;
-    case NPY_FLOAT64: code = kDLFloat, bits = 64; break;
-    case NPY_COMPLEX64: code = kDLComplex, bits = 64; break;
-    case NPY_COMPLEX128: code = kDLComplex, bits = 128; break;
-    default: return 0;
+    case NPY_BOOL:
+      code = 6 /* kDLBool */, bits = 8;
+      break;
+    case NPY_INT8:
+      code = kDLInt, bits = 8;
+      break;
+    case NPY_UINT8:
+      code = kDLUInt, bits = 8;
+      break;
+    case NPY_INT16:
+      code = kDLInt, bits = 16;
+      break;
+    case NPY_UINT16:
+      code = kDLUInt, bits = 16;
+      break;
+    case NPY_INT32:
+      code = kDLInt, bits = 32;
+      break;
+    case NPY_UINT32:
+      code = kDLUInt, bits = 32;
+      break;
+    case NPY_LONG:
+      code = kDLInt, bits = (uint8_t)(8 * sizeof(long));
+      break;
+    case NPY_ULONG:
+      code = kDLUInt, bits = (uint8_t)(8 * sizeof(long));
+      break;
+    case NPY_LONGLONG:
+      code = kDLInt, bits = 64;
+      break;
+    case NPY_ULONGLONG:
+      code = kDLUInt, bits = 64;
+      break;
+    case NPY_FLOAT16:
+      code = kDLFloat, bits = 16;
+      break;
+    case NPY_FLOAT32:
+      code = kDLFloat, bits = 32;
+      break;
+    case NPY_FLOAT64:
+      code = kDLFloat, bits = 64;
+      break;
+    case NPY_COMPLEX64:
+      code = kDLComplex, bits = 64;
+      break;
+    case NPY_COMPLEX128:
+      code = kDLComplex, bits = 128;
+      break;
+    default:
+      return 0;
   }
   out->code = code;
   out->bits = bits;
@@ -194,8 +229,8 @@ static MXFFIObject* mxffi_py_seq_cache = NULL;
 static inline int MXFFIPyIntSequence(PyObject* func, PyObject* arg, MXFFIAny* cell,
                                      MXFFIPyArgTemp* temp) {
   Py_ssize_t n = Py_SIZE(arg);
-  PyObject** items = PyTuple_Check(arg) ? ((PyTupleObject*)arg)->ob_item
-                                        : ((PyListObject*)arg)->ob_item;
+  PyObject** items =
+      PyTuple_Check(arg) ? ((PyTupleObject*)arg)->ob_item : ((PyListObject*)arg)->ob_item;
   int64_t values[MXFFI_PY_FAST_SEQ];
   MXFFIArrayObj* array = NULL;
   if (n > MXFFI_PY_FAST_SEQ) return 0;
@@ -242,10 +277,9 @@ static inline int MXFFIPyIntSequence(PyObject* func, PyObject* arg, MXFFIAny* ce
 static inline void MXFFIPyReleaseSeq(MXFFIObject* obj) {
 #ifndef Py_GIL_DISABLED
   MXFFIArrayObj* a = (MXFFIArrayObj*)obj;
-  if (mxffi_py_seq_cache == NULL &&
-      __atomic_load_n(&obj->ref_counter, __ATOMIC_ACQUIRE) == 1 &&
-      a->data == (MXFFIAny*)(a + 1) && a->capacity == MXFFI_PY_FAST_SEQ &&
-      a->size >= 0 && a->size <= MXFFI_PY_FAST_SEQ) {
+  if (mxffi_py_seq_cache == NULL && __atomic_load_n(&obj->ref_counter, __ATOMIC_ACQUIRE) == 1 &&
+      a->data == (MXFFIAny*)(a + 1) && a->capacity == MXFFI_PY_FAST_SEQ && a->size >= 0 &&
+      a->size <= MXFFI_PY_FAST_SEQ) {
     int plain = 1;
     for (int64_t i = 0; i < a->size; ++i) plain &= a->data[i].type_index == kMXFFIInt;
     if (plain) {
@@ -309,7 +343,7 @@ static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg,
       cell->v_obj = obj;
       return 0;
     }
-  } else if (tp == mxffi_py_dtype_type) {  /* last: shapes and arrays pay nothing for it */
+  } else if (tp == mxffi_py_dtype_type) { /* last: shapes and arrays pay nothing for it */
     cell->type_index = kMXFFIDataType;
     cell->v_int64 = 0;
     memcpy(&cell->v_dtype, (char*)arg + mxffi_py_dtype_offset, sizeof(DLDataType));
@@ -356,6 +390,10 @@ static inline PyObject* MXFFIPyReturn(PyObject* func, MXFFIAny* r) {
           return NULL;
         }
         *(void**)((char*)out + mxffi_py_hooks.handle_offset) = r->v_obj;
+        if (r->type_index == kMXFFINDArray && MXFFIPyNDInit(out) != 0) {
+          Py_DECREF(out);
+          return NULL;
+        }
         return out;
       }
       return mxffi_py_hooks.ret_slow(func, r);
@@ -419,8 +457,8 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
   }
   for (converted = 0; converted < nargs; ++converted) {
     temps[converted].owned = NULL;
-    if (MXFFIPyConvertArg(func, converted, args[converted], &cells[converted],
-                          &temps[converted], &keep) != 0) {
+    if (MXFFIPyConvertArg(func, converted, args[converted], &cells[converted], &temps[converted],
+                          &keep) != 0) {
       ++converted;
       goto done;
     }
@@ -486,7 +524,9 @@ static int MXFFIPySetHooks(const MXFFIPyHooks* hooks, PyTypeObject* function_typ
 static inline void* MXFFIPyVectorcallPtr(void) { return (void*)MXFFIPyFunctionVectorcall; }
 
 /*! \brief Remember numpy.ndarray for the exact-type switch. */
-static inline void MXFFIPySetNdarrayType(PyObject* tp) { mxffi_py_ndarray_type = (PyTypeObject*)tp; }
+static inline void MXFFIPySetNdarrayType(PyObject* tp) {
+  mxffi_py_ndarray_type = (PyTypeObject*)tp;
+}
 
 /*! \brief Remember mxffi.DataType, whose DLDataType is at offset, for the exact-type switch. */
 static inline void MXFFIPySetDataType(PyTypeObject* tp, Py_ssize_t offset) {
@@ -494,4 +534,4 @@ static inline void MXFFIPySetDataType(PyTypeObject* tp, Py_ssize_t offset) {
   mxffi_py_dtype_offset = offset;
 }
 
-#endif  /* MXFFI_PYTHON_FASTCALL_H_ */
+#endif /* MXFFI_PYTHON_FASTCALL_H_ */

@@ -34,40 +34,21 @@ cdef Function _F_COPYTO = None
 cdef Function _F_BASE = None
 
 # DataType and Device objects by their fields, made once: a.dtype and a.device are a lookup.
-cdef PyObject* _DTYPE_SLOTS[256]
+# (The DataType table is ndarray_attrs.h's mxffi_nd_dtype_slots, which new arrays read too.)
 cdef PyObject* _DEVICE_SLOTS[128]
 
 
-cdef inline int _dtype_slot(DLDataType t) noexcept:
-    cdef int b
-    if t.lanes != 1 or t.code >= 32:
-        return -1
-    if t.bits == 8:
-        b = 0
-    elif t.bits == 16:
-        b = 1
-    elif t.bits == 32:
-        b = 2
-    elif t.bits == 64:
-        b = 3
-    elif t.bits == 128:
-        b = 4
-    else:
-        return -1
-    return t.code * 8 + b
-
-
 cdef object _dtype_object(DLDataType t):
-    cdef int s = _dtype_slot(t)
+    cdef int s = MXFFIPyNDDtypeSlot(t)
     cdef PyObject* hit
     if s >= 0:
-        hit = _DTYPE_SLOTS[s]
+        hit = mxffi_nd_dtype_slots[s]
         if hit != NULL:
             return <object>hit
     d = _make_dtype(t)
     if s >= 0:
         Py_INCREF(d)
-        _DTYPE_SLOTS[s] = <PyObject*>d
+        mxffi_nd_dtype_slots[s] = <PyObject*>d
     return d
 
 
@@ -791,6 +772,8 @@ cdef class NDArray(Object):
     cdef PyObject* _dtype_cache  # the DataType, likewise
     cdef object __weakref__  # NULL until a weak reference is made (tp_alloc zeroes it)
     cdef int _rw  # 0: not asked yet; 1: writable; 2: read-only (see _writable)
+    cdef int _ndim  # copies the C getters read (ndarray_attrs.h), set when the array is made
+    cdef Py_ssize_t _itemsize
 
     # numpy defers a + b to us when b is an mxffi array.
     __array_priority__ = 100

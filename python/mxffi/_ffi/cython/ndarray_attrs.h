@@ -24,11 +24,48 @@ typedef struct {
   Py_ssize_t shape_cache;   /*!< offset of the shape tuple (NULL until made) */
   Py_ssize_t strides_cache; /*!< offset of the strides tuple */
   Py_ssize_t dtype_cache;   /*!< offset of the DataType */
+  Py_ssize_t ndim;          /*!< offset of the copy of the number of dimensions */
+  Py_ssize_t itemsize;      /*!< offset of the copy of the element size */
   /*! \brief The Cython property named `which` ("shape", ...), for every other case. */
   PyObject* (*slow)(PyObject* self, const char* which);
+  /*! \brief The DataType of an array (a new reference), or NULL with an error set. */
+  PyObject* (*make_dtype)(PyObject* self);
 } MXFFIPyNDArrayLayout;
 
 static MXFFIPyNDArrayLayout mxffi_nd_layout;
+/*! \brief Whether the getters are installed: from then on every array is set up at creation. */
+static int mxffi_nd_installed = 0;
+/*!
+ * \brief The DataType objects of single-lane dtypes by MXFFIPyNDDtypeSlot, made once and kept
+ *  (the Cython core fills it; a.dtype and new arrays take theirs from it).
+ */
+static PyObject* mxffi_nd_dtype_slots[256];
+
+/*! \return the slot of t in mxffi_nd_dtype_slots, or -1 for a dtype without one. */
+static inline int MXFFIPyNDDtypeSlot(DLDataType t) {
+  int b;
+  if (t.lanes != 1 || t.code >= 32) return -1;
+  switch (t.bits) {
+    case 8:
+      b = 0;
+      break;
+    case 16:
+      b = 1;
+      break;
+    case 32:
+      b = 2;
+      break;
+    case 64:
+      b = 3;
+      break;
+    case 128:
+      b = 4;
+      break;
+    default:
+      return -1;
+  }
+  return t.code * 8 + b;
+}
 
 /*!
  * \brief The array type's instance layout as Cython lays it out (Object's handle, then the
@@ -40,7 +77,34 @@ typedef struct {
   PyObject* shape_cache;
   PyObject* strides_cache;
   PyObject* dtype_cache;
+  PyObject* weakref;
+  int rw;
+  int ndim;
+  Py_ssize_t itemsize;
 } MXFFIPyNDArrayMirror;
+
+/*!
+ * \brief Set up a new array object: the copies of ndim and the element size and the DataType
+ *  the getters read without a check. Returns 0, or -1 with a Python error set (no DataType
+ *  could be made: the array must not be handed out).
+ */
+static inline int MXFFIPyNDInit(PyObject* self) {
+  MXFFIPyNDArrayMirror* m = (MXFFIPyNDArrayMirror*)self;
+  const MXFFINDArrayObj* o = (const MXFFINDArrayObj*)m->chandle;
+  const DLDataType t = o->tensor.dtype;
+  int slot;
+  if (!mxffi_nd_installed) return 0;
+  m->ndim = o->tensor.ndim;
+  m->itemsize = ((Py_ssize_t)t.bits * t.lanes + 7) >> 3;
+  slot = MXFFIPyNDDtypeSlot(t);
+  if (slot >= 0 && mxffi_nd_dtype_slots[slot] != NULL) {
+    m->dtype_cache = mxffi_nd_dtype_slots[slot];
+    Py_INCREF(m->dtype_cache);
+    return 0;
+  }
+  m->dtype_cache = mxffi_nd_layout.make_dtype(self);
+  return m->dtype_cache == NULL ? -1 : 0;
+}
 
 static inline MXFFINDArrayObj* MXFFIPyNDHandle(PyObject* self) {
   return (MXFFINDArrayObj*)((MXFFIPyNDArrayMirror*)self)->chandle;
@@ -61,9 +125,8 @@ static inline int64_t MXFFIPyNDSize(const MXFFINDArrayObj* o) {
 }
 
 static PyObject* MXFFIPyNDGetNdim(PyObject* self, void* closure) {
-  MXFFINDArrayObj* o = MXFFIPyNDHandle(self);
   (void)closure;
-  return PyLong_FromLong(o->tensor.ndim);
+  return PyLong_FromLong(((MXFFIPyNDArrayMirror*)self)->ndim);
 }
 
 static PyObject* MXFFIPyNDGetSize(PyObject* self, void* closure) {
@@ -72,26 +135,23 @@ static PyObject* MXFFIPyNDGetSize(PyObject* self, void* closure) {
   return PyLong_FromLongLong(MXFFIPyNDSize(o));
 }
 
-static inline long MXFFIPyNDItemsize(const MXFFINDArrayObj* o) {
-  const DLDataType t = o->tensor.dtype;
-  return t.lanes == 1 ? (t.bits + 7) >> 3 : ((long)t.bits * t.lanes + 7) >> 3;
-}
-
 static PyObject* MXFFIPyNDGetItemsize(PyObject* self, void* closure) {
-  MXFFINDArrayObj* o = MXFFIPyNDHandle(self);
   (void)closure;
-  return PyLong_FromLong(MXFFIPyNDItemsize(o));
+  return PyLong_FromSsize_t(((MXFFIPyNDArrayMirror*)self)->itemsize);
 }
 
 static PyObject* MXFFIPyNDGetNbytes(PyObject* self, void* closure) {
   MXFFINDArrayObj* o = MXFFIPyNDHandle(self);
   (void)closure;
-  return PyLong_FromLongLong(MXFFIPyNDSize(o) * MXFFIPyNDItemsize(o));
+  return PyLong_FromLongLong(MXFFIPyNDSize(o) * ((MXFFIPyNDArrayMirror*)self)->itemsize);
 }
 
 static PyObject* MXFFIPyNDGetDtype(PyObject* self, void* closure) {
+  /* Set when the array was made (MXFFIPyNDInit), never NULL once the getters are in. */
+  PyObject* d = ((MXFFIPyNDArrayMirror*)self)->dtype_cache;
   (void)closure;
-  return MXFFIPyNDCached(self, ((MXFFIPyNDArrayMirror*)self)->dtype_cache, "dtype");
+  Py_INCREF(d);
+  return d;
 }
 
 static PyObject* MXFFIPyNDGetShape(PyObject* self, void* closure) {
@@ -121,7 +181,9 @@ static int MXFFIPyNDInstallGetters(PyTypeObject* tp, const MXFFIPyNDArrayLayout*
   if (layout->handle != offsetof(MXFFIPyNDArrayMirror, chandle) ||
       layout->shape_cache != offsetof(MXFFIPyNDArrayMirror, shape_cache) ||
       layout->strides_cache != offsetof(MXFFIPyNDArrayMirror, strides_cache) ||
-      layout->dtype_cache != offsetof(MXFFIPyNDArrayMirror, dtype_cache)) {
+      layout->dtype_cache != offsetof(MXFFIPyNDArrayMirror, dtype_cache) ||
+      layout->ndim != offsetof(MXFFIPyNDArrayMirror, ndim) ||
+      layout->itemsize != offsetof(MXFFIPyNDArrayMirror, itemsize)) {
     PyErr_SetString(PyExc_ImportError,
                     "mxffi: the array type's instance layout is not the one ndarray_attrs.h "
                     "reads; rebuild mxffi");
@@ -144,6 +206,7 @@ static int MXFFIPyNDInstallGetters(PyTypeObject* tp, const MXFFIPyNDArrayLayout*
     if (rc != 0) return -1;
   }
   PyType_Modified(tp);
+  mxffi_nd_installed = 1;
   return 0;
 }
 

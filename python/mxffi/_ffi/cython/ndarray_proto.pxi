@@ -16,12 +16,16 @@ cdef extern from "Python.h":
 
 cdef extern from "ndarray_attrs.h":
     ctypedef object (*_NDSlowGetter)(PyObject*, const char*)
+    ctypedef object (*_NDMakeDtype)(PyObject*)
     ctypedef struct MXFFIPyNDArrayLayout:
         Py_ssize_t handle
         Py_ssize_t shape_cache
         Py_ssize_t strides_cache
         Py_ssize_t dtype_cache
+        Py_ssize_t ndim
+        Py_ssize_t itemsize
         _NDSlowGetter slow
+        _NDMakeDtype make_dtype
     int MXFFIPyNDInstallGetters(PyTypeObject* tp, const MXFFIPyNDArrayLayout* layout) except -1
 
 # The Cython properties the C getters stand in front of (ndarray_attrs.h), for their slow cases.
@@ -30,6 +34,10 @@ cdef dict _ND_PROPERTIES = {}
 
 cdef object _nd_slow_getter(PyObject* self, const char* which):
     return _ND_PROPERTIES[which.decode()].__get__(<object>self, NDArray)
+
+
+cdef object _nd_make_dtype(PyObject* self):
+    return _dtype_object((<MXFFINDArrayObj*>(<Object>self).chandle).tensor.dtype)
 
 
 cdef int _install_getters() except -1:
@@ -46,7 +54,10 @@ cdef int _install_getters() except -1:
     layout.shape_cache = <char*>&probe._shape_cache - base
     layout.strides_cache = <char*>&probe._strides_cache - base
     layout.dtype_cache = <char*>&probe._dtype_cache - base
+    layout.ndim = <char*>&probe._ndim - base
+    layout.itemsize = <char*>&probe._itemsize - base
     layout.slow = _nd_slow_getter
+    layout.make_dtype = _nd_make_dtype
     return MXFFIPyNDInstallGetters(<PyTypeObject*>NDArray, &layout)
 
 

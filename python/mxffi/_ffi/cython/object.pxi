@@ -178,6 +178,8 @@ cdef object _make_object(void* handle):
         cls = _SPARSE_CLASS.get(stype, cls)
     obj = Object.__new__(cls)
     obj.chandle = handle
+    if index == kMXFFINDArray:
+        MXFFIPyNDInit(<PyObject*>obj)
     return obj
 
 
