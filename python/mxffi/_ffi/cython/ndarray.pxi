@@ -870,13 +870,18 @@ cdef class NDArray(Object):
     @property
     def T(self):
         """The array with its axes reversed (a view)."""
-        cdef int perm[_MAX_DIMS]
+        cdef int64_t st[_MAX_DIMS]
+        cdef int64_t shape[_MAX_DIMS]
+        cdef int64_t strides[_MAX_DIMS]
         cdef DLTensor* t = _tensor(self)
-        cdef int i
-        _check_dense(self, "T")
-        for i in range(t.ndim):
-            perm[i] = t.ndim - 1 - i
-        return _permuted(self, t, perm)
+        cdef int i, n = t.ndim
+        if _stype(self) != kMXFFIStorageDefault:
+            _check_dense(self, "T")
+        _elem_strides(t, st)
+        for i in range(n):
+            shape[i] = t.shape[n - 1 - i]
+            strides[i] = st[n - 1 - i]
+        return _make_view(self, 0, n, shape, strides)
 
     @property
     def mT(self):
