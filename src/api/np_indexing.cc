@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "../ndarray/cuda/device.h"
 #include "../op/elemwise/elemwise.h"
 #include "../op/indexing/indexing_op.h"
 #include "../op/init/init_op.h"
@@ -270,6 +271,26 @@ NDArray BroadcastInto(const NDArray& src, const TShape& shape, const char* fname
   }
   NDArray tail = NDArray::View(src, t.shape + drop, strides + drop, shape.ndim(), 0);
   return BroadcastTo(tail, shape);
+}
+
+/*!
+ * \brief Write src (of dst's shape) into dst, converting to dst's dtype: the _copy op, or _cast
+ *  where the dtypes differ. Invoke computes through a temporary where src overlaps dst.
+ */
+void WriteInto(const NDArray& src, const NDArray& dst) {
+  static const Op* copy = Op::Get("_copy");
+  static const Op* cast = Op::Get("_cast");
+  NDArray out = dst;
+  OpAttrs attrs;
+  op::CastParam p;
+  if (op::SameDType(src.tensor().dtype, dst.tensor().dtype)) {
+    attrs.op = copy;
+  } else {
+    p.dtype = dst.tensor().dtype;
+    attrs.op = cast;
+    attrs.param = &p;
+  }
+  Invoke(attrs, Span<const NDArray>(&src, 1), Span<NDArray>(&out, 1));
 }
 
 }  // namespace
@@ -526,8 +547,6 @@ MXFFI_REGISTER_API("np.copyto")
     .arg("casting", "same_kind")
     .set_body_typed([](WritableArray dst_arg, ArrayLike src_arg, String casting_arg) {
       constexpr const char* fname = "np.copyto";
-      static const Op* copy = Op::Get("_copy");
-      static const Op* cast = Op::Get("_cast");
       const std::string casting(casting_arg.data(), casting_arg.size());
       MXFFI_CHECK(casting == "no" || casting == "equiv" || casting == "safe" ||
                       casting == "same_kind" || casting == "unsafe",
@@ -555,18 +574,43 @@ MXFFI_REGISTER_API("np.copyto")
           << (src_arg.kind() == ArrayLike::Kind::kScalar ? "scalar" : "array data")
           << " from dtype('" << DataTypeToString(from) << "') to dtype('"
           << DataTypeToString(d.dtype) << "') according to the rule '" << casting << "'";
-      src = BroadcastInto(src, TShape(d.shape, d.ndim), fname);
-      NDArray out = dst;
-      OpAttrs attrs;
-      op::CastParam p;
-      if (op::SameDType(from, d.dtype)) {
-        attrs.op = copy;
+      WriteInto(BroadcastInto(src, TShape(d.shape, d.ndim), fname), dst);
+    });
+
+MXFFI_REGISTER_API("ndarray.assign")
+    .describe(
+        "dst[...] = value with numpy's assignment rules: value broadcast to dst's shape (its "
+        "leading extents of 1 beyond dst's dimensions dropped) and cast to dst's dtype as "
+        "assignment casts (any cast for an array; a number or a sequence must fit an integer "
+        "dtype: OverflowError otherwise, as numpy 2). A value overlapping dst is read as if "
+        "copied first. The array type's item assignment writes through it.")
+    .arg("dst")
+    .arg("value")
+    .set_body_typed([](WritableArray dst_arg, ArrayLike value) {
+      constexpr const char* fname = "ndarray.assign";
+      const NDArray& dst = dst_arg;
+      dst.CheckStorageKnown(fname, "the destination");
+      MXFFI_CHECK(!dst.is_sparse(), TypeError)
+          << fname << ": the destination is " << StorageTypeName(dst.stype())
+          << "; item assignment is for dense arrays";
+      const DLTensor& d = dst.tensor();
+      NDArray src;
+      if (value.kind() == ArrayLike::Kind::kArray) {
+        const NDArrayLike& v = value.value().array();
+        v->CheckStorageKnown(fname, "the value");
+        MXFFI_CHECK(!v->is_sparse(), TypeError)
+            << fname << ": the value is " << StorageTypeName(v->stype())
+            << "; convert it with tostype('default') first";
+        src = v.array();
+        const DLDevice here = src.tensor().device;
+        if (here.device_type != d.device.device_type || here.device_id != d.device.device_id) {
+          src = cuda::ToDevice(src, d.device, fname);
+        }
       } else {
-        p.dtype = d.dtype;
-        attrs.op = cast;
-        attrs.param = &p;
+        // Numbers and sequences are read in dst's dtype: an int that does not fit raises.
+        src = ArrayImpl(value, DTypeLike(d.dtype), DeviceLike(d.device), false, fname);
       }
-      Invoke(attrs, Span<const NDArray>(&src, 1), Span<NDArray>(&out, 1));
+      WriteInto(BroadcastInto(src, TShape(d.shape, d.ndim), fname), dst);
     });
 
 }  // namespace api

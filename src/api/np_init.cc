@@ -5,15 +5,12 @@
  */
 #include <mxffi/registry.h>
 
-#include <algorithm>
 #include <cstring>
 #include <optional>
-#include <vector>
 
 #include "../ndarray/cuda/device.h"
 #include "../op/dtype.h"
 #include "../op/init/init_op.h"
-#include "../op/overlap.h"
 #include "../op/sparse/elemwise_sparse.h"
 #include "api_util.h"
 
@@ -370,84 +367,6 @@ MXFFI_REGISTER_API("np.asarray")
     .set_body_typed([](ArrayLike a, DTypeLike dtype, DeviceLike device) {
       return ArrayImpl(a, dtype, device, false, "np.asarray");
     });
-
-namespace {
-
-/*!
- * \brief dst[...] = value, numpy's assignment: value (an array, a number or nested sequences)
- *  broadcast to dst's shape, leading unit dimensions of value dropped, and cast to dst's dtype
- *  as assignment casts (any cast for an array; a number or a sequence must fit an integer
- *  dtype: OverflowError otherwise, as numpy 2). A value overlapping dst is copied first.
- */
-void Assign(const WritableArray& dst_arg, const ArrayLike& value) {
-  constexpr const char* kName = "ndarray.assign";
-  const NDArray& dst = dst_arg;
-  dst.CheckStorageKnown(kName, "the destination");
-  MXFFI_CHECK(!dst.is_sparse(), TypeError)
-      << kName << ": the destination is " << StorageTypeName(dst.stype())
-      << "; item assignment is for dense arrays";
-  const DLTensor& d = dst.tensor();
-  NDArray src;
-  if (value.kind() == ArrayLike::Kind::kArray) {
-    const NDArrayLike& v = value.value().array();
-    v->CheckStorageKnown(kName, "the value");
-    MXFFI_CHECK(!v->is_sparse(), TypeError)
-        << kName << ": the value is " << StorageTypeName(v->stype())
-        << "; convert it with tostype('default') first";
-    src = v.array();
-    const DLDevice here = src.tensor().device;
-    if (here.device_type != d.device.device_type || here.device_id != d.device.device_id) {
-      src = cuda::ToDevice(src, d.device, kName);
-    } else if (op::BoundsOverlap(src.tensor(), d)) {
-      src = CopyOf(src);
-    }
-  } else {
-    src = ArrayImpl(value, DTypeLike(d.dtype), DeviceLike(d.device), false, kName);
-  }
-  const DLTensor& s = src.tensor();
-  // numpy drops the value's leading unit dimensions beyond dst's, then broadcasts.
-  int32_t skip = 0;
-  while (s.ndim - skip > d.ndim && s.shape[skip] == 1) ++skip;
-  bool fits = s.ndim - skip <= d.ndim;
-  std::vector<int64_t> sstrides(std::max<int32_t>(s.ndim, 1));
-  if (s.strides != nullptr) {
-    std::copy(s.strides, s.strides + s.ndim, sstrides.begin());
-  } else {
-    NDArray::CompactStrides(s, sstrides.data());
-  }
-  std::vector<int64_t> bstrides(d.ndim, 0);
-  for (int32_t i = 0; fits && i < s.ndim - skip; ++i) {
-    const int32_t si = s.ndim - 1 - i, di = d.ndim - 1 - i;
-    if (s.shape[si] == d.shape[di]) {
-      bstrides[di] = sstrides[si];
-    } else if (s.shape[si] != 1) {
-      fits = false;
-    }
-  }
-  MXFFI_CHECK(fits, ValueError) << kName << ": could not broadcast input array from shape "
-                                << TShape(s.shape, s.ndim).ToString() << " into shape "
-                                << TShape(d.shape, d.ndim).ToString();
-  NDArray view = NDArray::View(src, d.shape, bstrides.data(), d.ndim, 0);
-  static const Op* cast = Op::Get("_cast");
-  op::CastParam p;
-  p.dtype = d.dtype;
-  OpAttrs attrs;
-  attrs.op = cast;
-  attrs.param = &p;
-  NDArray out = dst;
-  Invoke(attrs, Span<const NDArray>(&view, 1), Span<NDArray>(&out, 1));
-}
-
-}  // namespace
-
-MXFFI_REGISTER_API("ndarray.assign")
-    .describe(
-        "dst[...] = value with numpy's assignment rules: value broadcast to dst's shape and cast "
-        "to its dtype (numbers and sequences must fit an integer dtype). The array type's item "
-        "assignment writes through it.")
-    .arg("dst")
-    .arg("value")
-    .set_body_typed([](WritableArray dst, ArrayLike value) { Assign(dst, value); });
 
 MXFFI_REGISTER_API("np.copy")
     .describe("A C-contiguous copy of a.")
