@@ -318,3 +318,32 @@ def test_large_blocks_are_reused_and_released():
     _same(b, np.ones(1 << 20))
     del b
     assert release() >= 8 << 20 and cached() == 0
+
+
+NUMBERS = [-1, 0, 255, 300, 2**31, 2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63) - 1, 2**70]
+NUMBERS += [1.5, -1.5, 255.9, 1e19, 1e30, -1e30, float("nan"), float("inf"), -float("inf"), True]
+
+
+@pytest.mark.parametrize("n", [4, 1000])  # item writes in place, and through ndarray.assign
+@pytest.mark.parametrize("key", ["slice", "int", "list", "mask"])
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "int64", "uint64", "float32", "float64"])
+def test_storing_a_python_number_reads_it_as_numpy_does(dtype, key, n):
+    # A float stored into an integer array goes through int(): NaN is a ValueError, infinity an
+    # OverflowError, and the integer must fit; ints past int64 reach uint64 and float arrays.
+    k = {"slice": slice(1, 3), "int": 2, "list": [0, 2], "mask": np.arange(n) % 3 == 0}[key]
+    for value in NUMBERS:
+        want = np.zeros(n, dtype)
+        got = mnp.zeros(n, dtype=dtype)
+        try:
+            want[k] = value
+        except (ValueError, OverflowError) as e:
+            with pytest.raises(type(e)) as info:
+                got[mnp.array(k) if key == "mask" else k] = value
+            # numpy's own words, or (past C long, where numpy names no value) the value itself
+            assert str(info.value) == str(e) or f"integer {int(value)} out of bounds" in str(
+                info.value
+            ), (value, str(info.value))
+            assert not got.asnumpy().any(), value  # nothing was written
+            continue
+        got[mnp.array(k) if key == "mask" else k] = value
+        np.testing.assert_array_equal(got.asnumpy(), want, err_msg=repr(value))

@@ -347,19 +347,30 @@ def test_different_types_are_unequal_whatever_the_spelling():
     assert mxffi.DataType("int8") != mxffi.DataType("int8x4")
 
 
-def test_another_spelling_of_the_same_type_is_refused_not_answered():
-    # numpy's dtype hashes apart from its name, so a DataType equal to both "float32" and
-    # numpy.dtype("float32") would break dict and set lookups: it equals the name only, and a
-    # comparison that numpy would answer True is a TypeError saying what to compare with.
-    assert hash(np.dtype("float32")) != hash("float32")
+def test_numpy_dtypes_and_scalar_types_compare_by_value():
+    # numpy's own dtypes equal their names and hash apart from them; a DataType equals numpy's
+    # spellings of its type the same way, so `a.dtype == np.float32` reads as it does in numpy.
     f32 = mxffi.DataType("float32")
-    for other in ("f4", "single", np.float32, np.dtype("float32"), np.dtype("<f4")):
+    for other in (np.float32, np.dtype("float32"), np.dtype("<f4")):
+        assert f32 == other and not (f32 != other)
+        assert other == f32 and not (other != f32)
+    for other in (np.float64, np.dtype("i4"), np.dtype("<f2"), np.int32):
+        assert f32 != other and other != f32
+    assert mnp.zeros(2, dtype="int8").dtype == np.int8
+    assert mnp.zeros(2, dtype="int8").dtype == np.zeros(2, np.int8).dtype
+    assert mnp.zeros((), dtype=mnp.bfloat16).dtype == "bfloat16"
+
+
+def test_another_spelling_as_str_or_builtin_is_refused_not_answered():
+    # A DataType hashes as its canonical name, so a True for "f4" would contradict dict and set
+    # lookups: a str or builtin spelling other than the name is a TypeError saying what to
+    # compare with.
+    f32 = mxffi.DataType("float32")
+    for other in ("f4", "single", "<f4"):
         with pytest.raises(TypeError, match=r"^mxffi\.DataType: comparing float32 with .*another"):
             f32 == other  # noqa: B015
         with pytest.raises(TypeError, match=r"compare with mxffi\.DataType\(.*\) or 'float32'$"):
             f32 != other  # noqa: B015
-    with pytest.raises(TypeError, match="comparing float32"):
-        np.dtype("float32") == f32  # noqa: B015
     with pytest.raises(TypeError, match="comparing float64"):
         mxffi.DataType("float64") == float  # noqa: B015, E721
     assert f32 == mxffi.DataType(np.float32)

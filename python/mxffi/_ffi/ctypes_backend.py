@@ -314,9 +314,11 @@ class DataType:
 
     Any spelling numpy reads as a type mxffi has is accepted, and so is "bfloat16"; a spelling
     that names no such type is a TypeError (numpy's class). A DataType equals another DataType
-    of the same type and its canonical name (str(d), "float32") and hashes as that name does;
-    comparing it with another spelling of the same type ("f4", numpy.float32, a numpy dtype) is a
-    TypeError rather than an answer that a dict or set would contradict.
+    of the same type and its canonical name (str(d), "float32") and hashes as that name does. It
+    equals numpy's dtypes and scalar types of the same type (numpy.float32, numpy.dtype("<f4")),
+    as numpy's own dtypes equal their names (numpy hashes those apart, and so does this). Another
+    spelling of the same type as a str or a builtin type ("f4", float) is a TypeError rather than
+    an answer that a dict or set would contradict.
     """
 
     __slots__ = ("code", "bits", "lanes")
@@ -349,6 +351,8 @@ class DataType:
             return False  # names no type mxffi has ("csr", "U3"): not this one
         if (o.code, o.bits, o.lanes) != (self.code, self.bits, self.lanes):
             return False
+        if _dtype.is_numpy_dtype_like(other):
+            return True  # numpy's dtypes equal their names but hash apart: a.dtype == np.float32
         raise TypeError(
             f"mxffi.DataType: comparing {name} with {other!r}, another spelling of {name}: a "
             f"DataType equals only DataTypes and its canonical name '{name}', so that equal "

@@ -19,6 +19,7 @@ cdef extern from "Python.h":
     void* PyCapsule_GetPointer_raw "PyCapsule_GetPointer"(PyObject* capsule, const char* name)
     int PyCapsule_IsValid_raw "PyCapsule_IsValid"(PyObject* capsule, const char* name)
     long long PyLong_AsLongLongAndOverflow(object v, int* overflow) except? -1
+    unsigned long long PyLong_AsUnsignedLongLong(object v) except? <unsigned long long>-1
 
 # The most dimensions an array may have here (ndarray.view's limit as well).
 cdef enum:
@@ -367,6 +368,9 @@ cdef int _setitem(obj, key, value) except -1:
     cdef int64_t offset = 0
     cdef int ndim
     _check_dense(obj, "__setitem__")
+    tp = type(value)
+    if tp is float or tp is int:
+        value = _stored_number(t, value)
     items = key if type(key) is tuple else (key,)
     for item in items:
         if type(item) is slice or type(item) is int or item is None or item is Ellipsis:
@@ -391,6 +395,34 @@ cdef int _setitem(obj, key, value) except -1:
         dst = _make_view(obj, offset, ndim, shape, strides)
     _F_ASSIGN(dst, value)
     return 0
+
+
+cdef object _stored_number(DLTensor* t, value):
+    """The Python int or float value as item assignment into t's dtype reads it, numpy's way: a
+    float stored into an integer type goes through int() (NaN is a ValueError, infinity an
+    OverflowError) and must then fit; an int beyond int64 stored into a floating type becomes a
+    float, and one into uint64 a 0-d uint64 array, since calls carry integers as int64."""
+    cdef uint8_t code = t.dtype.code
+    cdef int overflow = 0
+    cdef unsigned long long u
+    if code == 0 or code == 1:
+        if type(value) is float:
+            value = int(value)
+        PyLong_AsLongLongAndOverflow(value, &overflow)
+        if overflow == 0:
+            return value
+        if code == 1 and t.dtype.bits == 64 and t.dtype.lanes == 1 and overflow > 0 and \
+                value.bit_length() <= 64:
+            u = PyLong_AsUnsignedLongLong(value)
+            out = _F_EMPTY((), _dtype_object(t.dtype), _make_device_cpu())
+            (<uint64_t*>(<char*>_tensor(out).data + _tensor(out).byte_offset))[0] = u
+            return out if t.device.device_type == 1 else _F_TO_DEVICE(out, _device_object(t.device))
+        raise OverflowError(f"Python integer {value} out of bounds for {_dtype_name(t.dtype)}")
+    if (code == 2 or code == 4) and type(value) is int:
+        PyLong_AsLongLongAndOverflow(value, &overflow)
+        if overflow != 0:
+            return float(value)  # OverflowError past the float range, as numpy
+    return value
 
 
 cdef bint _same_layout(DLTensor* t, const int64_t* shape, const int64_t* strides) noexcept:
