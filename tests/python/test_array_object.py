@@ -3,6 +3,7 @@ in-place and reflected forms, the numpy protocols, pickling, and handles it cann
 
 import operator
 import pickle
+import sys
 import weakref
 
 import numpy as np
@@ -81,6 +82,42 @@ def test_an_array_without_a_handle_cannot_be_made():
         mxffi.register_object("mxffi.Array")(type("A", (mxffi.NDArray,), {}))
     with pytest.raises(TypeError, match="subclasses of mxffi.NDArray"):
         mxffi.register_object("mxffi.NDArray")(type("B", (mxffi.Object,), {}))
+
+
+def test_freeing_an_array_releases_its_producer_caches_and_weak_references():
+    n = np.arange(12.0).reshape(3, 4)
+    before = sys.getrefcount(n)
+    a = mnp.from_dlpack(n)
+    v = a.T[1:]  # a view keeps the producer's memory alive through its base
+    assert sys.getrefcount(n) > before
+    shape, strides, dtype = v.shape, v.strides, v.dtype
+    held = sys.getrefcount(shape), sys.getrefcount(strides), sys.getrefcount(dtype)
+    gone = []
+    r = weakref.ref(v, lambda _: gone.append(1))
+    del a
+    assert sys.getrefcount(n) > before and r() is v
+    del v
+    assert gone == [1] and r() is None
+    assert (sys.getrefcount(shape), sys.getrefcount(strides)) == (held[0] - 1, held[1] - 1)
+    assert sys.getrefcount(dtype) == held[2] - 2  # a's and v's
+    assert sys.getrefcount(n) == before
+
+
+def test_arrays_freed_while_an_exception_propagates_keep_it():
+    def f():
+        a = mnp.zeros((3, 4))
+        b, c = a.T, a[1:]  # noqa: F841 (freed with the frame, the KeyError pending)
+        raise KeyError("the original")
+
+    with pytest.raises(KeyError, match="the original"):
+        f()
+
+    class Sub(mxffi.NDArray):
+        pass
+
+    s = mnp.zeros(3)
+    freed = weakref.ref(mnp.zeros(3))
+    assert freed() is None and type(s) is mxffi.NDArray and Sub.__base__ is mxffi.NDArray
 
 
 def test_hash_weakref_len_iter_contains():

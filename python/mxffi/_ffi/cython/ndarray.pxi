@@ -818,16 +818,8 @@ cdef class NDArray(Object):
         # So an array object always has a handle.
         raise TypeError("mxffi.NDArray objects are made by mxffi functions, not directly")
 
-    def __dealloc__(self):
-        if self._shape_cache != NULL:
-            Py_DECREF(<object>self._shape_cache)
-            self._shape_cache = NULL
-        if self._strides_cache != NULL:
-            Py_DECREF(<object>self._strides_cache)
-            self._strides_cache = NULL
-        if self._dtype_cache != NULL:
-            Py_DECREF(<object>self._dtype_cache)
-            self._dtype_cache = NULL
+    # Deallocation (weak references, the caches, the handle) is ndarray_attrs.h's
+    # MXFFIPyNDDealloc, installed on the type at import with the attribute getters.
 
     # -- attributes, read from the frozen layout --
 

@@ -26,7 +26,8 @@ cdef extern from "ndarray_attrs.h":
         Py_ssize_t itemsize
         _NDSlowGetter slow
         _NDMakeDtype make_dtype
-    int MXFFIPyNDInstallGetters(PyTypeObject* tp, const MXFFIPyNDArrayLayout* layout) except -1
+    int MXFFIPyNDInstallGetters(PyTypeObject* tp, PyTypeObject* object_type,
+                                const MXFFIPyNDArrayLayout* layout) except -1
 
 # The Cython properties the C getters stand in front of (ndarray_attrs.h), for their slow cases.
 cdef dict _ND_PROPERTIES = {}
@@ -58,7 +59,7 @@ cdef int _install_getters() except -1:
     layout.itemsize = <char*>&probe._itemsize - base
     layout.slow = _nd_slow_getter
     layout.make_dtype = _nd_make_dtype
-    return MXFFIPyNDInstallGetters(<PyTypeObject*>NDArray, &layout)
+    return MXFFIPyNDInstallGetters(<PyTypeObject*>NDArray, <PyTypeObject*>Object, &layout)
 
 
 cdef Function _F_CURRENT_STREAM = None
