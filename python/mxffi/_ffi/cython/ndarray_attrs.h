@@ -124,26 +124,43 @@ static inline int64_t MXFFIPyNDSize(const MXFFINDArrayObj* o) {
   return n;
 }
 
+/*!
+ * \brief The ints 0 to 64, made at install and kept: ndim and most element sizes are read from
+ *  here, a load and an incref where PyLong_FromLong tests its range first (sizes past 64 and
+ *  negative values go to PyLong_FromSsize_t).
+ */
+static PyObject* mxffi_nd_small_ints[65];
+
+static inline PyObject* MXFFIPyNDSmallInt(Py_ssize_t v) {
+  if (v >= 0 && v <= 64) {
+    PyObject* r = mxffi_nd_small_ints[v];
+    Py_INCREF(r);
+    return r;
+  }
+  return PyLong_FromSsize_t(v);
+}
+
 static PyObject* MXFFIPyNDGetNdim(PyObject* self, void* closure) {
   (void)closure;
-  return PyLong_FromLong(((MXFFIPyNDArrayMirror*)self)->ndim);
+  return MXFFIPyNDSmallInt(((MXFFIPyNDArrayMirror*)self)->ndim);
 }
 
 static PyObject* MXFFIPyNDGetSize(PyObject* self, void* closure) {
   MXFFINDArrayObj* o = MXFFIPyNDHandle(self);
   (void)closure;
-  return PyLong_FromLongLong(MXFFIPyNDSize(o));
+  return MXFFIPyNDSmallInt((Py_ssize_t)MXFFIPyNDSize(o));
 }
 
 static PyObject* MXFFIPyNDGetItemsize(PyObject* self, void* closure) {
   (void)closure;
-  return PyLong_FromSsize_t(((MXFFIPyNDArrayMirror*)self)->itemsize);
+  return MXFFIPyNDSmallInt(((MXFFIPyNDArrayMirror*)self)->itemsize);
 }
 
 static PyObject* MXFFIPyNDGetNbytes(PyObject* self, void* closure) {
   MXFFINDArrayObj* o = MXFFIPyNDHandle(self);
   (void)closure;
-  return PyLong_FromLongLong(MXFFIPyNDSize(o) * ((MXFFIPyNDArrayMirror*)self)->itemsize);
+  return MXFFIPyNDSmallInt(
+      (Py_ssize_t)(MXFFIPyNDSize(o) * ((MXFFIPyNDArrayMirror*)self)->itemsize));
 }
 
 static PyObject* MXFFIPyNDGetDtype(PyObject* self, void* closure) {
@@ -223,6 +240,10 @@ static int MXFFIPyNDInstallGetters(PyTypeObject* tp, PyTypeObject* object_type,
     return -1;
   }
   mxffi_nd_layout = *layout;
+  for (int i = 0; i <= 64; ++i) {
+    if (mxffi_nd_small_ints[i] == NULL) mxffi_nd_small_ints[i] = PyLong_FromLong(i);
+    if (mxffi_nd_small_ints[i] == NULL) return -1;
+  }
   for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); ++i) {
     PyObject* old = PyDict_GetItemString(tp->tp_dict, defs[i].name); /* borrowed */
     if (old != NULL && defs[i].doc == NULL) {
