@@ -34,6 +34,8 @@ __all__ = [
     "ArrayOrScalar",
     "AxisLike",
     "DTypeLike",
+    "DTypeKind",
+    "DTypeOrArray",
     "DeviceLike",
     "IntTupleLike",
     "NDArrayLike",
@@ -107,6 +109,17 @@ DTypeLike = ArgKind(
     "('float32', 'f4', ...; TypeError for one it does not know). numpy dtypes and scalar types "
     "become DataType on the way in.",
 )
+DTypeOrArray = ArgKind(
+    "DTypeOrArray",
+    str | DataType | type | NDArray | SupportsDLPack | SupportsBuffer,
+    "A data type (as DTypeLike, not None), or an array standing for its data type.",
+)
+DTypeKind = ArgKind(
+    "DTypeKind",
+    DataType | str | tuple[DataType | str, ...],
+    "A DataType, a kind name ('bool', 'signed integer', 'unsigned integer', 'integral', "
+    "'real floating', 'complex floating', 'numeric') or a tuple of them.",
+)
 DeviceLike = ArgKind(
     "DeviceLike",
     str | Device | tuple[int, int] | None,
@@ -152,6 +165,8 @@ _KINDS = {
         ShapeLike,
         AxisLike,
         DTypeLike,
+        DTypeOrArray,
+        DTypeKind,
         DeviceLike,
         ScalarLike,
         NDArrayLike,

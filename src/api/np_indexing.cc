@@ -237,17 +237,10 @@ bool SharesMemory(const ArrayLike& a, const ArrayLike& b, int64_t max_work, cons
 }
 
 /*! \return whether numpy's can_cast(from, to, casting) holds for the supported dtypes. */
-bool CanCast(DLDataType from, DLDataType to, const std::string& casting) {
-  if (casting == "unsafe") return true;
-  if (op::SameDType(from, to)) return true;
-  if (casting == "no" || casting == "equiv") return false;
-  if (!op::CanCastSameKind(from, to)) return false;
-  if (casting == "same_kind") return true;
-  try {  // safe: to holds every value of from
-    return op::SameDType(op::PromoteTypes(from, to, "np.copyto"), to);
-  } catch (const Error&) {
-    return false;
-  }
+bool CanCast(DLDataType from, DLDataType to, op::Casting casting) {
+  if (casting == op::Casting::kUnsafe || op::SameDType(from, to)) return true;
+  const int i = op::DTypeIndex(from), j = op::DTypeIndex(to);
+  return i >= 0 && j >= 0 && op::CanCastIndex(i, j, casting);
 }
 
 /*! \return src viewed with dst's shape (numpy's broadcasting of an assigned value). */
@@ -548,9 +541,8 @@ MXFFI_REGISTER_API("np.copyto")
     .set_body_typed([](WritableArray dst_arg, ArrayLike src_arg, String casting_arg) {
       constexpr const char* fname = "np.copyto";
       const std::string casting(casting_arg.data(), casting_arg.size());
-      MXFFI_CHECK(casting == "no" || casting == "equiv" || casting == "safe" ||
-                      casting == "same_kind" || casting == "unsafe",
-                  ValueError)
+      op::Casting rule;
+      MXFFI_CHECK(op::ParseCasting(casting, &rule), ValueError)
           << fname << ": casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
           << "'unsafe'; got '" << casting << "'";
       const NDArray& dst = dst_arg.array();
@@ -569,7 +561,7 @@ MXFFI_REGISTER_API("np.copyto")
       }
       NDArray src = ArrayImpl(src_arg, DTypeLike(), DeviceLike(d.device), false, fname);
       const DLDataType from = src.tensor().dtype;
-      MXFFI_CHECK(weak_int || CanCast(from, d.dtype, casting), TypeError)
+      MXFFI_CHECK(weak_int || CanCast(from, d.dtype, rule), TypeError)
           << fname << ": Cannot cast "
           << (src_arg.kind() == ArrayLike::Kind::kScalar ? "scalar" : "array data")
           << " from dtype('" << DataTypeToString(from) << "') to dtype('"

@@ -26,6 +26,18 @@ float32, float64 = DataType("float32"), DataType("float64")
 complex64, complex128 = DataType("complex64"), DataType("complex128")
 
 
+# The array API standard this namespace implements, its constants and its objects.
+__array_api_version__ = "2024.12"
+e = 2.718281828459045
+pi = 3.141592653589793
+inf = float("inf")
+nan = float("nan")
+newaxis = None
+
+from ._info import finfo, iinfo  # noqa: E402
+from ._info import namespace_info as __array_namespace_info__  # noqa: E402
+
+
 def cpu(device_id=0):
     """The CPU device (DLPack device type 1)."""
     return Device("cpu", device_id)
@@ -38,6 +50,15 @@ def cuda(device_id=0):
 
 __all__ = _init_api("np", __name__) + [
     "DataType",
+    "__array_api_version__",
+    "__array_namespace_info__",
+    "e",
+    "pi",
+    "inf",
+    "nan",
+    "newaxis",
+    "finfo",
+    "iinfo",
     "cpu",
     "cuda",
     "from_dlpack",

@@ -162,22 +162,8 @@ CompareLoop CompareLoopType(BinaryKind kind, DLDataType a, DLDataType b) {
 }
 
 bool CanCastSameKind(DLDataType from, DLDataType to) {
-  if (DTypeIndex(from) < 0 || DTypeIndex(to) < 0) return false;
-  switch (from.code) {
-    case kDLBool:
-      return true;
-    case kDLInt:
-      return to.code == kDLInt || IsFloating(to);
-    case kDLUInt:
-      return to.code == kDLInt || to.code == kDLUInt || IsFloating(to);
-    case kDLFloat:
-      return IsFloating(to);
-    case kDLBfloat:
-      // ml_dtypes registers no same_kind cast from bfloat16 to float16 (numpy.can_cast says no).
-      return IsFloating(to) && !(to.code == kDLFloat && to.bits == 16);
-    default:
-      return false;
-  }
+  const int i = DTypeIndex(from), j = DTypeIndex(to);
+  return i >= 0 && j >= 0 && CanCastIndex(i, j, Casting::kSameKind);
 }
 
 bool IntFits(int64_t v, DLDataType dtype) {
