@@ -77,11 +77,12 @@ def test_can_cast_of_every_pair_is_numpys(casting):
 
 
 def test_can_cast_refuses_numbers_and_bad_rules():
-    with pytest.raises(TypeError, match=r"^np\.can_cast: argument #0 'from_' expected a data type or an array, got int"):
+    msg = r"^np\.can_cast: argument #0 'from_' expected a data type or an array, got int"
+    with pytest.raises(TypeError, match=msg):
         mnp.can_cast(1, "int8")
     with pytest.raises(ValueError, match=r"casting must be one of .*; got 'loose'"):
         mnp.can_cast("int8", "int16", "loose")
-    with pytest.raises(TypeError, match=r"^np\.can_cast: argument #1 'to' expected a data type, got None"):
+    with pytest.raises(TypeError, match=r"^np\.can_cast: argument #1 'to' expected a data type, "):
         mnp.can_cast("int8", None)
 
 
@@ -102,11 +103,12 @@ def test_isdtype_is_numpys(name):
 
 
 def test_isdtype_refuses_what_is_not_a_kind():
-    with pytest.raises(TypeError, match=r"^np\.isdtype: argument #0 'dtype' expected DataType, got str"):
+    with pytest.raises(TypeError, match=r"^np\.isdtype: argument #0 'dtype' expected DataType, "):
         mnp.isdtype("float32", "numeric")
     with pytest.raises(ValueError, match=r"^np\.isdtype: kind 'floating' is not a known kind"):
         mnp.isdtype(mnp.float32, "floating")
-    with pytest.raises(TypeError, match=r"^np\.isdtype: argument #1 'kind' expected a DataType, a kind name \(str\) or a "):
+    msg = r"^np\.isdtype: argument #1 'kind' expected a DataType, a kind name \(str\) or a "
+    with pytest.raises(TypeError, match=msg):
         mnp.isdtype(mnp.float32, 3)
 
 
