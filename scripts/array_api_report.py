@@ -1,0 +1,66 @@
+"""Per test file pass/fail counts of array API suite runs (their --junitxml reports), side by
+side, with mxffi's difference from numpy's: python scripts/array_api_report.py NAME=FILE...
+
+A run that did not get as far as writing its report (a collection error) shows as missing."""
+
+import collections
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+OUTCOMES = ("passed", "failed", "skipped", "xfailed")
+
+
+def counts(path):
+    """{test file: Counter(outcome)} from a junit XML report, or None where there is none."""
+    if not os.path.exists(path):
+        return None
+    per_file = collections.defaultdict(collections.Counter)
+    for case in ET.parse(path).getroot().iter("testcase"):
+        name = case.get("classname", "").split(".")
+        file = next((p for p in name if p.startswith("test_")), "(collection)") + ".py"
+        kinds = {child.tag for child in case}
+        skipped = case.find("skipped")
+        if "failure" in kinds or "error" in kinds:
+            outcome = "failed"
+        elif skipped is not None:
+            xfail = skipped.get("type") == "pytest.xfail"
+            outcome = "xfailed" if xfail else "skipped"
+        else:
+            outcome = "passed"
+        per_file[file][outcome] += 1
+    return per_file
+
+
+def main(argv):
+    runs = [a.split("=", 1) for a in argv]
+    data = {name: counts(path) for name, path in runs}
+    files = sorted({f for d in data.values() if d for f in d})
+    head = ["file"] + [f"{n} passed / failed" for n, _ in runs]
+    if len(runs) == 2:
+        head.append(f"{runs[0][0]} fails - {runs[1][0]} fails")
+    print("| " + " | ".join(head) + " |")
+    print("| --- " + "| ---: " * (len(head) - 1) + "|")
+    totals = {n: collections.Counter() for n, _ in runs}
+    for f in files + ["total"]:
+        row, fails = [f], []
+        for n, _ in runs:
+            d = data[n]
+            if d is None:
+                row.append("no report")
+                fails.append(None)
+                continue
+            c = totals[n] if f == "total" else d.get(f, collections.Counter())
+            if f != "total":
+                totals[n].update(c)
+            extra = f" ({c['xfailed']} xfailed)" if c["xfailed"] else ""
+            row.append(f"{c['passed']} / {c['failed']}{extra}")
+            fails.append(c["failed"])
+        if len(runs) == 2:
+            a, b = fails
+            row.append("–" if a is None or b is None else f"{a - b:+d}")
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
