@@ -29,6 +29,23 @@ constexpr DLDevice kCPU{kDLCPU, 0};
 /*! \return axis in [0, ndim); numpy's AxisError (ValueError and IndexError) when outside. */
 MXFFI_DLL int NormalizeAxis(int64_t axis, int ndim, const char* fname);
 
+/*! \brief The array API's copy= of asarray, array and reshape: True, None, False. */
+enum class CopyMode { kAlways, kIfNeeded, kNever };
+
+/*! \return copy= as a CopyMode: True always, None when needed, False never. */
+inline CopyMode CopyModeOf(const Optional<bool>& copy) {
+  return !copy.has_value() ? CopyMode::kIfNeeded : *copy ? CopyMode::kAlways : CopyMode::kNever;
+}
+
+/*!
+ * \brief np.array's conversion of an array, a number or nested sequences (np_init.cc): obj as
+ *  an array of dtype (None: its own, or numpy's default for numbers and sequences) on device
+ *  (None: where obj is). kNever raises numpy's ValueError where that needs a copy: a number, a
+ *  sequence, a lent tensor, another dtype or device.
+ */
+NDArray ArrayImpl(const ArrayLike& obj, const DTypeLike& dtype, const DeviceLike& device,
+                  CopyMode copy, const char* fname);
+
 /*!
  * \brief Run op on inputs with param, one output.
  * \param device where an op without inputs puts its output.

@@ -29,10 +29,6 @@
 namespace mxffi {
 namespace api {
 
-// np.array's conversion of an array, a number or nested sequences (np_init.cc).
-NDArray ArrayImpl(const ArrayLike& obj, const DTypeLike& dtype, const DeviceLike& device, bool copy,
-                  const char* fname);
-
 namespace {
 
 using op::AdvancedIndexParam;
@@ -169,7 +165,7 @@ int MaskAxis(const NDArray& x, int64_t axis, const NDArray& mask, const char* fn
 
 /*! \return an integer index argument as an array on device (bools read as 0 and 1). */
 NDArray IndexArray(const ArrayLike& indices, DLDevice device, const char* fname) {
-  NDArray idx = ArrayImpl(indices, DTypeLike(), DeviceLike(device), false, fname);
+  NDArray idx = ArrayImpl(indices, DTypeLike(), DeviceLike(device), CopyMode::kIfNeeded, fname);
   const DLDataType t = idx.tensor().dtype;
   if (t.code == kDLBool) return CastTo(idx, kInt64Type);
   MXFFI_CHECK(IsInteger(t), TypeError)
@@ -218,7 +214,7 @@ NDArray AssignedValues(const ArrayLike& values, const NDArray& x, const char* fn
       op::CheckIntFits(s.int_value(), t.dtype, fname);
     }
   }
-  return ArrayImpl(values, DTypeLike(), DeviceLike(t.device), false, fname);
+  return ArrayImpl(values, DTypeLike(), DeviceLike(t.device), CopyMode::kIfNeeded, fname);
 }
 
 /*! \brief numpy's may_share_memory/shares_memory on two arguments. */
@@ -559,7 +555,8 @@ MXFFI_REGISTER_API("np.copyto")
           weak_int = true;
         }
       }
-      NDArray src = ArrayImpl(src_arg, DTypeLike(), DeviceLike(d.device), false, fname);
+      NDArray src =
+          ArrayImpl(src_arg, DTypeLike(), DeviceLike(d.device), CopyMode::kIfNeeded, fname);
       const DLDataType from = src.tensor().dtype;
       MXFFI_CHECK(weak_int || CanCast(from, d.dtype, rule), TypeError)
           << fname << ": Cannot cast "
@@ -600,7 +597,8 @@ MXFFI_REGISTER_API("ndarray.assign")
         }
       } else {
         // Numbers and sequences are read in dst's dtype: an int that does not fit raises.
-        src = ArrayImpl(value, DTypeLike(d.dtype), DeviceLike(d.device), false, fname);
+        src =
+            ArrayImpl(value, DTypeLike(d.dtype), DeviceLike(d.device), CopyMode::kIfNeeded, fname);
       }
       WriteInto(BroadcastInto(src, TShape(d.shape, d.ndim), fname), dst);
     });

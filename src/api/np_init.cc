@@ -147,8 +147,20 @@ NDArray FromCells(const MXFFIAny* cell, const TShape& shape, DLDataType dtype, c
  * \brief np.array's conversion of an array, a number or nested sequences (also how np_indexing.cc
  *  reads index and value arguments).
  */
-NDArray ArrayImpl(const ArrayLike& obj, const DTypeLike& dtype, const DeviceLike& device, bool copy,
-                  const char* fname) {
+namespace {
+
+/*! \brief numpy's ValueError for copy=False where the result needs a copy (why says where). */
+[[noreturn]] void ThrowCopyNeeded(const char* fname, const char* why) {
+  MXFFI_THROW(ValueError) << fname
+                          << ": unable to avoid a copy while creating an array as requested "
+                             "(copy=False): "
+                          << why;
+}
+
+}  // namespace
+
+NDArray ArrayImpl(const ArrayLike& obj, const DTypeLike& dtype, const DeviceLike& device,
+                  CopyMode copy, const char* fname) {
   // device None: where the input array is (the CPU for anything else).
   std::optional<DLDevice> want;
   if (device.has_value()) {
@@ -164,10 +176,20 @@ NDArray ArrayImpl(const ArrayLike& obj, const DTypeLike& dtype, const DeviceLike
                        (want->device_type != here.device_type || want->device_id != here.device_id);
     const DLDataType want_dtype = dtype.value_or(a->tensor().dtype);
     const bool same = op::SameDType(want_dtype, a->tensor().dtype);
+    if (copy == CopyMode::kNever) {
+      if (moves) ThrowCopyNeeded(fname, "the array is on another device");
+      if (!same) ThrowCopyNeeded(fname, "the array has another dtype");
+      if (a.borrowed()) {
+        ThrowCopyNeeded(fname,
+                        "the array is lent for the call only (mxffi.np.from_dlpack "
+                        "shares a producer's memory)");
+      }
+      return a;
+    }
     op::CastParam p;
     p.dtype = want_dtype;
     if (!moves) {
-      if (same && !copy && !a.borrowed()) return a;
+      if (same && copy == CopyMode::kIfNeeded && !a.borrowed()) return a;
       if (same) return CopyOf(a);
       return InvokeOp(cast, p, {a});
     }
@@ -176,7 +198,13 @@ NDArray ArrayImpl(const ArrayLike& obj, const DTypeLike& dtype, const DeviceLike
     if (same) return cuda::ToDevice(a, *want, fname);
     if (want->device_type == kDLCPU) return InvokeOp(cast, p, {cuda::ToDevice(a, *want, fname)});
     return cuda::ToDevice(InvokeOp(cast, p, {a}), *want, fname);
-  } else if (obj.kind() == ArrayLike::Kind::kScalar) {
+  }
+  if (copy == CopyMode::kNever) {
+    ThrowCopyNeeded(fname, obj.kind() == ArrayLike::Kind::kScalar
+                               ? "a Python number becomes a new array"
+                               : "a sequence becomes a new array");
+  }
+  if (obj.kind() == ArrayLike::Kind::kScalar) {
     const ScalarLike& s = obj.value().scalar();
     MXFFIAny cell;
     TypeTraits<ScalarLike>::CopyToAnyView(s, &cell);
@@ -192,8 +220,14 @@ namespace {
 
 // ---- views --------------------------------------------------------------------------------
 
-NDArray Reshape(const NDArrayLike& a_arg, const IntTupleLike& shape_arg, const char* fname) {
-  NDArray a = OwnedArray(a_arg);
+NDArray Reshape(const NDArrayLike& a_arg, const IntTupleLike& shape_arg, CopyMode copy,
+                const char* fname) {
+  if (copy == CopyMode::kNever && a_arg.borrowed()) {
+    MXFFI_THROW(ValueError) << fname
+                            << ": cannot reshape without a copy (copy=False): the array is lent "
+                               "for the call only";
+  }
+  NDArray a = copy == CopyMode::kAlways ? CopyOf(a_arg) : OwnedArray(a_arg);
   const DLTensor& t = a.tensor();
   TShape shape = shape_arg;
   int64_t size = op::NumElements(t), known = 1;
@@ -213,7 +247,13 @@ NDArray Reshape(const NDArrayLike& a_arg, const IntTupleLike& shape_arg, const c
     MXFFI_THROW(ValueError) << fname << ": cannot reshape array of size " << size << " into shape "
                             << shape.ToString();
   }
-  if (!a.IsContiguous()) a = CopyOf(a);
+  if (!a.IsContiguous()) {
+    MXFFI_CHECK(copy != CopyMode::kNever, ValueError)
+        << fname << ": cannot reshape array of shape " << TShape(t.shape, t.ndim).ToString()
+        << " into shape " << shape.ToString() << " without a copy (copy=False): it is not "
+        << "contiguous";
+    a = CopyOf(a);
+  }
   return NDArray::View(a, shape.data(), nullptr, shape.ndim(), 0);
 }
 
@@ -349,23 +389,28 @@ MXFFI_REGISTER_API("np.arange")
 
 MXFFI_REGISTER_API("np.array")
     .describe(
-        "A new array from an ndarray, a numpy array, a number or nested lists of numbers "
-        "(always a copy unless copy=False and nothing needs converting).")
+        "A new array from an ndarray, a numpy array, a number or nested lists of numbers: "
+        "copy=True (the default) always copies, None copies only when it must, False never "
+        "(ValueError where a copy is needed), as numpy 2.")
     .arg("object")
     .arg("dtype", nullptr)
     .arg("copy", true)
     .arg("device", nullptr)
-    .set_body_typed([](ArrayLike obj, DTypeLike dtype, bool copy, DeviceLike device) {
-      return ArrayImpl(obj, dtype, device, copy, "np.array");
+    .set_body_typed([](ArrayLike obj, DTypeLike dtype, Optional<bool> copy, DeviceLike device) {
+      return ArrayImpl(obj, dtype, device, CopyModeOf(copy), "np.array");
     });
 
 MXFFI_REGISTER_API("np.asarray")
-    .describe("a itself when it is an mxffi array of the requested dtype, else np.array(a).")
+    .describe(
+        "a itself when it is an mxffi array of the requested dtype and device, else np.array(a). "
+        "copy=None (the default) copies only when it must, True always, False never "
+        "(ValueError where a copy is needed).")
     .arg("a")
     .arg("dtype", nullptr)
     .arg("device", nullptr)
-    .set_body_typed([](ArrayLike a, DTypeLike dtype, DeviceLike device) {
-      return ArrayImpl(a, dtype, device, false, "np.asarray");
+    .arg("copy", nullptr)
+    .set_body_typed([](ArrayLike a, DTypeLike dtype, DeviceLike device, Optional<bool> copy) {
+      return ArrayImpl(a, dtype, device, CopyModeOf(copy), "np.asarray");
     });
 
 MXFFI_REGISTER_API("np.copy")
@@ -374,22 +419,28 @@ MXFFI_REGISTER_API("np.copy")
     .set_body_typed([](NDArrayLike a) { return CopyOf(a); });
 
 MXFFI_REGISTER_API("np.astype")
-    .describe("a converted to dtype (a copy, as numpy's astype; None is float64, as in numpy).")
+    .describe(
+        "a converted to dtype (None is float64, as in numpy) on device (None: a's): a new array, "
+        "or a itself when copy=False and neither changes.")
     .arg("a")
     .arg("dtype")
-    .set_body_typed([](NDArrayLike a, DTypeLike dtype) {
-      static const Op* op = Op::Get("_cast");
-      op::CastParam p;
-      p.dtype = dtype.value_or(kFloat64);
-      return InvokeOp(op, p, {a});
+    .arg("copy", true)
+    .arg("device", nullptr)
+    .set_body_typed([](NDArrayLike a, DTypeLike dtype, bool copy, DeviceLike device) {
+      const DLDataType want = dtype.value_or(kFloat64);
+      return ArrayImpl(ArrayLike(ArrayOrScalar(std::move(a))), DTypeLike(want), device,
+                       copy ? CopyMode::kAlways : CopyMode::kIfNeeded, "np.astype");
     });
 
 MXFFI_REGISTER_API("np.reshape")
-    .describe("a with a new shape (one extent may be -1); a view when a is contiguous.")
+    .describe(
+        "a with a new shape (one extent may be -1): a view when a is contiguous (copy=None), a "
+        "copy (copy=True), or a ValueError where a view cannot be (copy=False).")
     .arg("a")
     .arg("shape")
-    .set_body_typed([](NDArrayLike a, IntTupleLike shape) {
-      return Reshape(a, shape, "np.reshape");
+    .arg("copy", nullptr)
+    .set_body_typed([](NDArrayLike a, IntTupleLike shape, Optional<bool> copy) {
+      return Reshape(a, shape, CopyModeOf(copy), "np.reshape");
     });
 
 MXFFI_REGISTER_API("np.transpose")

@@ -280,7 +280,8 @@ def test_annotations_of_plain_and_optional_types():
     )
     sig = inspect.signature(mnp.quadratic)
     assert sig.parameters["a"].annotation is float
-    assert inspect.signature(mnp.array).parameters["copy"].annotation is bool
+    assert inspect.signature(mnp.astype).parameters["copy"].annotation is bool
+    assert inspect.signature(mnp.array).parameters["copy"].annotation == bool | None
     assert mt.annotation("Array[int]") is mxffi.Array
     assert mt.annotation("Map[str, Any]") is mxffi.Map
     assert mt.annotation("Optional[int]") == int | None

@@ -1132,20 +1132,21 @@ cdef class NDArray(Object):
 
     # -- methods: direct calls of the np.* functions --
 
-    def astype(self, dtype, copy=True):
-        """A copy converted to dtype; self when copy is False and nothing needs converting."""
-        if not copy and self.dtype == _as_dtype(dtype, "mxffi.NDArray.astype"):
+    def astype(self, dtype, copy=True, device=None):
+        """A copy converted to dtype (on device); self when copy is False and nothing needs
+        converting."""
+        if not copy and device is None and self.dtype == _as_dtype(dtype, "mxffi.NDArray.astype"):
             return self
-        return _np_astype(self, dtype)
+        return _np_astype(self, dtype, copy, device)
 
     def reshape(self, *shape, copy=None):
-        """reshape((3, 4)), reshape(3, 4) or reshape(-1): a view when the array is contiguous."""
+        """reshape((3, 4)), reshape(3, 4) or reshape(-1): a view when the array is contiguous
+        (copy=None), a copy (copy=True), a ValueError where a view cannot be (copy=False)."""
         if len(shape) == 1 and type(shape[0]) is not int:
             shape = shape[0]
-        out = _np_reshape(self, shape)
-        if copy:
-            return _np_copy(out)
-        return out
+        if copy is None:
+            return _np_reshape(self, shape)
+        return _np_reshape(self, shape, copy)
 
     def transpose(self, *axes):
         """transpose(), transpose((1, 0)) or transpose(1, 0): a view with the axes permuted."""
