@@ -32,7 +32,7 @@
 /*! \brief C ABI major version: bumped when anything frozen here changes. */
 #define MXFFI_VERSION_MAJOR 1
 /*! \brief C ABI minor version: bumped when something is added. */
-#define MXFFI_VERSION_MINOR 2
+#define MXFFI_VERSION_MINOR 3
 /*! \brief C ABI patch version. */
 #define MXFFI_VERSION_PATCH 0
 
@@ -107,6 +107,11 @@ typedef enum {
   kMXFFIStrView = 11,
   /*! \brief Borrowed bytes of any length, v_ptr -> MXFFIByteArray. Arguments only. */
   kMXFFIBytesView = 12,
+  /*!
+   * \brief Borrowed complex number, v_ptr -> two doubles (real, then imaginary part).
+   *  Arguments only; an owned one is a kMXFFIComplex object. (ABI 1.3)
+   */
+  kMXFFIComplexView = 13,
   /*! \brief First code whose payload is an object. */
   kMXFFIStaticObjectBegin = 64,
   /*! \brief Base object. */
@@ -131,6 +136,8 @@ typedef enum {
   kMXFFINDArray = 73,
   /*! \brief A loaded outside library. */
   kMXFFILibrary = 74,
+  /*! \brief Complex number (two doubles), layout MXFFIComplexObj. (ABI 1.3) */
+  kMXFFIComplex = 75,
   /*! \brief First code handed to types registered at run time. */
   kMXFFIDynObjectBegin = 128
 } MXFFITypeCode;
@@ -238,6 +245,13 @@ typedef struct {
   const int64_t* data;
   int64_t size;
 } MXFFIShapeObj;
+
+/*! \brief Layout of a Complex object: a complex number of two IEEE doubles. (ABI 1.3) */
+typedef struct {
+  MXFFIObject header;
+  double real;
+  double imag;
+} MXFFIComplexObj;
 
 /*!
  * \brief How an NDArray stores its elements: the value of MXFFINDArrayObj::stype.

@@ -8,6 +8,7 @@
 #include <mxffi/any.h>
 #include <mxffi/c_api.h>
 #include <mxffi/container/array.h>
+#include <mxffi/container/complex.h>
 #include <mxffi/container/map.h>
 #include <mxffi/container/shape.h>
 #include <mxffi/container/string.h>

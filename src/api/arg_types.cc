@@ -83,6 +83,10 @@ struct SequenceWalk {
       case kMXFFIFloat:
         kind = ScalarLike::Kind::kFloat;
         break;
+      case kMXFFIComplexView:
+      case kMXFFIComplex:
+        kind = ScalarLike::Kind::kComplex;
+        break;
       default:
         if (ctx == nullptr) return false;
         MXFFI_THROW(TypeError) << *ctx << ": cannot make an array element from " << CellTypeName(v)

@@ -3,8 +3,10 @@
  * \brief np.* API functions that make arrays (empty, zeros, ones, full, *_like, arange, array,
  *  asarray) or change their layout (reshape, transpose, copy, astype).
  */
+#include <mxffi/container/complex.h>
 #include <mxffi/registry.h>
 
+#include <complex>
 #include <cstring>
 #include <optional>
 
@@ -130,8 +132,50 @@ void CheckIntCellsFit(const MXFFIAny* c, DLDataType dtype, const char* fname) {
                                  << DataTypeToString(dtype);
 }
 
+/*! \return whether cell holds a complex number (nested or one). */
+bool HasComplexCell(const MXFFIAny* c) {
+  if (c->type_index == kMXFFIArray) {
+    const auto* a = reinterpret_cast<const MXFFIArrayObj*>(c->v_obj);
+    for (int64_t i = 0; i < a->size; ++i) {
+      if (HasComplexCell(&a->data[i])) return true;
+    }
+    return false;
+  }
+  return c->type_index == kMXFFIComplexView || c->type_index == kMXFFIComplex;
+}
+
+/*! \brief FillCells for a complex dtype: numbers of every kind, as (real, imaginary) pairs. */
+template <typename Real>
+void FillComplexCells(const MXFFIAny* c, Real** out) {
+  if (c->type_index == kMXFFIArray) {
+    const auto* a = reinterpret_cast<const MXFFIArrayObj*>(c->v_obj);
+    for (int64_t i = 0; i < a->size; ++i) FillComplexCells<Real>(&a->data[i], out);
+    return;
+  }
+  std::complex<double> v;
+  if (!details::CellComplex(c, &v)) {
+    v = c->type_index == kMXFFIFloat ? c->v_float64 : static_cast<double>(c->v_int64);
+  }
+  *(*out)++ = static_cast<Real>(v.real());
+  *(*out)++ = static_cast<Real>(v.imag());
+}
+
 /*! \return a new CPU array of shape and dtype holding the numbers of cell (nested or one). */
 NDArray FromCells(const MXFFIAny* cell, const TShape& shape, DLDataType dtype, const char* fname) {
+  if (dtype.code == kDLComplex && dtype.lanes == 1 && (dtype.bits == 64 || dtype.bits == 128)) {
+    NDArray out = NDArray::Empty(shape.data(), shape.ndim(), dtype, kCPU);
+    if (dtype.bits == 64) {
+      float* p = op::DataPtr<float>(out.tensor());
+      FillComplexCells<float>(cell, &p);
+    } else {
+      double* p = op::DataPtr<double>(out.tensor());
+      FillComplexCells<double>(cell, &p);
+    }
+    return out;
+  }
+  MXFFI_CHECK(!HasComplexCell(cell), TypeError)
+      << fname << ": cannot store a complex number in an array of " << DataTypeToString(dtype)
+      << " (numpy's TypeError); take its .real or .imag, or ask for a complex dtype";
   if (dtype.code == kDLInt || dtype.code == kDLUInt) CheckIntCellsFit(cell, dtype, fname);
   NDArray out = NDArray::Empty(shape.data(), shape.ndim(), dtype, kCPU);
   MXFFI_TYPE_SWITCH(dtype, fname, DType, {

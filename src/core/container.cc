@@ -1,8 +1,9 @@
 /*!
  * \file container.cc
  * \brief Out-of-line helpers of the value cell and the containers: type names, owned copies of
- *  borrowed strings, key hashing and equality, and the index/key errors.
+ *  borrowed strings and complex numbers, key hashing and equality, and the index/key errors.
  */
+#include <mxffi/container/complex.h>
 #include <mxffi/container/map.h>
 #include <mxffi/container/string.h>
 
@@ -27,6 +28,12 @@ void MaterializeOwned(MXFFIAny* cell) {
       CellBytesView(cell, &v);
       TypeTraits<Bytes>::MoveToAny(Bytes(v), cell);
       break;
+    case kMXFFIComplexView: {
+      std::complex<double> c;
+      CellComplex(cell, &c);
+      CellSetComplex(c, cell);
+      break;
+    }
     default:
       break;
   }

@@ -80,7 +80,7 @@ class TypeTable {
         {kMXFFIDevice, "Device"},    {kMXFFIDLTensorPtr, "DLTensor*"},
         {kMXFFIRawStr, "str"},       {kMXFFISmallStr, "str"},
         {kMXFFISmallBytes, "bytes"}, {kMXFFIStrView, "str"},
-        {kMXFFIBytesView, "bytes"}};
+        {kMXFFIBytesView, "bytes"},  {kMXFFIComplexView, "complex"}};
     for (const auto& [code, name] : pods) {
       table_[code].store(new TypeInfo{name, code, 0, true, {code}}, std::memory_order_relaxed);
     }
@@ -90,7 +90,8 @@ class TypeTable {
         {kMXFFIError, "mxffi.Error"},     {kMXFFIFunction, "mxffi.Function"},
         {kMXFFIArray, "mxffi.Array"},     {kMXFFIMap, "mxffi.Map"},
         {kMXFFIADT, "mxffi.ADT"},         {kMXFFIShape, "mxffi.Shape"},
-        {kMXFFINDArray, "mxffi.NDArray"}, {kMXFFILibrary, "mxffi.Library"}};
+        {kMXFFINDArray, "mxffi.NDArray"}, {kMXFFILibrary, "mxffi.Library"},
+        {kMXFFIComplex, "mxffi.Complex"}};
     for (const auto& [code, key] : objects) {
       Register(key, code, kMXFFIObject, 1, code != kMXFFIFunction && code != kMXFFINDArray);
     }

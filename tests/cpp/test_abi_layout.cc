@@ -65,6 +65,7 @@ static_assert(kMXFFISmallStr == 9);
 static_assert(kMXFFISmallBytes == 10);
 static_assert(kMXFFIStrView == 11);
 static_assert(kMXFFIBytesView == 12);
+static_assert(kMXFFIComplexView == 13);  // since 1.3
 static_assert(kMXFFIStaticObjectBegin == 64);
 static_assert(kMXFFIObject == 64);
 static_assert(kMXFFIString == 65);
@@ -77,6 +78,7 @@ static_assert(kMXFFIADT == 71);
 static_assert(kMXFFIShape == 72);
 static_assert(kMXFFINDArray == 73);
 static_assert(kMXFFILibrary == 74);
+static_assert(kMXFFIComplex == 75);  // since 1.3
 static_assert(kMXFFIDynObjectBegin == 128);
 
 // Section: the value cell
@@ -113,6 +115,8 @@ static_assert(offsetof(MXFFIADTObj, tag) == 24 && offsetof(MXFFIADTObj, size) ==
               offsetof(MXFFIADTObj, fields) == 32);
 static_assert(sizeof(MXFFIShapeObj) == 40);
 static_assert(offsetof(MXFFIShapeObj, data) == 24 && offsetof(MXFFIShapeObj, size) == 32);
+static_assert(sizeof(MXFFIComplexObj) == 40);  // since 1.3
+static_assert(offsetof(MXFFIComplexObj, real) == 24 && offsetof(MXFFIComplexObj, imag) == 32);
 static_assert(offsetof(MXFFINDArrayObj, tensor) == 24);
 static_assert(offsetof(MXFFINDArrayObj, stype) == 24 + sizeof(DLTensor));  // since 1.2
 static_assert(sizeof(MXFFINDArrayObj) == 24 + sizeof(DLTensor) + 8);

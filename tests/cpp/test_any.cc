@@ -2,6 +2,7 @@
 #include <mxffi/mxffi.h>
 
 #include <cmath>
+#include <complex>
 #include <limits>
 
 namespace {
@@ -66,6 +67,32 @@ TEST(Any, BorrowedStringsBecomeOwned) {
   EXPECT_EQ(owned.cast<std::string>(), text);
   mxffi::Any small = mxffi::Any(mxffi::AnyView("tiny"));
   EXPECT_EQ(small.type_index(), kMXFFISmallStr);
+}
+
+TEST(Any, ComplexNumbersBorrowedThenOwned) {
+  double parts[2] = {1.5, -2.0};
+  MXFFIAny cell{};
+  cell.type_index = kMXFFIComplexView;
+  cell.v_ptr = parts;
+  const mxffi::AnyView& view = *mxffi::AnyView::FromRaw(&cell);
+  EXPECT_EQ(view.cast<std::complex<double>>(), std::complex<double>(1.5, -2.0));
+  EXPECT_EQ(view.GetTypeName(), "complex");
+  mxffi::Any owned(view);  // a borrowed complex becomes a Complex object
+  parts[0] = 99.0;
+  EXPECT_EQ(owned.type_index(), kMXFFIComplex);
+  EXPECT_EQ(owned.GetTypeName(), "mxffi.Complex");
+  EXPECT_EQ(owned.cast<std::complex<double>>(), std::complex<double>(1.5, -2.0));
+  const auto* obj = reinterpret_cast<const MXFFIComplexObj*>(owned.raw()->v_obj);
+  EXPECT_EQ(obj->real, 1.5);  // the frozen layout
+  EXPECT_EQ(obj->imag, -2.0);
+  mxffi::Any made = std::complex<double>(0.0, 3.0);
+  EXPECT_EQ(made.type_index(), kMXFFIComplex);
+  EXPECT_EQ(made.cast<std::complex<double>>().imag(), 3.0);
+  // Real numbers convert as Python's complex(x); a complex is no real number.
+  EXPECT_EQ(mxffi::Any(2.5).cast<std::complex<double>>(), std::complex<double>(2.5, 0.0));
+  EXPECT_EQ(mxffi::Any(int64_t{-4}).cast<std::complex<double>>().real(), -4.0);
+  EXPECT_FALSE(owned.try_cast<double>().has_value());
+  EXPECT_FALSE(mxffi::Any(mxffi::String("1j")).try_cast<std::complex<double>>().has_value());
 }
 
 TEST(Any, TypeNames) {

@@ -337,6 +337,36 @@ TEST(ArgTypes, RegistryReportsTheKinds) {
                                                        "AxisLike", "Optional[ShapeLike]"}));
 }
 
+TEST(ArgTypes, ComplexNumbersMakeComplexArraysAndNothingElse) {
+  // A complex number is an array-like (np.asarray makes complex128 of it, alone or in a
+  // sequence with real numbers) but no ScalarLike: np.add refuses it rather than drop its
+  // imaginary part.
+  double parts[2] = {1.0, 2.0};
+  MXFFIAny cell{};
+  cell.type_index = kMXFFIComplexView;
+  cell.v_ptr = parts;
+  Function asarray = Function::GetGlobalRequired("np.asarray");
+  NDArray c = asarray(*mxffi::AnyView::FromRaw(&cell)).cast<NDArray>();
+  EXPECT_EQ(c.tensor().ndim, 0);
+  EXPECT_EQ(c.tensor().dtype.code, kDLComplex);
+  EXPECT_EQ(c.tensor().dtype.bits, 128);
+  EXPECT_EQ(static_cast<const double*>(c.data())[1], 2.0);
+  mxffi::Array<Any> seq{Any(int64_t{3}), Any(0.5), Any(std::complex<double>(0.0, -1.0))};
+  NDArray v = asarray(seq, mxffi::String("complex64")).cast<NDArray>();
+  EXPECT_EQ(v.tensor().shape[0], 3);
+  EXPECT_EQ(v.tensor().dtype.bits, 64);
+  const float* f = static_cast<const float*>(v.data());
+  EXPECT_EQ(f[0], 3.0f);
+  EXPECT_EQ(f[2], 0.5f);
+  EXPECT_EQ(f[5], -1.0f);
+  EXPECT_EQ(ErrorOf("np.asarray", {seq, Any(mxffi::String("float64"))}),
+            "TypeError: np.asarray: cannot store a complex number in an array of float64 "
+            "(numpy's TypeError); take its .real or .imag, or ask for a complex dtype");
+  NDArray z = Function::GetGlobalRequired("np.zeros")(int64_t{2}).cast<NDArray>();
+  std::string err = ErrorOf("np.add", {z, Any(std::complex<double>(1.0, 1.0))});
+  EXPECT_NE(err.find("TypeError: np.add: argument #1 'x2' expected"), std::string::npos) << err;
+}
+
 TEST(ArgTypes, TypedFunctionPassesKindsToAFunction) {
   // The kinds go into cells too, so C++ can call an API function through its signature.
   mxffi::TypedFunction<NDArray(ShapeLike, DTypeLike, DeviceLike)> zeros =

@@ -167,7 +167,12 @@ class DeviceLike {
 /*! \brief A Python number: bool, int (int64) or float. */
 class ScalarLike {
  public:
-  enum class Kind : int32_t { kBool = 0, kInt = 1, kFloat = 2 };
+  /*!
+   * \brief The kinds, ordered by how they widen. kComplex is never a ScalarLike's own kind (a
+   *  ScalarLike parameter refuses complex numbers): it is the widest element kind of a sequence
+   *  or a complex number given to ArrayLike.
+   */
+  enum class Kind : int32_t { kBool = 0, kInt = 1, kFloat = 2, kComplex = 3 };
   ScalarLike() = default;
   static ScalarLike Bool(bool v) { return ScalarLike(Kind::kBool, v ? 1 : 0, v ? 1.0 : 0.0); }
   static ScalarLike Int(int64_t v) { return ScalarLike(Kind::kInt, v, static_cast<double>(v)); }
@@ -258,7 +263,10 @@ class ArrayLike {
   ArrayLike() = default;
   ArrayLike(ArrayOrScalar value)  // NOLINT(runtime/explicit)
       : value_(std::move(value)), kind_(value_.is_array() ? Kind::kArray : Kind::kScalar) {}
-  /*! \brief A sequence (an Array cell, borrowed for the call) of the given shape. */
+  /*!
+   * \brief A sequence (an Array cell, borrowed for the call) of the given shape; or, with an
+   *  empty shape, one complex number's cell.
+   */
   static ArrayLike Sequence(const MXFFIAny* cell, const TShape& shape, ScalarLike::Kind widest,
                             bool has_elements) {
     ArrayLike a;
@@ -279,13 +287,14 @@ class ArrayLike {
   const TShape& sequence_shape() const { return shape_; }
   /*!
    * \return the dtype numpy gives the sequence: that of its widest element kind (bool, int64,
-   *  float64), float64 when it holds no number.
+   *  float64, complex128), float64 when it holds no number.
    */
   DLDataType SequenceDType() const {
     if (!has_elements_) return kFloat64DType;
-    return widest_ == ScalarLike::Kind::kBool  ? DLDataType{kDLBool, 8, 1}
-           : widest_ == ScalarLike::Kind::kInt ? DLDataType{kDLInt, 64, 1}
-                                               : kFloat64DType;
+    return widest_ == ScalarLike::Kind::kBool      ? DLDataType{kDLBool, 8, 1}
+           : widest_ == ScalarLike::Kind::kInt     ? DLDataType{kDLInt, 64, 1}
+           : widest_ == ScalarLike::Kind::kComplex ? DLDataType{kDLComplex, 128, 1}
+                                                   : kFloat64DType;
   }
 
  private:
@@ -589,6 +598,11 @@ struct TypeTraits<ArrayOrScalar>
 template <>
 struct TypeTraits<ArrayLike> : details::ConvertArgTraits<ArrayLike, TypeTraits<ArrayLike>> {
   static bool ConvertArg(const MXFFIAny* src, const details::ArgContext* ctx, ArrayLike* out) {
+    if (src->type_index == kMXFFIComplexView || src->type_index == kMXFFIComplex) {
+      // A complex number: a 0-d sequence of one element, which FromCells writes.
+      *out = ArrayLike::Sequence(src, TShape(), ScalarLike::Kind::kComplex, true);
+      return true;
+    }
     if (src->type_index == kMXFFIArray) {
       TShape shape;
       ScalarLike::Kind widest = ScalarLike::Kind::kBool;
