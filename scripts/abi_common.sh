@@ -38,6 +38,8 @@ abi_dump() {
   abidw --load-all-types --kmi-whitelist "$list" --no-show-locs --type-id-style hash \
     --out-file "$out" "$lib"
   rm -f "$list"
+  # The corpus names the file it was read from: the library's name, not this machine's path.
+  sed -i "1s|path='[^']*'|path='libmxffi.so'|" "$out"
 }
 
 # abi_diff OLD NEW: abidiff's report on the C surface (c_api.h's types, reachable or not, and

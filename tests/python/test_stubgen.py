@@ -129,8 +129,10 @@ OUTSIDE = textwrap.dedent(
 def outside_lib(tmp_path_factory):
     if shutil.which("g++") is None:
         pytest.skip("no g++")
-    os.environ.setdefault("MXFFI_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-    return mxffi.cpp.build("outside", OUTSIDE, functions={"repeat": "s, n times."})
+    folder = tmp_path_factory.mktemp("jit")
+    return mxffi.cpp.build(
+        "outside", OUTSIDE, functions={"repeat": "s, n times."}, build_directory=folder
+    )
 
 
 def test_outside_library_function_has_signature_and_help(outside_lib):
