@@ -39,6 +39,8 @@ import sys
 import tempfile
 import time
 import types
+from collections.abc import Mapping, Sequence
+from typing import Union
 
 from . import library as _library
 from ._ffi import get_global_func
@@ -66,17 +68,21 @@ _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FUNC_RE = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*::)*[A-Za-z_][A-Za-z0-9_]*")
 
 
+_Path = Union[str, "os.PathLike[str]"]
+_Sources = str | Sequence[str]
+
+
 class CompileError(RuntimeError):
     """A compiler failed. ``command`` is what ran (a list), ``output`` the compiler's
     diagnostics (its stdout and stderr); the message holds both."""
 
-    def __init__(self, message, command, output):
+    def __init__(self, message: str, command: list[str], output: str) -> None:
         super().__init__(message)
         self.command = command
         self.output = output
 
 
-def cache_dir():
+def cache_dir() -> str:
     """The folder builds are cached in: ``$MXFFI_CACHE_DIR``, else ``$XDG_CACHE_HOME/mxffi``,
     else ``~/.cache/mxffi``."""
     env = os.environ.get("MXFFI_CACHE_DIR")
@@ -286,7 +292,7 @@ def _headers_digest(include_dir):
     return _HEADERS_DIGEST[include_dir]
 
 
-def abi_version(include_dir=None):
+def abi_version(include_dir: str | None = None) -> tuple[int, ...]:
     """The C ABI version (major, minor, patch) of the installed headers (c_api.h)."""
     include_dir = include_dir or _libinfo.include_dir()
     with open(os.path.join(include_dir, "mxffi", "c_api.h"), encoding="utf-8") as f:
@@ -539,19 +545,19 @@ def _run(cmd, cwd, verbose, caller, name, log):
 
 
 def build(
-    name,
-    cpp_sources,
-    cuda_sources=None,
-    functions=None,
-    extra_cflags=None,
-    extra_cuda_cflags=None,
-    extra_ldflags=None,
-    extra_include_paths=None,
-    build_directory=None,
-    verbose=False,
-    cuda_architectures=None,
-    lock_timeout=None,
-):
+    name: str,
+    cpp_sources: _Sources,
+    cuda_sources: _Sources | None = None,
+    functions: Sequence[str] | Mapping[str, str] | None = None,
+    extra_cflags: Sequence[str] | None = None,
+    extra_cuda_cflags: Sequence[str] | None = None,
+    extra_ldflags: Sequence[str] | None = None,
+    extra_include_paths: Sequence[_Path] | None = None,
+    build_directory: _Path | None = None,
+    verbose: bool = False,
+    cuda_architectures: str | Sequence[str | int] | None = None,
+    lock_timeout: float | None = None,
+) -> str:
     """Compile sources into a shared library for :func:`mxffi.library.load`; returns its path.
 
     ``cpp_sources`` and ``cuda_sources`` are source texts (a str or a list of str, joined with
@@ -714,19 +720,19 @@ _MODULES = {}
 
 
 def load_inline(
-    name,
-    cpp_sources,
-    cuda_sources=None,
-    functions=None,
-    extra_cflags=None,
-    extra_cuda_cflags=None,
-    extra_ldflags=None,
-    extra_include_paths=None,
-    build_directory=None,
-    verbose=False,
-    cuda_architectures=None,
-    lock_timeout=None,
-):
+    name: str,
+    cpp_sources: _Sources,
+    cuda_sources: _Sources | None = None,
+    functions: Sequence[str] | Mapping[str, str] | None = None,
+    extra_cflags: Sequence[str] | None = None,
+    extra_cuda_cflags: Sequence[str] | None = None,
+    extra_ldflags: Sequence[str] | None = None,
+    extra_include_paths: Sequence[_Path] | None = None,
+    build_directory: _Path | None = None,
+    verbose: bool = False,
+    cuda_architectures: str | Sequence[str | int] | None = None,
+    lock_timeout: float | None = None,
+) -> types.ModuleType:
     """Build the sources as :func:`build` does, load the library, and return a module of the
     functions it registered.
 

@@ -2,6 +2,7 @@
 and it runs."""
 
 import mxffi
+import mxffi.cpp
 import mxffi.np as mnp
 import mxffi.testing as t
 from mxffi import ops
@@ -18,4 +19,5 @@ nnz: int = m.nnz
 dt: mxffi.DataType = mnp.float32
 total = mnp.sum(b, axis=0, keepdims=True)
 f: mxffi.Function = mxffi.get_global_func("testing.add")
+cache: str = mxffi.cpp.cache_dir()  # where mxffi.cpp.load_inline builds
 print(total.tolist(), shape, n, joined, q.shape, nnz, dt, f(2, 3))
