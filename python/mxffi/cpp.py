@@ -432,7 +432,14 @@ def parameters_of(source, function):
     return None
 
 
-def _wrappers(module_name, functions, sources):
+# C++ literals a default may be: numbers, true/false, nullptr, a string literal.
+_NUMBER = r"[-+]?(?:0[xX][0-9a-fA-F']+|[0-9][0-9']*\.?[0-9']*(?:[eE][-+]?[0-9]+)?"
+_NUMBER += r"|\.[0-9]+(?:[eE][-+]?[0-9]+)?)[uUlLfF]*"
+_STRING = r'"(?:[^"\\\n]|\\.)*"'
+_LITERAL_RE = re.compile(f"{_NUMBER}|true|false|nullptr|{_STRING}")
+
+
+def _wrappers(module_name, functions, sources, caller):
     """The C++ that registers each exported function as ``<module_name>.<function>``."""
     lines = [
         "",
@@ -454,8 +461,15 @@ def _wrappers(module_name, functions, sources):
         for pname, default in params or []:
             if default is None:
                 chain.append(f'.arg("{pname}")')
-            else:
+            elif _LITERAL_RE.fullmatch(default):
                 chain.append(f'.arg("{pname}", {default})')
+            else:
+                raise ValueError(
+                    f"{caller}: the default of argument '{pname}' of {fname} ({default}) is not "
+                    "a literal (a number, true, false, nullptr or a string); give the function "
+                    "a literal default, or register it with MXFFI_REGISTER_API and .arg(name, "
+                    "default)"
+                )
         chain.append(f".set_body_typed(MXFFIJitPlain({fname}));")
         lines.append("\n    ".join(chain))
     return "\n".join(lines) + "\n"
@@ -679,7 +693,7 @@ def _build(
             # first through -include.
             source = "\n".join(cpp) + "\n"
             if funcs:
-                source += _wrappers(name, funcs, cpp)
+                source += _wrappers(name, funcs, cpp, caller)
             with open(os.path.join(work, "main.cpp"), "w", encoding="utf-8") as f:
                 f.write(source)
             inc = [f"-I{include_dir}"] + [f"-I{p}" for p in includes]

@@ -218,6 +218,39 @@ def test_compile_error_carries_the_diagnostics(cache):
     assert not [p for p in cache.rglob("*.so")]
 
 
+def test_literal_defaults_become_python_defaults(cache):
+    src = textwrap.dedent(
+        """\
+        #include <string>
+        std::string fmt(std::string s = "ab", bool flag = true, double x = -1.5e3,
+                        int64_t n = 0x10) {
+          return s + (flag ? "1" : "0") + std::to_string(static_cast<int64_t>(x) + n);
+        }
+        """
+    )
+    mod = mxffi.cpp.load_inline("jit_defaults", src, functions=["fmt"])
+    assert str(inspect.signature(mod.fmt)) == (
+        "(s: str = 'ab', flag: bool = True, x: float = -1500.0, n: int = 16) -> str"
+    )
+    assert mod.fmt() == "ab1-1484"
+    assert mod.fmt("z", flag=False) == "z0-1484"
+
+
+def test_a_default_that_is_no_literal_is_refused_before_compiling(tmp_path, monkeypatch):
+    cxx, log = _wrapper(tmp_path)
+    monkeypatch.setenv("MXFFI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CXX", cxx)
+    src = "#include <vector>\nint64_t n(std::vector<int64_t> v = {1, 2}) { return v.size(); }\n"
+    with pytest.raises(ValueError) as info:
+        mxffi.cpp.load_inline("jit_nolit", src, functions=["n"])
+    assert str(info.value) == (
+        "mxffi.cpp.load_inline: the default of argument 'v' of n ({1, 2}) is not a literal (a "
+        "number, true, false, nullptr or a string); give the function a literal default, or "
+        "register it with MXFFI_REGISTER_API and .arg(name, default)"
+    )
+    assert _runs(log) == []  # refused before any compile
+
+
 def test_a_function_listed_but_missing_is_a_compile_error(cache):
     with pytest.raises(mxffi.cpp.CompileError, match="main.cpp:.*.nope. was not declared"):
         mxffi.cpp.load_inline("jit_missing", "int64_t f() { return 1; }", functions=["nope"])
