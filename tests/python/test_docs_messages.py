@@ -127,3 +127,21 @@ def test_python_m_mxffi_runs_every_line_it_shows():
         assert buf.getvalue().splitlines() == expected, source
     # The table says which way its ratio reads.
     assert "| its ns / mxffi (vectorcall)'s ns |" in out.stdout
+
+
+@pytest.mark.skipif(mxffi._ffi.backend != "cython", reason="frames of the Cython core")
+def test_cython_frames_name_files_that_exist_in_the_package():
+    # A traceback through the Cython core names its sources by their paths inside the package
+    # (mxffi/_ffi/cython/function.pxi), which exist beside the installed mxffi: Python's
+    # linecache finds them through sys.path, and a reader finds them in the checkout.
+    import traceback
+
+    with pytest.raises(TypeError) as info:
+        mxffi.testing.add(1, "two")
+    frames = [f.filename for f in traceback.extract_tb(info.value.__traceback__)]
+    cython = [f for f in frames if f.endswith((".pyx", ".pxi"))]
+    assert cython, frames
+    root = os.path.dirname(os.path.dirname(os.path.abspath(mxffi.__file__)))
+    for name in cython:
+        assert name.startswith("mxffi/_ffi/cython/"), name
+        assert os.path.exists(os.path.join(root, name)), name
