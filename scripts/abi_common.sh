@@ -37,7 +37,18 @@ abi_dump() {
   { echo "[abi_whitelist]"; nm -D --defined-only "$lib" | awk '$3 ~ /^MXFFI[A-Za-z0-9]*$/ {print "  " $3}'; } > "$list"
   abidw --load-all-types --kmi-whitelist "$list" --no-show-locs --type-id-style hash \
     --out-file "$out" "$lib"
+  # Every exported MXFFI* function must be described, or a change to it would go unseen: one
+  # defined in a file without debug info is an error naming the function.
+  local sym missing=""
+  for sym in $(tail -n +2 "$list"); do
+    grep -q "<function-decl name='$sym'" "$out" || missing+=" $sym"
+  done
   rm -f "$list"
+  if [ -n "$missing" ]; then
+    echo "ABI check: no debug info for$missing in $lib; add the file defining it to the" \
+      "MXFFI_ABI_DEBUG_INFO source list in CMakeLists.txt" >&2
+    return 2
+  fi
   # The corpus names the file it was read from: the library's name, not this machine's path.
   sed -i "1s|path='[^']*'|path='libmxffi.so'|" "$out"
 }
