@@ -3,8 +3,11 @@
 # scikit-build-core, makes libmxffi, the Cython extension and the C++ tests in one build tree
 # (build/): the package is installed from it (editable, with its test extras), then ctest runs
 # the C++ GoogleTest suites, the C99 header check, the fuzz corpora, the documentation example
-# and the outside consumer project from it, then pytest runs the Python suite on the Cython core
-# and the call-path suite (tests/python/conftest.py, CTYPES_SUITE) on the ctypes core.
+# and the outside consumer project from it, the C ABI check compares libmxffi's C surface with
+# the committed baseline (scripts/abi_check.sh: libabigail's abidiff, on the debug info that
+# -DMXFFI_ABI_DEBUG_INFO=ON gives the files defining the C ABI), then pytest runs the Python
+# suite on the Cython core and the call-path suite (tests/python/conftest.py, CTYPES_SUITE) on
+# the ctypes core.
 # Everything Python is installed into a virtual environment (scripts/venv.sh: .venv, or
 # $MXFFI_VENV), so a stock Debian python3 works and checkouts side by side do not share an
 # installed mxffi.
@@ -73,17 +76,19 @@ echo "== configure, build and pip install -e .[test] ($build, MXFFI_USE_CUDA=$cu
 # MXFFI_BUILD_TESTS adds the C++ tests to it, so ctest runs from the tree the package came from.
 if [ "$cuda_mode" = OFF ]; then
   PATH=$(path_without_nvcc) install_package "${MXFFI_VENV:-$PWD/.venv}" "$build" OFF \
-    -e ".[test]" -Ccmake.define.MXFFI_BUILD_TESTS=ON
+    -e ".[test]" -Ccmake.define.MXFFI_BUILD_TESTS=ON -Ccmake.define.MXFFI_ABI_DEBUG_INFO=ON
   ! grep -q "The CUDA compiler identification" "$build/pip-install.log" ||
     { echo "CUDA was configured in a build meant to be CPU-only"; exit 1; }
 else
   install_package "${MXFFI_VENV:-$PWD/.venv}" "$build" "$cuda_mode" \
-    -e ".[test]" -Ccmake.define.MXFFI_BUILD_TESTS=ON
+    -e ".[test]" -Ccmake.define.MXFFI_BUILD_TESTS=ON -Ccmake.define.MXFFI_ABI_DEBUG_INFO=ON
 fi
 # shellcheck source=scripts/venv.sh
 source scripts/venv.sh
 echo "== ctest"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+echo "== C ABI check (abidiff against abi/libmxffi.abi; scripts/abi_check.sh)"
+bash scripts/abi_check.sh "$build/libmxffi.so"
 # PyTorch for the DLPack tests: 2.13.0 is the CPU build this machine keeps (others pull CUDA).
 python3 -c "import torch" 2> /dev/null ||
   run_with_progress "pip install torch" "$build/pip-torch.log" \

@@ -15,6 +15,7 @@ from ._ffi import (
     register_object,
 )
 from ._ffi.error import MXFFIError
+from ._ffi.libinfo import include_dir, lib_dir
 from .container import ADT, Array, Map, Shape, String
 from .ndarray import NDArray
 from .registry import init_api as _init_api  # noqa: F401  (mxffi._init_api, for areas)
@@ -46,6 +47,8 @@ __all__ = [
     "Shape",
     "String",
     "get_global_func",
+    "include_dir",
+    "lib_dir",
     "library",
     "ndarray",
     "nd",

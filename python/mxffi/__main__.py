@@ -2,7 +2,8 @@
 
 The tour calls C++ functions from Python, registers a Python function that C++ calls, sends
 errors across the boundary both ways, passes a numpy array without a copy and runs a few
-mxffi.np ops. The table times
+mxffi.np ops; each line it shows after ">>>" is the code it runs, followed by what that printed
+(tests/python/test_docs.py replays them). The table times
 the same two calls through mxffi's vectorcall path, through mxffi's ctypes core, as a direct
 ctypes call of the plain C function they wrap, and, for scale, numpy.add on two floats:
 medians over randomized interleaved rounds on this machine (benchmarks/bench_call_latency.py
@@ -17,7 +18,7 @@ import sys
 import time
 
 import mxffi
-import mxffi.testing as testing
+import mxffi.error  # noqa: F401  (the tour shows mxffi.error.ValueError)
 from mxffi._ffi import libinfo
 
 
@@ -25,94 +26,77 @@ def _section(title):
     print(f"\n== {title}")
 
 
+def _show(ns, code):
+    """Print code as typed at the interactive prompt, then run it as the prompt would (its
+    expression values printed by repr): every line shown is the line run. An error is printed
+    as its class name and message."""
+    lines = code.split("\n")
+    print(">>> " + lines[0])
+    for line in lines[1:]:
+        print("... " + line)
+    try:
+        exec(compile(code + "\n", "<python -m mxffi>", "single"), ns)
+    except Exception as e:
+        print(_error_line(e))
+
+
+def _error_line(e):
+    """The last line of the traceback Python would print for e."""
+    cls = type(e)
+    name = cls.__qualname__
+    if cls.__module__ not in ("builtins", "__main__"):
+        name = f"{cls.__module__}.{name}"
+    return f"{name}: {e}"
+
+
 def tour():
     print(f"mxffi {mxffi.__version__} ({mxffi._ffi.backend} core)")
+    import inspect
 
+    ns = {"__name__": "__main__", "mxffi": mxffi, "inspect": inspect}
     _section("call C++ functions registered with MXFFI_REGISTER_API")
-    print(">>> mxffi.testing.add(1, 2), mxffi.testing.add(40), mxffi.testing.add(b=5, a=1)")
-    print(testing.add(1, 2), testing.add(40), testing.add(b=5, a=1))
-    sig = mxffi.registry.signature_of("testing.add")[0]
-    print(f">>> inspect.signature(mxffi.testing.add) -> {sig}")
-    print(">>> mxffi.testing.echo({'xs': [1, 2.5, 'three'], 'shape': mxffi.Shape((3, 4))})")
-    print(testing.echo({"xs": [1, 2.5, "three"], "shape": mxffi.Shape((3, 4))}))
+    _show(ns, "import mxffi.testing")
+    _show(ns, "mxffi.testing.add(1, 2), mxffi.testing.add(40), mxffi.testing.add(b=5, a=1)")
+    _show(ns, "inspect.signature(mxffi.testing.add)")
+    _show(ns, "mxffi.testing.echo({'xs': [1, 2.5, 'three'], 'shape': mxffi.Shape((3, 4))})")
 
     _section("register a Python function and call it from C++")
-
-    @mxffi.register_func("demo.square", override=True)
-    def square(x):
-        return x * x
-
-    print('>>> @mxffi.register_func("demo.square") def square(x): return x * x')
-    print('>>> mxffi.testing.apply(mxffi.get_global_func("demo.square"), 7)  # C++ calls it')
-    print(testing.apply(mxffi.get_global_func("demo.square"), 7))
-    print(">>> mxffi.testing.apply_in_thread(lambda s: s.upper(), 'from a C++ thread')")
-    print(testing.apply_in_thread(lambda s: s.upper(), "from a C++ thread"))
+    _show(
+        ns, '@mxffi.register_func("demo.square", override=True)\ndef square(x):\n    return x * x\n'
+    )
+    _show(ns, 'mxffi.testing.apply(mxffi.get_global_func("demo.square"), 7)  # C++ calls it')
+    _show(ns, "mxffi.testing.apply_in_thread(lambda s: s.upper(), 'from a C++ thread')")
 
     _section("errors cross the boundary both ways")
-    try:
-        testing.raise_error("ValueError", "raised in C++")
-    except ValueError as e:
-        print(
-            f"C++ -> Python: {type(e).__module__}.{type(e).__name__}: {e} "
-            f"(isinstance ValueError: {isinstance(e, ValueError)})"
-        )
-    try:
-        testing.add(1 << 63, 1)
-    except OverflowError as e:
-        print(f"bad argument:  OverflowError: {e}")
-
-    class TourError(Exception):
-        pass
-
-    def fail(x):
-        raise TourError(f"raised in a Python callback with {x!r}")
+    _show(ns, "mxffi.testing.raise_error('ValueError', 'raised in C++')")
+    _show(ns, "issubclass(mxffi.error.ValueError, ValueError)")
+    _show(ns, "mxffi.testing.add(1 << 63, 1)")
+    _show(ns, "class TourError(Exception):\n    pass\n")
+    _show(ns, "def fail(x):\n    raise TourError(f'raised in a Python callback with {x!r}')\n")
+    _show(ns, "mxffi.testing.apply(fail, 42)  # the same exception object comes back")
 
     try:
-        testing.apply(fail, 42)
-    except TourError as e:
-        print(f"Python -> C++ -> Python: {type(e).__name__}: {e} (the same exception object)")
-
-    try:
-        import numpy as np
+        import numpy  # noqa: F401
     except ImportError:
-        np = None
-    if np is not None:
-        _section("numpy arrays arrive in C++ as borrowed DLTensors, no copy")
-        a = np.arange(12.0).reshape(3, 4)
-        print(">>> a = numpy.arange(12.0).reshape(3, 4); mxffi.testing.tensor_first_f64(a[1:, 2:])")
-        print(testing.tensor_first_f64(a[1:, 2:]))
+        return
+    _section("numpy arrays arrive in C++ as borrowed DLTensors, no copy")
+    _show(ns, "import numpy")
+    _show(ns, "a = numpy.arange(12.0).reshape(3, 4); mxffi.testing.tensor_first_f64(a[1:, 2:])")
 
-        _section("mxffi.np: numpy-style ops, each one call into C++ (Op registry + Invoke)")
-        mnp = mxffi.np
-        x = mnp.arange(12.0).reshape(3, 4)
-        print(">>> x = mxffi.np.arange(12.0).reshape(3, 4); x.T")
-        print(repr(x.T))
-        if hasattr(mnp, "tensordot"):
-            print(">>> mxffi.np.tensordot(x, x.T, axes=1)  # GEMM through OpenBLAS")
-            print(repr(mnp.tensordot(x, x.T, axes=1)))
-        print(">>> mxffi.np.zeros((2, 3), dtype='float32') + 1.5  # NEP 50: the float stays weak")
-        print(repr(mnp.zeros((2, 3), dtype="float32") + 1.5))
-        print(">>> mxffi.np.quadratic(x, a=1, b=-2, c=0.5)[0]")
-        print(repr(mnp.quadratic(x, a=1, b=-2, c=0.5).tolist()[0]))
-        print(">>> numpy.from_dlpack(x) shares memory; mxffi.ops.invoke('quadratic', x, a='bad')")
-        try:
-            mxffi.ops.invoke("quadratic", x, a="bad")
-        except ValueError as e:
-            print(f"ValueError: {e}")
+    _section("mxffi.np: numpy-style ops, each one call into C++ (Op registry + Invoke)")
+    _show(ns, "x = mxffi.np.arange(12.0).reshape(3, 4); x.T")
+    _show(ns, "mxffi.np.tensordot(x, x.T, axes=1)  # GEMM through OpenBLAS")
+    _show(ns, "mxffi.np.zeros((2, 3), dtype='float32') + 1.5  # NEP 50: the float stays weak")
+    _show(ns, "mxffi.np.quadratic(x, a=1, b=-2, c=0.5).tolist()[0]")
+    _show(ns, "y = numpy.from_dlpack(x); y[0, 0] = 42.0; float(x[0, 0])  # the same memory")
+    _show(ns, "mxffi.ops.invoke('quadratic', x, a='bad')")
 
-        _section("sparse arrays: csr and row_sparse kernels, a dense fallback that says so")
-        sparse = mxffi.nd.sparse
-        c = sparse.csr_matrix(np.array([[0.0, 2.0, 0.0], [0.0, 0.0, 0.0], [1.0, 0.0, 3.0]]))
-        print(">>> c = mxffi.nd.sparse.csr_matrix(numpy_matrix_with_3_nonzeros); c")
-        print(repr(c))
-        print(">>> mxffi.nd.sparse.dot(c, mxffi.np.ones((3, 2))).tolist()  # csr x dense kernel")
-        print(sparse.dot(c, mnp.ones((3, 2))).tolist())
-        print(">>> (c * 2.0).stype, mxffi.ops.dispatch('quadratic', c, a=1.0, c=1.0)")
-        print((c * 2.0).stype, mxffi.ops.dispatch("quadratic", c, a=1.0, c=1.0))
-        try:
-            sparse.csr_matrix(([1.0], [5], [0, 1, 1, 1]), shape=(3, 3))
-        except ValueError as e:
-            print(f"bad parts: ValueError: {e}")
+    _section("sparse arrays: csr and row_sparse kernels, a dense fallback that says so")
+    _show(ns, "m = numpy.array([[0.0, 2.0, 0.0], [0.0, 0.0, 0.0], [1.0, 0.0, 3.0]])")
+    _show(ns, "c = mxffi.nd.sparse.csr_matrix(m); c")
+    _show(ns, "mxffi.nd.sparse.dot(c, mxffi.np.ones((3, 2))).tolist()  # csr x dense kernel")
+    _show(ns, "(c * 2.0).stype, mxffi.ops.dispatch('quadratic', c, a=1.0, c=1.0)")
+    _show(ns, "mxffi.nd.sparse.csr_matrix(([1.0], [5], [0, 1, 1, 1]), shape=(3, 3))")
 
 
 def _time_per_call(fn, args, loops):
@@ -159,7 +143,7 @@ def latency_table(rounds=15, loops=20000):
         random.shuffle(cases)
         for shape, name, fn, args in cases:
             samples[(shape, name)].append(_time_per_call(fn, args, loops))
-    print("\n| call | binding | median ns/call | vs mxffi |")
+    print("\n| call | binding | median ns/call | its ns / mxffi (vectorcall)'s ns |")
     print("| --- | --- | ---: | ---: |")
     for shape, items in rows.items():
         base = statistics.median(samples[(shape, items[0][0])])

@@ -10,7 +10,7 @@ functions (``mxffi.np.quadratic``) fill the same parameters from typed arguments
 from ._ffi import DataType, get_global_func
 from ._ffi.dtype import is_builtin_dtype, is_numpy_dtype_like
 
-__all__ = ["dispatch", "info", "invoke", "list_ops"]
+__all__ = ["dispatch", "info", "invoke", "list_ops", "signature"]
 
 _invoke = get_global_func("ops.invoke")
 _list = get_global_func("ops.list")
@@ -73,10 +73,44 @@ def __getattr__(name):
         return invoke(name, *inputs, **params)
 
     op.__name__ = op.__qualname__ = name
+    op.__module__ = __name__
     op.__doc__ = desc["description"] + (
         f"\n\nParameters:{desc['params']}" if desc["params"] else ""
     )
+    op.__signature__ = signature(name)
     return op
+
+
+def signature(op):
+    """The inspect.Signature of ``mxffi.ops.<op>``: its inputs positional (``*inputs`` for an op
+    taking any number), its parameters keyword-only, with their types and defaults as the op's
+    parameter struct declares them (``info(op)["params"]``)."""
+    import inspect
+    from collections.abc import Sequence
+    from typing import Any, Literal
+
+    from .stubgen import op_parameters
+    from .typing import DTypeLike, NDArrayLike
+
+    kinds = {"float": float, "int": int, "bool": bool, "str": str, "DTypeLike": DTypeLike}
+    kinds["Sequence[int]"] = Sequence[int]
+    desc = info(op)
+    P = inspect.Parameter
+    if desc["num_inputs"] is None:
+        params = [P("inputs", P.VAR_POSITIONAL, annotation=NDArrayLike)]
+    else:
+        params = [P(a, P.POSITIONAL_ONLY, annotation=NDArrayLike) for a in desc["arguments"]]
+    for name, kind, default in op_parameters(op):
+        if kind.startswith("Literal["):
+            values = tuple(v.strip("'") for v in kind[8:].partition("]")[0].split(", "))
+            ann = Literal[values] | None if kind.endswith("None") else Literal[values]
+        else:
+            ann = kinds.get(kind, Any)
+        params.append(P(name, P.KEYWORD_ONLY, default=default, annotation=ann))
+    from .ndarray import NDArray
+
+    returns = NDArray if desc["num_outputs"] == 1 else list[NDArray]
+    return inspect.Signature(params, return_annotation=returns)
 
 
 def list_ops():

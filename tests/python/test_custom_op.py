@@ -602,3 +602,61 @@ def test_my_gemm_gpu_forward_matches_its_cpu_forward(my_ops, dtype, m, k, n):
     assert str(got.device) == "cuda:0" and got.shape == (m, n) and got.dtype == dtype
     tol = _tolerance(dtype)
     np.testing.assert_allclose(got.asnumpy(), cpu.asnumpy(), rtol=tol * 10, atol=tol * 10)
+
+
+def test_an_op_library_exports_only_its_entry_points(example_lib):
+    # mxffi_add_op_library's version script hides everything but the MXFFIOpLib* entry points
+    # (and what MXFFI_OP_LIBRARY_EXPORTS adds: the example's my_ops_states), the weak std::
+    # template instantiations included.
+    if shutil.which("nm") is None:
+        pytest.skip("no nm to read the export table")
+    out = subprocess.run(
+        ["nm", "-D", "--defined-only", example_lib], capture_output=True, text=True, check=True
+    )
+    names = sorted(line.split()[-1] for line in out.stdout.splitlines() if line.strip())
+    entry = ["MXFFIOpLibGetOp", "MXFFIOpLibInit", "MXFFIOpLibLastError", "MXFFIOpLibOpCount"]
+    assert names == sorted([*entry, "MXFFIOpLibVersion", "my_ops_states"]), names
+
+
+def test_custom_ops_page_python_runs_as_shown(example_lib):
+    # docs/examples/custom_op/use_my_ops.py, which the page cuts its Python from, run where the
+    # page runs it: beside the CMake build folder.
+    out = subprocess.run(
+        [sys.executable, os.path.join(EXAMPLE, "use_my_ops.py")],
+        cwd=os.path.dirname(os.path.dirname(example_lib)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "op_library ['my_gemm', 'my_relu', 'my_poly', 'my_row_sum', 'my_threshold']",
+        "use_my_ops: ok",
+    ]
+
+
+def test_custom_ops_page_code_is_cut_and_its_messages_are_real(my_ops, example_lib):
+    from test_docs import _cut_blocks
+
+    with open(os.path.join(ROOT, "docs", "custom_ops.md")) as f:
+        page = f.read()
+    blocks, uncut = _cut_blocks(page)
+    lines = page.splitlines()
+    # Only the shell commands are not cut from a file the tests build or run.
+    assert [lines[i - 1].strip() for i in uncut] == ["```sh"]
+    paths = {path for _, path, _, _ in blocks}
+    assert {
+        "docs/examples/custom_op/my_ops.cc",
+        "docs/examples/custom_op/my_ops.h",
+        "docs/examples/custom_op/CMakeLists.txt",
+        "docs/examples/custom_op/use_my_ops.py",
+    } <= paths
+    a = _nd(np.ones((2, 2)))
+    with pytest.raises(ValueError) as info:
+        ops.my_gemm(a, a, alpha="twice")
+    row = next(ln for ln in lines if ln.startswith("| parse-attrs refuses |"))
+    template = row.split("`")[1]
+    expected = template.replace("<class the library chose>", "ValueError").replace(
+        "<path>", os.path.realpath(example_lib)
+    )
+    assert f"ValueError: {info.value}" == expected

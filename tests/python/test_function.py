@@ -178,6 +178,22 @@ def test_help_shows_signature_and_doc():
     assert "Returns: int" in text
 
 
+def test_a_function_looked_up_by_name_has_signature_name_and_doc():
+    # No init_api: an outside library's function found with get_global_func reads its
+    # signature, name and doc from the registry when help() or inspect first asks.
+    f = mxffi.get_global_func("testing.concat")
+    assert str(inspect.signature(f)) == "(a: str, b: str) -> str"
+    assert (f.__name__, f.__qualname__) == ("concat", "concat")
+    text = pydoc.render_doc(mxffi.get_global_func("testing.concat"), renderer=pydoc.plaintext)
+    assert "concat(a: str, b: str) -> str" in text
+    assert "a + b for strings." in text
+    anonymous = t.make_adder(1)  # no global name: nothing to read
+    with pytest.raises(ValueError, match="no signature found"):
+        inspect.signature(anonymous)
+    with pytest.raises(AttributeError):
+        anonymous.__name__  # noqa: B018
+
+
 def test_doc_of_long_running_function_says_so():
     assert t.sleep_add.__doc__.startswith("Sleep ms milliseconds with the GIL released")
     assert "Long-running: called with the GIL released." in t.sleep_add.__doc__

@@ -2,6 +2,7 @@
 // my_poly (stateful), my_row_sum (csr input) and my_threshold (csr input and output).
 // docs/custom_ops.md walks through it, and tests/python/test_custom_op.py builds it with the
 // installed CMake package and loads it.
+// [prelude.begin]
 #include "my_ops.h"
 
 #include <mxffi/lib_api.h>
@@ -24,7 +25,8 @@ using mxffi::oplib::Status;
 using mxffi::oplib::StorageType;
 using mxffi::oplib::Tensor;
 
-namespace {
+namespace {  // the ops' functions; the REGISTER_OP calls follow the namespace
+// [prelude.end]
 
 // ---------------------------------------------------------------------------------------------
 // my_gemm(a, b, alpha=1): alpha * a @ b for 2-d float32 or float64 matrices.
@@ -70,6 +72,7 @@ Status FloatType(const Attrs&, const std::vector<DType>& in, std::vector<DType>*
 }
 // [type.end]
 
+// [gemm.begin]
 template <typename T>
 void Gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, T alpha) {
   for (int64_t i = 0; i < m; ++i) {
@@ -80,6 +83,7 @@ void Gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, T alpha
     }
   }
 }
+// [gemm.end]
 
 // [forward.begin]
 Status GemmForward(const Attrs& attrs, const std::vector<Tensor>& in,
@@ -100,10 +104,12 @@ Status GemmForward(const Attrs& attrs, const std::vector<Tensor>& in,
 // ---------------------------------------------------------------------------------------------
 // my_relu(x): max(x, 0). A dense op: a sparse input takes mxffi's dense fallback.
 
+// [same_shape.begin]
 Status SameShape(const Attrs&, const std::vector<Shape>& in, std::vector<Shape>* out) {
   (*out)[0] = in[0];
   return Status::Ok();
 }
+// [same_shape.end]
 
 Status ReluForward(const Attrs&, const std::vector<Tensor>& in, const std::vector<Tensor>& out,
                    const Resource&) {
@@ -320,11 +326,13 @@ REGISTER_OP(my_gemm)
     .setForward(GemmForward, "cpu");
 // [register.end]
 
+// [register_relu.begin]
 REGISTER_OP(my_relu)
     .setDoc("max(x, 0), elementwise.")
     .setInferShape(SameShape)
     .setInferType(FloatType)
     .setForward(ReluForward, "cpu");
+// [register_relu.end]
 
 // [register_state.begin]
 REGISTER_OP(my_poly)

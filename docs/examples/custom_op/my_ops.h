@@ -1,4 +1,5 @@
 // The kernels my_ops.cc registers but other files define.
+// [header.begin]
 #ifndef MY_OPS_H_
 #define MY_OPS_H_
 
@@ -13,3 +14,4 @@ mxffi::oplib::Status GemmForwardGPU(const mxffi::oplib::Attrs& attrs,
                                     const mxffi::oplib::Resource& res);
 
 #endif  // MY_OPS_H_
+// [header.end]

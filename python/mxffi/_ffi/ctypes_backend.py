@@ -32,7 +32,7 @@ from ctypes import (
 from . import dtype as _dtype
 from . import libinfo
 from .error import MXFFIError, export_refused, make_error, named_error, stash_py_error
-from .signature import bind_keywords
+from .signature import bind_keywords, lazy_signature
 
 __all__ = [
     "DataType",
@@ -713,6 +713,18 @@ class Function(Object):
     @property
     def name(self):
         return self._name
+
+    def __getattr__(self, name):
+        # A global's signature and name, read from the registry when first asked for
+        # (signature.lazy_signature).
+        if (
+            name in ("__signature__", "__name__", "__qualname__")
+            and getattr(self, "_name", None) is not None
+        ):
+            attrs = lazy_signature(self, self._name)
+            if attrs is not None:
+                return attrs[name]
+        return Object.__getattr__(self, name)
 
     @property
     def long_running(self):

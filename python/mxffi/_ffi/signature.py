@@ -51,3 +51,27 @@ def bind_keywords(name, info, nargs, kwnames):
     return [
         (defaults[i - first_default],) if slots[i] is None else slots[i] for i in range(last + 1)
     ]
+
+
+def lazy_signature(func, name):
+    """The inspect.Signature of the global ``name``, made the first time it is asked for.
+
+    A Function looked up by name (``get_global_func``, an outside library's function) answers
+    ``__signature__``, ``__name__`` and ``__qualname__`` from the registry, so
+    ``inspect.signature`` and ``help()`` show its arguments with no extra step. They, and the
+    registered doc string where the function has none of its own, are kept in the function's
+    ``__dict__``; pydoc asks for the name before the doc, so ``help()`` shows both. Returns None
+    for an unregistered name.
+    """
+    from ..registry import signature_of
+
+    sig, doc = signature_of(name)
+    if sig is None:
+        return None
+    d = func.__dict__
+    d.setdefault("__name__", name.rpartition(".")[2])
+    d.setdefault("__qualname__", d["__name__"])
+    d.setdefault("__signature__", sig)
+    if doc:
+        d.setdefault("__doc__", doc)
+    return d

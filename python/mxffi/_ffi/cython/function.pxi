@@ -41,6 +41,15 @@ cdef class Function(Object):
         """The global name this function was looked up by, or None."""
         return self._name
 
+    def __getattr__(self, name):
+        # Reached only for attributes found nowhere else: a global's signature is read from the
+        # registry when inspect.signature or help() first asks (signature.lazy_signature).
+        if name in ("__signature__", "__name__", "__qualname__") and self._name is not None:
+            attrs = _lazy_signature(self, self._name)
+            if attrs is not None:
+                return attrs[name]
+        return Object.__getattr__(self, name)
+
     @property
     def long_running(self):
         """Whether calls release the GIL (registered with set_long_running())."""
