@@ -39,6 +39,8 @@ IntTupleLike: TypeAlias = _Ints
 ShapeLike: TypeAlias = _Ints
 AxisLike: TypeAlias = SupportsIndex | Sequence[SupportsIndex] | None
 DTypeLike: TypeAlias = str | DataType | type | None
+DTypeOrArray: TypeAlias = str | DataType | type | _Array
+DTypeKind: TypeAlias = DataType | str | tuple[DataType | str, ...]
 DeviceLike: TypeAlias = str | Device | tuple[int, int] | None
 ScalarLike: TypeAlias = _Scalar
 NDArrayLike: TypeAlias = _Array
@@ -57,6 +59,8 @@ KINDS = (
     "ShapeLike",
     "AxisLike",
     "DTypeLike",
+    "DTypeOrArray",
+    "DTypeKind",
     "DeviceLike",
     "ScalarLike",
     "NDArrayLike",
@@ -275,7 +279,9 @@ from mxffi.typing import (
     ArrayOrScalar,
     AxisLike,
     DeviceLike,
+    DTypeKind,
     DTypeLike,
+    DTypeOrArray,
     IntTupleLike,
     NDArrayLike,
     ScalarLike,
@@ -304,6 +310,43 @@ float64: DataType
 complex64: DataType
 complex128: DataType
 
+__array_api_version__: str
+e: float
+pi: float
+inf: float
+nan: float
+newaxis: None
+
+class finfo:
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    precision: int
+    resolution: float
+    dtype: DataType
+    def __init__(self, type: DataType | str | type | NDArray) -> None: ...
+    @property
+    def tiny(self) -> float: ...
+
+class iinfo:
+    bits: int
+    min: int
+    max: int
+    dtype: DataType
+    def __init__(self, type: DataType | str | type | NDArray) -> None: ...
+
+class _NamespaceInfo:
+    def capabilities(self) -> dict[str, Any]: ...
+    def default_device(self) -> Device: ...
+    def default_dtypes(self, *, device: Device | None = None) -> dict[str, DataType]: ...
+    def dtypes(
+        self, *, device: Device | None = None, kind: str | tuple[str, ...] | None = None
+    ) -> dict[str, DataType]: ...
+    def devices(self) -> list[Device]: ...
+
+def __array_namespace_info__() -> _NamespaceInfo: ...
 def cpu(device_id: int = 0) -> Device: ...
 def cuda(device_id: int = 0) -> Device: ...
 def from_dlpack(x: Any) -> NDArray: ...

@@ -11,7 +11,9 @@ from mxffi.typing import (
     ArrayOrScalar,
     AxisLike,
     DeviceLike,
+    DTypeKind,
     DTypeLike,
+    DTypeOrArray,
     IntTupleLike,
     NDArrayLike,
     ScalarLike,
@@ -40,6 +42,43 @@ float64: DataType
 complex64: DataType
 complex128: DataType
 
+__array_api_version__: str
+e: float
+pi: float
+inf: float
+nan: float
+newaxis: None
+
+class finfo:
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    precision: int
+    resolution: float
+    dtype: DataType
+    def __init__(self, type: DataType | str | type | NDArray) -> None: ...
+    @property
+    def tiny(self) -> float: ...
+
+class iinfo:
+    bits: int
+    min: int
+    max: int
+    dtype: DataType
+    def __init__(self, type: DataType | str | type | NDArray) -> None: ...
+
+class _NamespaceInfo:
+    def capabilities(self) -> dict[str, Any]: ...
+    def default_device(self) -> Device: ...
+    def default_dtypes(self, *, device: Device | None = None) -> dict[str, DataType]: ...
+    def dtypes(
+        self, *, device: Device | None = None, kind: str | tuple[str, ...] | None = None
+    ) -> dict[str, DataType]: ...
+    def devices(self) -> list[Device]: ...
+
+def __array_namespace_info__() -> _NamespaceInfo: ...
 def cpu(device_id: int = 0) -> Device: ...
 def cuda(device_id: int = 0) -> Device: ...
 def from_dlpack(x: Any) -> NDArray: ...
@@ -66,11 +105,21 @@ def arange(
 def array(
     object: ArrayLike,
     dtype: DTypeLike = None,
+    copy: bool | None = True,
+    device: DeviceLike = None,
+) -> NDArray: ...
+def asarray(
+    a: ArrayLike,
+    dtype: DTypeLike = None,
+    device: DeviceLike = None,
+    copy: bool | None = None,
+) -> NDArray: ...
+def astype(
+    a: NDArrayLike,
+    dtype: DTypeLike,
     copy: bool = True,
     device: DeviceLike = None,
 ) -> NDArray: ...
-def asarray(a: ArrayLike, dtype: DTypeLike = None, device: DeviceLike = None) -> NDArray: ...
-def astype(a: NDArrayLike, dtype: DTypeLike) -> NDArray: ...
 def bitwise_and(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -106,6 +155,7 @@ def bitwise_xor(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def can_cast(from_: DTypeOrArray, to: DTypeLike, casting: str = 'safe') -> bool: ...
 def copy(a: NDArrayLike) -> NDArray: ...
 def copyto(dst: WritableArray, src: ArrayLike, casting: str = 'same_kind') -> None: ...
 def divide(
@@ -153,6 +203,7 @@ def invert(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def isdtype(dtype: DataType, kind: DTypeKind) -> bool: ...
 def left_shift(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -272,7 +323,8 @@ def remainder(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
-def reshape(a: NDArrayLike, shape: IntTupleLike) -> NDArray: ...
+def reshape(a: NDArrayLike, shape: IntTupleLike, copy: bool | None = None) -> NDArray: ...
+def result_type(*args: Any) -> Any: ...
 def right_shift(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
