@@ -103,8 +103,11 @@ void FillCells(const MXFFIAny* c, DType** out) {
     for (int64_t i = 0; i < a->size; ++i) FillCells<DType>(&a->data[i], out);
     return;
   }
+  std::complex<double> z;
   if (c->type_index == kMXFFIFloat) {
     *(*out)++ = static_cast<DType>(c->v_float64);
+  } else if (details::CellComplex(c, &z)) {  // only into bool (FromCells), as numpy: nonzero
+    *(*out)++ = DType(static_cast<double>(z.real() != 0.0 || z.imag() != 0.0));
   } else if constexpr (std::is_same_v<DType, op::half_t> || std::is_same_v<DType, op::bf16_t>) {
     *(*out)++ = DType(static_cast<double>(c->v_int64));
   } else {
@@ -173,7 +176,7 @@ NDArray FromCells(const MXFFIAny* cell, const TShape& shape, DLDataType dtype, c
     }
     return out;
   }
-  MXFFI_CHECK(!HasComplexCell(cell), TypeError)
+  MXFFI_CHECK(dtype.code == kDLBool || !HasComplexCell(cell), TypeError)
       << fname << ": cannot store a complex number in an array of " << DataTypeToString(dtype)
       << " (numpy's TypeError); take its .real or .imag, or ask for a complex dtype";
   if (dtype.code == kDLInt || dtype.code == kDLUInt) CheckIntCellsFit(cell, dtype, fname);

@@ -50,6 +50,7 @@ cdef extern from "mxffi/c_api.h":
         kMXFFISmallBytes
         kMXFFIStrView
         kMXFFIBytesView
+        kMXFFIComplexView
         kMXFFIStaticObjectBegin
         kMXFFIObject
         kMXFFIString
@@ -62,6 +63,7 @@ cdef extern from "mxffi/c_api.h":
         kMXFFIShape
         kMXFFINDArray
         kMXFFILibrary
+        kMXFFIComplex
         kMXFFIDynObjectBegin
     ctypedef enum MXFFIStorageType:
         kMXFFIStorageDefault
@@ -100,6 +102,11 @@ cdef extern from "mxffi/c_api.h":
         const int64_t* data
         int64_t size
 
+    ctypedef struct MXFFIComplexObj:
+        MXFFIObject header
+        double real
+        double imag
+
     ctypedef struct MXFFINDArrayObj:
         MXFFIObject header
         DLTensor tensor
@@ -131,6 +138,7 @@ cdef extern from "mxffi/c_api.h":
 cdef extern from "fastcall.h":
     ctypedef struct MXFFIPyArgTemp:
         MXFFIByteArray view
+        double complex_parts[2]
         DLTensor tensor
         int64_t strides[6]
         MXFFIObject* owned
@@ -182,6 +190,9 @@ cdef extern from "Python.h":
     object PyUnicode_DecodeUTF8(const char*, Py_ssize_t, const char*)
     object PyBytes_FromStringAndSize(const char*, Py_ssize_t)
     char* PyBytes_AsString(object) except NULL
+    object PyComplex_FromDoubles(double, double)
+    double PyComplex_RealAsDouble(object) except? -1.0
+    double PyComplex_ImagAsDouble(object) except? -1.0
     void* PyCapsule_GetPointer(object, const char*) except? NULL
     int PyCapsule_IsValid(object, const char*)
     int PyObject_GetBuffer(object, Py_buffer*, int) except -1

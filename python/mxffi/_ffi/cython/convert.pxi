@@ -207,6 +207,13 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
         cell.type_index = kMXFFIFloat
         cell.v_float64 = arg
         return 0
+    if isinstance(arg, complex):
+        # Read from the complex object's own storage (a subclass's real/imag may say otherwise).
+        temp.complex_parts[0] = PyComplex_RealAsDouble(arg)
+        temp.complex_parts[1] = PyComplex_ImagAsDouble(arg)
+        cell.type_index = kMXFFIComplexView
+        cell.v_ptr = temp.complex_parts
+        return 0
     if isinstance(arg, (bytes, bytearray)):
         s = PyBytes_AsString(arg) if isinstance(arg, bytes) else NULL
         if s == NULL:
@@ -338,6 +345,7 @@ cdef object _hook_ret_slow(PyObject* func, MXFFIAny* r):
     cdef int32_t index = r.type_index
     cdef MXFFIStringObj* s
     cdef MXFFIShapeObj* shape
+    cdef MXFFIComplexObj* c
     if index == kMXFFIBytes:
         s = <MXFFIStringObj*>r.v_obj
         try:
@@ -346,6 +354,12 @@ cdef object _hook_ret_slow(PyObject* func, MXFFIAny* r):
             MXFFIObjectFree(r.v_obj)
     if index == kMXFFISmallBytes:
         return PyBytes_FromStringAndSize(r.v_bytes, r.small_len)
+    if index == kMXFFIComplex:
+        c = <MXFFIComplexObj*>r.v_obj
+        try:
+            return PyComplex_FromDoubles(c.real, c.imag)
+        finally:
+            MXFFIObjectFree(r.v_obj)
     if index == kMXFFIShape:
         shape = <MXFFIShapeObj*>r.v_obj
         try:
@@ -376,7 +390,8 @@ cdef object _view_to_py(const MXFFIAny* v):
     cdef MXFFIByteArray* view
     cdef MXFFIAny owned
     if index >= kMXFFIStaticObjectBegin:
-        if index == kMXFFIString or index == kMXFFIShape or index == kMXFFIBytes:
+        if index == kMXFFIString or index == kMXFFIShape or index == kMXFFIBytes or \
+                index == kMXFFIComplex:
             MXFFIObjectIncRef(v.v_obj)
             owned = v[0]
             return _hook_ret_slow(NULL, &owned) if index != kMXFFIString else \
@@ -388,6 +403,8 @@ cdef object _view_to_py(const MXFFIAny* v):
     if index == kMXFFIBytesView:
         view = <MXFFIByteArray*>v.v_ptr
         return PyBytes_FromStringAndSize(view.data, view.size)
+    if index == kMXFFIComplexView:
+        return PyComplex_FromDoubles((<double*>v.v_ptr)[0], (<double*>v.v_ptr)[1])
     if index == kMXFFIDLTensorPtr:
         raise TypeError("mxffi: a DLTensor* argument cannot be passed to a Python callback")
     owned = v[0]
@@ -415,6 +432,24 @@ cdef MXFFIObject* _new_str_obj(const char* data, size_t size, int32_t type_index
     return &s.header
 
 
+cdef void _free_complex_obj(void* obj) noexcept nogil:
+    free(obj)
+
+
+cdef MXFFIObject* _new_complex_obj(double real, double imag) except NULL:
+    """A Complex object in the frozen MXFFIComplexObj layout, owned by the caller."""
+    cdef MXFFIComplexObj* c = <MXFFIComplexObj*>malloc(sizeof(MXFFIComplexObj))
+    if c == NULL:
+        raise MemoryError()
+    c.header.ref_counter = 1
+    c.header.type_index = kMXFFIComplex
+    c.header.reserved = 0
+    c.header.deleter = _free_complex_obj
+    c.real = real
+    c.imag = imag
+    return &c.header
+
+
 cdef int _py_to_owned(obj, MXFFIAny* out) except -1:
     """A Python value as an owned result cell (a callback's return value)."""
     cdef MXFFIAny cell
@@ -436,6 +471,11 @@ cdef int _py_to_owned(obj, MXFFIAny* out) except -1:
                 out.type_index = kMXFFIString if cell.type_index == kMXFFIStrView else kMXFFIBytes
                 out.small_len = 0
                 out.v_obj = _new_str_obj(view.data, view.size, out.type_index)
+            return 0
+        if cell.type_index == kMXFFIComplexView:
+            out.type_index = kMXFFIComplex
+            out.small_len = 0
+            out.v_obj = _new_complex_obj(temp.complex_parts[0], temp.complex_parts[1])
             return 0
         if cell.type_index == kMXFFIDLTensorPtr:
             raise TypeError(f"mxffi: a callback cannot return an array ({type(obj).__name__}) "

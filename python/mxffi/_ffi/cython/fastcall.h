@@ -27,9 +27,13 @@
 /*! \brief Dimensions a numpy array may have on the fast path. */
 #define MXFFI_PY_FAST_NDIM 6
 
-/*! \brief Per-argument temporaries: a byte view for str/bytes, a DLTensor for arrays. */
+/*!
+ * \brief Per-argument temporaries: a byte view for str/bytes, a DLTensor for arrays, the two
+ *  parts of a complex number (kMXFFIComplexView points at them).
+ */
 typedef struct {
   MXFFIByteArray view;
+  double complex_parts[2];
   DLTensor tensor;
   int64_t strides[MXFFI_PY_FAST_NDIM];
   /*! \brief The Array made for a tuple argument, released after the call (MXFFIPyReleaseSeq). */
