@@ -314,11 +314,10 @@ class DataType:
 
     Any spelling numpy reads as a type mxffi has is accepted, and so is "bfloat16"; a spelling
     that names no such type is a TypeError (numpy's class). A DataType equals another DataType
-    of the same type and its canonical name (str(d), "float32") and hashes as that name does. It
-    equals numpy's dtypes and scalar types of the same type (numpy.float32, numpy.dtype("<f4")),
-    as numpy's own dtypes equal their names (numpy hashes those apart, and so does this). Another
-    spelling of the same type as a str or a builtin type ("f4", float) is a TypeError rather than
-    an answer that a dict or set would contradict.
+    of the same type and its canonical name (str(d), "float32"), and hashes as that name does.
+    Like a numpy dtype, it also equals every other spelling of its type ("f4", float,
+    numpy.float32, numpy.dtype("<f4")), whose hashes differ, as numpy's do from its names; and
+    comparing it with anything else is False, never an error.
     """
 
     __slots__ = ("code", "bits", "lanes")
@@ -351,13 +350,7 @@ class DataType:
             return False  # names no type mxffi has ("csr", "U3"): not this one
         if (o.code, o.bits, o.lanes) != (self.code, self.bits, self.lanes):
             return False
-        if _dtype.is_numpy_dtype_like(other):
-            return True  # numpy's dtypes equal their names but hash apart: a.dtype == np.float32
-        raise TypeError(
-            f"mxffi.DataType: comparing {name} with {other!r}, another spelling of {name}: a "
-            f"DataType equals only DataTypes and its canonical name '{name}', so that equal "
-            f"values hash alike; compare with mxffi.DataType({other!r}) or '{name}'"
-        )
+        return True  # another spelling of this type ("f4", float, numpy.float32), as numpy
 
     def __ne__(self, other):
         eq = self.__eq__(other)
