@@ -1,5 +1,6 @@
 """Per test file pass/fail counts of array API suite runs (their --junitxml reports), side by
 side, with mxffi's difference from numpy's: python scripts/array_api_report.py NAME=FILE...
+With --xfails FILE, the failed ids of one report in the suite's xfails-file format instead.
 
 A run that did not get as far as writing its report (a collection error) shows as missing."""
 
@@ -32,7 +33,42 @@ def counts(path):
     return per_file
 
 
+def xfails(path):
+    """The failed (and expected-to-fail) test ids of a report, as the suite's --xfails-file
+    reads them, grouped by file under a comment line naming the file."""
+    by_file = collections.defaultdict(list)
+    for case in ET.parse(path).getroot().iter("testcase"):
+        skipped = case.find("skipped")
+        xfailed = skipped is not None and skipped.get("type") == "pytest.xfail"
+        if case.find("failure") is None and case.find("error") is None and not xfailed:
+            continue
+        parts = case.get("classname", "").split(".")
+        # array_api_tests.test_x[.TestClass]: the file, then the classes the test sits in
+        cut = next((i for i, p in enumerate(parts) if p.startswith("test_")), len(parts) - 1) + 1
+        file = "/".join(parts[:cut]) + ".py"
+        by_file[file].append("::".join([file, *parts[cut:], case.get("name")]))
+    print(HEADER, end="")
+    for file in sorted(by_file):
+        print(f"\n# {file}: {len(by_file[file])} failing")
+        for test_id in sorted(set(by_file[file])):
+            print(test_id)
+
+
+HEADER = """\
+# The array API suite's tests that fail against mxffi.np (scripts/array_api.sh --check, 20
+# derandomized examples a test), as the suite's --xfails-file reads them: one id a line, no
+# inline comments. The check is strict: a listed test that passes, or an id that names no
+# test, fails it; remove the ids a change makes pass. Most are functions mxffi.np does not
+# have yet (the elementwise functions, manipulation, searching, sorting, set, statistical and
+# utility functions, linalg and fft), and test_array_object.py and test_special_cases.py use
+# them to check their results.
+"""
+
+
 def main(argv):
+    if argv[:1] == ["--xfails"]:
+        xfails(argv[1])
+        return
     runs = [a.split("=", 1) for a in argv]
     data = {name: counts(path) for name, path in runs}
     files = sorted({f for d in data.values() if d for f in d})

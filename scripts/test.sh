@@ -7,7 +7,9 @@
 # the committed baseline (scripts/abi_check.sh: libabigail's abidiff, on the debug info that
 # -DMXFFI_ABI_DEBUG_INFO=ON gives the files defining the C ABI), then pytest runs the Python
 # suite on the Cython core and the call-path suite (tests/python/conftest.py, CTYPES_SUITE) on
-# the ctypes core.
+# the ctypes core, and the array API standard's own suite runs against mxffi.np with the
+# committed xfails file, strict (scripts/array_api.sh --check; skipped where the suite is not
+# beside the checkout).
 # Everything Python is installed into a virtual environment (scripts/venv.sh: .venv, or
 # $MXFFI_VENV), so a stock Debian python3 works and checkouts side by side do not share an
 # installed mxffi.
@@ -97,6 +99,8 @@ echo "== pytest (Cython core)"
 python3 -m pytest -q tests/python
 echo "== pytest (ctypes core: the call-path suite on the reference implementation)"
 MXFFI_FFI=ctypes python3 -m pytest -q tests/python
+echo "== the array API suite against mxffi.np (scripts/array_api.sh --check: strict xfails)"
+bash scripts/array_api.sh --check
 
 if [ "${CI:-}" = true ] && [ "$cuda_mode" = OFF ] && command -v nvcc > /dev/null; then
   echo "== the CUDA configuration: compile (sm_90) and run its CUDA test files (build-cuda/)"
