@@ -1,0 +1,132 @@
+/*!
+ * \file np_create.cc
+ * \brief The array API's creation functions made on the host and moved where asked:
+ *  np.empty_like, np.eye and np.linspace.
+ */
+#include <mxffi/registry.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "../ndarray/cuda/device.h"
+#include "../op/dtype.h"
+#include "../op/type_switch.h"
+#include "api_util.h"
+
+namespace mxffi {
+namespace api {
+namespace {
+
+constexpr DLDevice kHost{kDLCPU, 0};
+constexpr DLDataType kDefaultFloat{kDLFloat, 64, 1};
+
+/*! \return the device asked for (the CPU for None), checked. */
+DLDevice DeviceOf(const DeviceLike& device, const char* fname) {
+  const DLDevice d = device.value_or(kHost);
+  if (d.device_type == kDLCUDA) cuda::CheckDevice(d, fname);
+  return d;
+}
+
+/*! \return a host array moved to device (itself on the CPU). */
+NDArray MoveTo(const NDArray& host, DLDevice device, const char* fname) {
+  return device.device_type == kDLCPU ? host : cuda::ToDevice(host, device, fname);
+}
+
+/*! \brief ValueError for a negative count. */
+void CheckCount(int64_t n, const char* what, const char* fname) {
+  MXFFI_CHECK(n >= 0, ValueError) << fname << ": " << what << " must be non-negative, got " << n;
+}
+
+}  // namespace
+
+MXFFI_REGISTER_API("np.empty_like")
+    .describe(
+        "A new array with the shape of x (and its dtype and device unless given), its elements "
+        "not initialised.")
+    .arg("x")
+    .arg("dtype", nullptr)
+    .arg("device", nullptr)
+    .set_body_typed([](NDArrayLike x, DTypeLike dtype, DeviceLike device) {
+      const DLTensor& t = x->tensor();
+      MXFFI_CHECK(!x->is_sparse(), TypeError)
+          << "np.empty_like: takes a dense array; got storage type " << StorageTypeName(x->stype());
+      const DLDevice d = device.has_value() ? DeviceOf(device, "np.empty_like") : t.device;
+      return NDArray::Empty(t.shape, t.ndim, dtype.value_or(t.dtype), d);
+    });
+
+MXFFI_REGISTER_API("np.eye")
+    .describe(
+        "An n_rows x n_cols array (n_cols None: square) with ones on the k-th diagonal (0 the "
+        "main one, positive above it, negative below) and zeros elsewhere.")
+    .arg("n_rows")
+    .arg("n_cols", nullptr)
+    .arg("k", 0)
+    .arg("dtype", nullptr)
+    .arg("device", nullptr)
+    .set_body_typed([](int64_t n_rows, Optional<int64_t> n_cols_arg, int64_t k, DTypeLike dtype,
+                       DeviceLike device) {
+      constexpr const char* fname = "np.eye";
+      const int64_t n_cols = n_cols_arg.value_or(n_rows);
+      CheckCount(n_rows, "n_rows", fname);
+      CheckCount(n_cols, "n_cols", fname);
+      const DLDevice d = DeviceOf(device, fname);
+      const int64_t shape[2] = {n_rows, n_cols};
+      const DLDataType dt = dtype.value_or(kDefaultFloat);
+      NDArray out = NDArray::Empty(shape, 2, dt, kHost);
+      MXFFI_TYPE_SWITCH(dt, fname, DType, {
+        DType* p = op::DataPtr<DType>(out.tensor());
+        std::memset(static_cast<void*>(p), 0, sizeof(DType) * n_rows * n_cols);
+        // Row i holds its one at column i + k, where that column exists.
+        for (int64_t i = std::max<int64_t>(0, -k); i < n_rows && i + k < n_cols; ++i) {
+          p[i * n_cols + i + k] = DType(1.0);
+        }
+      });
+      return MoveTo(out, d, fname);
+    });
+
+MXFFI_REGISTER_API("np.linspace")
+    .describe(
+        "num evenly spaced values from start to stop (included when endpoint is True, as numpy "
+        "computes them: start + i * step, the last one exactly stop), in dtype (None: float64; an "
+        "integer dtype takes the values rounded toward minus infinity, as numpy 2).")
+    .arg("start")
+    .arg("stop")
+    .arg("num")
+    .arg("dtype", nullptr)
+    .arg("device", nullptr)
+    .arg("endpoint", true)
+    .set_body_typed([](double start, double stop, int64_t num, DTypeLike dtype, DeviceLike device,
+                       bool endpoint) {
+      constexpr const char* fname = "np.linspace";
+      CheckCount(num, "num", fname);
+      const DLDevice d = DeviceOf(device, fname);
+      const DLDataType dt = dtype.value_or(kDefaultFloat);
+      const bool integral = dt.code == kDLInt || dt.code == kDLUInt;
+      const int64_t div = endpoint ? num - 1 : num;
+      const double delta = stop - start;
+      const double step = div > 0 ? delta / static_cast<double>(div) : 0.0;
+      NDArray out = NDArray::Empty(&num, 1, dt, kHost);
+      MXFFI_TYPE_SWITCH(dt, fname, DType, {
+        DType* p = op::DataPtr<DType>(out.tensor());
+        for (int64_t i = 0; i < num; ++i) {
+          double v = (endpoint && num > 1 && i == num - 1) ? stop
+                     : step == 0.0 && div > 0              ? start + (i * delta) / div
+                                                           : start + static_cast<double>(i) * step;
+          if (integral) v = std::floor(v);
+          if constexpr (std::is_integral_v<DType> && !std::is_same_v<DType, bool>) {
+            // numpy's unsafe cast of a value out of range is undefined in C++: refused here.
+            MXFFI_CHECK(v >= static_cast<double>(std::numeric_limits<DType>::min()) &&
+                            v <= static_cast<double>(std::numeric_limits<DType>::max()),
+                        OverflowError)
+                << fname << ": the value " << v << " does not fit in " << DataTypeToString(dt);
+          }
+          p[i] = DType(v);
+        }
+      });
+      return MoveTo(out, d, fname);
+    });
+
+}  // namespace api
+}  // namespace mxffi

@@ -1,0 +1,55 @@
+"""np.empty_like, np.eye and np.linspace against numpy 2."""
+
+import numpy as np
+import pytest
+
+import mxffi.np as mnp
+
+LINSPACE = [(0, 1, 5), (0, 10, 5), (1, -1, 4), (0, 1, 1), (0, 1, 0), (2.5, 7, 6), (0, 0, 3)]
+LINSPACE += [(-1e300, 1e300, 7), (1, 1 + 1e-15, 4), (0, 1, 50)]
+
+
+@pytest.mark.parametrize("args", LINSPACE)
+@pytest.mark.parametrize("endpoint", [True, False])
+def test_linspace_is_numpys(args, endpoint):
+    got = mnp.linspace(*args, endpoint=endpoint)
+    want = np.linspace(*args, endpoint=endpoint)
+    assert str(got.dtype) == "float64" and got.shape == want.shape
+    np.testing.assert_array_equal(got.asnumpy(), want)  # bit for bit
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "float32"])
+def test_linspace_in_a_dtype_is_numpys(dtype):
+    for args in [(0, 10, 5), (-10, 0, 5), (0, 255, 7), (3, 4, 9)]:
+        if dtype == "uint8" and args[0] < 0:
+            continue
+        want = np.linspace(*args, dtype=dtype)
+        np.testing.assert_array_equal(mnp.linspace(*args, dtype=dtype).asnumpy(), want)
+    with pytest.raises(ValueError, match=r"^np\.linspace: num must be non-negative, got -1"):
+        mnp.linspace(0, 1, -1)
+    with pytest.raises(OverflowError, match=r"^np\.linspace: the value 300 does not fit in uint8"):
+        mnp.linspace(0, 300, 2, dtype="uint8")
+
+
+@pytest.mark.parametrize("n, m", [(3, None), (3, 4), (4, 2), (0, 3), (1, 1)])
+@pytest.mark.parametrize("k", [0, 1, -1, 3, -5])
+def test_eye_is_numpys(n, m, k):
+    for dtype in ("float64", "int8", "bool", "float16"):
+        got = mnp.eye(n, m, k=k, dtype=dtype)
+        want = np.eye(n, m, k=k, dtype=dtype)
+        assert str(got.dtype) == dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.asnumpy(), want)
+    assert str(mnp.eye(n, m, k=k).dtype) == "float64"
+    with pytest.raises(ValueError, match=r"^np\.eye: n_rows must be non-negative, got -2"):
+        mnp.eye(-2)
+
+
+def test_empty_like_takes_shape_dtype_and_device():
+    x = mnp.zeros((2, 3), dtype="int8")
+    e = mnp.empty_like(x)
+    assert (e.shape, str(e.dtype), e.device) == ((2, 3), "int8", mnp.cpu())
+    assert str(mnp.empty_like(x, dtype="float32").dtype) == "float32"
+    assert mnp.empty_like(np.ones((4, 1))).shape == (4, 1)  # a lent numpy array
+    assert mnp.empty_like(mnp.zeros(())).shape == ()
+    e[...] = 5
+    assert not x.asnumpy().any()  # a new array
