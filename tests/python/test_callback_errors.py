@@ -28,7 +28,6 @@ class CallbackError(Exception):
 # Recursion through callbacks: the RecursionError comes back, whatever depth it is raised at
 
 
-@pytest.mark.xfail(strict=True)
 def test_deep_recursion_through_callbacks_raises_recursion_error():
     out = run_python(
         """
@@ -48,7 +47,6 @@ def test_deep_recursion_through_callbacks_raises_recursion_error():
     assert "Exception ignored" not in out.stderr
 
 
-@pytest.mark.xfail(strict=True)
 def test_recursion_error_at_every_depth_near_the_limit_comes_back():
     # The limit is hit in a different place each time: converting the arguments, calling the
     # callable, converting its result, or recording the error itself.
@@ -96,7 +94,7 @@ def _unprintable(raised):
 @pytest.mark.parametrize(
     "raised",
     [
-        pytest.param(KeyboardInterrupt, marks=pytest.mark.xfail(strict=True)),
+        KeyboardInterrupt,
         RecursionError,
         MemoryError,
         ValueError,
@@ -113,7 +111,6 @@ def test_exception_whose_str_raises_is_reraised_itself(raised):
     assert info.value is original
 
 
-@pytest.mark.xfail(strict=True)
 def test_exception_whose_str_raises_through_a_cpp_thread():
     original = _unprintable(KeyboardInterrupt)()
 
@@ -125,7 +122,6 @@ def test_exception_whose_str_raises_through_a_cpp_thread():
     assert info.value is original
 
 
-@pytest.mark.xfail(strict=True)
 def test_exception_whose_str_raises_system_exit_is_reraised_itself():
     # In a child: a SystemExit escaping would end this test run.
     out = run_python(
@@ -167,7 +163,6 @@ def test_base_exception_from_a_callback_keeps_its_class():
 # Callbacks failing on many C++ threads at once
 
 
-@pytest.mark.xfail(strict=True)
 def test_callbacks_failing_at_once_on_cpp_threads_never_lose_the_exception():
     def fail(j, x):
         raise CallbackError(f"thread {j} call {x}", code=j)
@@ -218,7 +213,6 @@ class _Big:
         self.payload = bytearray(1 << 20)
 
 
-@pytest.mark.xfail(strict=True)
 def test_swallowed_callback_errors_are_dropped_with_their_frames():
     alive = []
 
@@ -237,7 +231,6 @@ def test_swallowed_callback_errors_are_dropped_with_their_frames():
     assert sum(r() is not None for r in alive) <= 1
 
 
-@pytest.mark.xfail(strict=True)
 def test_pending_errors_table_is_bounded():
     def fail(j, x):
         raise CallbackError("x", code=j)
@@ -249,7 +242,6 @@ def test_pending_errors_table_is_bounded():
     assert len(_error._PENDING) <= 1
 
 
-@pytest.mark.xfail(strict=True)
 def test_error_dropped_by_cpp_thread_exit_without_reraise():
     refs = []
 

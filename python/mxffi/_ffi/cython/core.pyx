@@ -23,6 +23,15 @@ from mxffi._ffi import dtype as _dtype
 from mxffi._ffi.signature import bind_keywords as _bind_keywords
 from mxffi._ffi.error import MXFFIError, make_error as _make_error, named_error as _named_error
 from mxffi._ffi.error import export_refused as _export_refused, stash_py_error as _stash_py_error
+from mxffi._ffi.error import make_lazy_error as _make_lazy_error
+from mxffi._ffi.error import format_py_traceback as _format_py_traceback
+from mxffi._ffi.error import _PENDING as _PENDING_ERRORS, _TOKENS as _PENDING_TOKENS
+from mxffi._ffi.error import _MARKER as _PENDING_MARKER, _BUILTIN_KINDS as _BUILTIN_ERROR_KINDS
+from functools import partial as _partial
+import builtins as _builtins
+
+from mxffi._ffi.error import _MAX_PENDING as _MAX_PENDING_ERRORS
+_BUILTIN_ERROR_CLASSES = {k: getattr(_builtins, k) for k in _BUILTIN_ERROR_KINDS}
 
 try:
     from ctypes import c_void_p as _ctypes_void_p
@@ -52,6 +61,8 @@ _FIELD_NAMES = None
 _MAP_GET = None
 _ARRAY_GET = None
 _ARRAY_SIZE = None
+_ERROR_LAST_BACKTRACE = None
+_ERROR_BACKTRACE = None
 
 
 cdef MXFFIPyHooks _hooks
@@ -60,6 +71,7 @@ cdef MXFFIPyHooks _hooks
 def _init():
     global _FUNCTION_INFO, _ARRAY, _MAP, _SHAPE, _GET_ATTR, _FIELD_NAMES
     global _MAP_GET, _ARRAY_GET, _ARRAY_SIZE, _PARSE_DTYPE
+    global _ERROR_LAST_BACKTRACE, _ERROR_BACKTRACE, _set_foreign_handle
     cdef Function probe = Function.__new__(Function)
     cdef char* base = <char*><PyObject*>probe
     cdef DataType dtype_probe = DataType.__new__(DataType)
@@ -85,6 +97,10 @@ def _init():
     _ARRAY_SIZE = get_global_func("container.array_size")
     _FUNCTION_INFO = get_global_func("registry.function_info")
     _PARSE_DTYPE = get_global_func("ndarray.parse_dtype")
+    _ERROR_BACKTRACE = get_global_func("error.backtrace")
+    _ERROR_LAST_BACKTRACE = get_global_func("error.last_backtrace")
+    if MXFFIFuncGetGlobal(b"error.set_foreign", &_set_foreign_handle) != 0:
+        _raise_last_error(None)
 
 
 def abi_version():
