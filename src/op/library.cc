@@ -39,7 +39,11 @@
 
 namespace mxffi {
 namespace details {
-int64_t OpSlotsLeft();  // op.cc
+int64_t OpSlotsLeft();                                   // op.cc
+void RemoveOps(const std::vector<std::string>& names);   // op.cc
+void BeginLibraryLoad(bool allow_replace);               // registry.cc
+std::vector<std::string> EndLibraryLoad(bool rollback);  // registry.cc
+void CheckLibraryFile(const std::string& path);          // library_file.cc
 }  // namespace details
 namespace {
 
@@ -654,25 +658,50 @@ std::vector<std::string> Difference(const std::vector<std::string>& after,
   return out;
 }
 
+/*! \brief Libraries refused after their initialisers ran, by dlopen handle: why. */
+std::map<void*, std::string>& Refused() {
+  static auto* refused = new std::map<void*, std::string>();  // guarded by LoadMutex
+  return *refused;
+}
+
 ObjectRef Load(const std::string& path, bool override) {
   std::lock_guard<std::mutex> load_lock(LoadMutex());
+  details::CheckLibraryFile(path);
   details::TakeRegistrationErrors();  // start from a clean log on this thread
   const int64_t before = details::RegistrationCount();
-  const std::vector<std::string> globals = details::ListGlobalNames();
   const std::vector<std::string> ops = Op::ListNames();
+  // The library's static initialisers run inside dlopen, on this thread; every global they
+  // register is journaled, and without override they may not replace one.
+  details::BeginLibraryLoad(override);
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::vector<std::string> errors = details::TakeRegistrationErrors();
+  const bool registered = details::RegistrationCount() != before;
+  std::vector<std::string> globals = details::EndLibraryLoad(handle == nullptr || !errors.empty());
   if (handle == nullptr) {
     const char* why = dlerror();
     MXFFI_THROW(ValueError) << "library.load: cannot load " << path << ": "
                             << (why ? why : "unknown error");
   }
-  std::vector<std::string> errors = details::TakeRegistrationErrors();
-  const bool registered = details::RegistrationCount() != before;
+  auto refused = Refused().find(handle);
+  if (refused != Refused().end()) {
+    // Opened before and refused: dlopen ran nothing this time; say the same again.
+    dlclose(handle);
+    throw Error("RuntimeError", refused->second);
+  }
   if (!errors.empty()) {
+    // Undo it all: the globals (done above) and the ops it added. Its code stays mapped, as
+    // objects its initialisers made may still point into it.
+    details::RemoveOps(Difference(Op::ListNames(), ops));
     std::string all;
-    for (const auto& e : errors) all += "\n  " + e;
-    if (!registered) dlclose(handle);
-    MXFFI_THROW(RuntimeError) << "library.load: " << path << " failed to register:" << all;
+    for (const auto& e : errors) all += (all.empty() ? " " : "; ") + e;
+    std::string msg = "library.load: " + path + " failed to register:" + all +
+                      "; the library was refused and left the registry as it was";
+    if (registered) {
+      Refused()[handle] = msg;
+    } else {
+      dlclose(handle);
+    }
+    throw Error("RuntimeError", msg);
   }
   ObjectPtr<LibraryObj> lib = make_object<LibraryObj>();
   lib->path = String(path);
@@ -688,9 +717,7 @@ ObjectRef Load(const std::string& path, bool override) {
     lib->kind = String("op_library");
   } else if (registered) {
     lib->kind = String("register_api");
-    for (const auto& n : Difference(details::ListGlobalNames(), globals)) {
-      lib->names.push_back(String(n));
-    }
+    for (const auto& n : globals) lib->names.push_back(String(n));
     for (const auto& n : Difference(Op::ListNames(), ops)) lib->names.push_back(String(n));
   } else {
     dlclose(handle);
