@@ -165,6 +165,9 @@ cdef extern from "fastcall.h":
     object MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize_t nargs)
     object MXFFIPyReturn(PyObject* func, MXFFIAny* result)
     int MXFFIPyIsFinalizing() nogil
+    void MXFFIPyRestoreThread(void* state) nogil
+    PyGILState_STATE MXFFIPyEnsureGIL() nogil
+    void MXFFIPyCloseGILGate()
     int MXFFIPyNDInit(PyObject* obj) except -1
     int MXFFIPyNDDtypeSlot(DLDataType t) noexcept
     PyObject* mxffi_nd_dtype_slots[256]
@@ -175,6 +178,10 @@ cdef extern from "fastcall.h":
 
 cdef extern from "Python.h":
     ctypedef struct PyThreadState
+    ctypedef enum PyGILState_STATE:
+        PyGILState_LOCKED
+        PyGILState_UNLOCKED
+    void PyGILState_Release(PyGILState_STATE) nogil
     int PyGILState_Check() nogil
     PyThreadState* PyEval_SaveThread() nogil
     void PyEval_RestoreThread(PyThreadState*) nogil

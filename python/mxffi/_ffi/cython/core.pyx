@@ -112,3 +112,7 @@ def abi_version():
 
 _init()
 _init_ndarray()
+
+import atexit as _atexit
+
+_atexit.register(_close_gil_gate)

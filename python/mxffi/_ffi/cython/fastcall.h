@@ -17,6 +17,8 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <mxffi/c_api.h>
 #include <numpy/ndarraytypes.h>
 
@@ -495,6 +497,69 @@ static inline int MXFFIPyIsFinalizing(void) {
 #else
   return _Py_IsFinalizing();
 #endif
+}
+
+/*
+ * Taking the GIL back at exit. CPython ends a thread that takes the GIL once finalization has
+ * begun (pthread_exit before 3.14; 3.14 hangs it instead). pthread_exit unwinds the thread's
+ * stack, and unwinding through C++ frames that cannot pass it (an implicitly noexcept
+ * destructor such as ~ScopedGILRelease, a catch (...) that does not rethrow) aborts the
+ * process: a daemon thread inside a kernel when the interpreter exits ended the process with
+ * "terminate called". So a thread re-taking the GIL from C++ (after a kernel, for a signal
+ * check, to drop a Python object) never does once exit has begun: it waits for good, as
+ * CPython 3.14 makes such threads do, and the process exits around it. An atexit hook, run
+ * before finalization starts, closes the gate; threads already past it get the GIL and run on
+ * until they give it back, and the exiting thread itself always passes.
+ */
+static int mxffi_gil_gate_closed = 0;
+static int mxffi_gil_passing = 0;
+static pthread_t mxffi_gil_exiting_thread;
+
+static void MXFFIPyWaitForever(void) {
+  for (;;) pause();
+}
+
+/*! \brief Enter the gate before taking the GIL from C++; MXFFIPyGILGateLeave once it is held. */
+static inline void MXFFIPyGILGateEnter(void) {
+  __atomic_add_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&mxffi_gil_gate_closed, __ATOMIC_SEQ_CST)) {
+    if (pthread_equal(pthread_self(), mxffi_gil_exiting_thread)) return;
+  } else if (!MXFFIPyIsFinalizing()) {
+    return;
+  }
+  __atomic_sub_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
+  MXFFIPyWaitForever();
+}
+
+static inline void MXFFIPyGILGateLeave(void) {
+  __atomic_sub_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
+}
+
+/*! \brief PyEval_RestoreThread through the gate. */
+static inline void MXFFIPyRestoreThread(void* state) {
+  MXFFIPyGILGateEnter();
+  PyEval_RestoreThread((PyThreadState*)state);
+  MXFFIPyGILGateLeave();
+}
+
+/*! \brief PyGILState_Ensure through the gate. */
+static inline PyGILState_STATE MXFFIPyEnsureGIL(void) {
+  MXFFIPyGILGateEnter();
+  PyGILState_STATE st = PyGILState_Ensure();
+  MXFFIPyGILGateLeave();
+  return st;
+}
+
+/*!
+ * \brief Close the gate (atexit, GIL held, before finalization begins), then wait with the GIL
+ *  released until every thread that passed it has taken the GIL and given it back.
+ */
+static void MXFFIPyCloseGILGate(void) {
+  mxffi_gil_exiting_thread = pthread_self();
+  __atomic_store_n(&mxffi_gil_gate_closed, 1, __ATOMIC_SEQ_CST);
+  Py_BEGIN_ALLOW_THREADS;
+  while (__atomic_load_n(&mxffi_gil_passing, __ATOMIC_SEQ_CST) != 0) usleep(100);
+  Py_END_ALLOW_THREADS;
 }
 
 /*! \brief The vectorcall slot installed on mxffi.Function. */

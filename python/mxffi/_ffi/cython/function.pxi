@@ -225,10 +225,16 @@ cdef object _hook_call_kw(PyObject* func, PyObject** args, Py_ssize_t nargs, PyO
 # Python callables called from C++.
 
 cdef void _py_release(void* resource) noexcept nogil:
+    cdef PyGILState_STATE st
     if MXFFIPyIsFinalizing():
         return  # the interpreter is going away; its objects go with it
-    with gil:
-        Py_DECREF(<object>resource)
+    st = MXFFIPyEnsureGIL()
+    _decref(resource)
+    PyGILState_Release(st)
+
+
+cdef void _decref(void* resource) noexcept with gil:
+    Py_DECREF(<object>resource)
 
 
 cdef int _py_callback(void* resource, const MXFFIAny* args, int32_t num_args,
@@ -245,12 +251,19 @@ cdef int _py_callback(void* resource, const MXFFIAny* args, int32_t num_args,
 
 
 cdef int _check_signals() noexcept nogil:
-    with gil:
-        try:
-            PyErr_CheckSignals()
-        except BaseException as exc:
-            _set_error_from_py(exc)
-            return -1
+    # Called by C++ loops with the GIL released: the GIL is taken through the exit gate.
+    cdef PyGILState_STATE st = MXFFIPyEnsureGIL()
+    cdef int rc = _check_signals_held()
+    PyGILState_Release(st)
+    return rc
+
+
+cdef int _check_signals_held() noexcept with gil:
+    try:
+        PyErr_CheckSignals()
+    except BaseException as exc:
+        _set_error_from_py(exc)
+        return -1
     return 0
 
 
@@ -427,4 +440,9 @@ cdef void* _release_gil() noexcept nogil:
 
 
 cdef void _restore_gil(void* state) noexcept nogil:
-    PyEval_RestoreThread(<PyThreadState*>state)
+    MXFFIPyRestoreThread(state)
+
+
+def _close_gil_gate():
+    """atexit: from now on no thread re-takes the GIL from C++ (see fastcall.h)."""
+    MXFFIPyCloseGILGate()
