@@ -1,0 +1,87 @@
+"""Every error raised in C++ names the function that was called, in style.md's format
+``<callee>: <what went wrong>``, even when the C++ code that failed knew no name: an allocation
+too large for the machine, a shape with too many dimensions met deep inside an op.
+"""
+
+import numpy as np
+import pytest
+
+import mxffi.nd.sparse as sp
+import mxffi.np as mx
+import mxffi.testing as t
+from mxffi import ops
+
+HUGE = 2**40
+
+
+def _huge_csr():
+    return sp.csr_matrix((np.array([1.0]), np.array([0]), np.array([0, 1])), shape=(1, HUGE))
+
+
+def _huge_rsp():
+    return sp.row_sparse_array((np.ones((1, 1)), np.array([0])), shape=(HUGE, 1))
+
+
+@pytest.mark.xfail(strict=True)
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: sp.dot(_huge_csr(), mx.ones((1, 1)), transpose_a=True), "sparse.dot"),
+        (lambda: _huge_rsp().tostype("csr"), "sparse.cast_storage"),
+        (lambda: sp.cast_storage(_huge_rsp(), "csr"), "sparse.cast_storage"),
+    ],
+    ids=["dot-transpose-a", "rsp-tostype-csr", "cast-storage"],
+)
+def test_out_of_memory_names_the_function(call, name):
+    with pytest.raises(MemoryError) as info:
+        call()
+    assert str(info.value).startswith(f"{name}: out of memory")
+
+
+_FORTY = np.zeros((1,) * 40)
+
+
+@pytest.mark.xfail(strict=True)
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: mx.asarray(_FORTY), "np.asarray"),
+        (lambda: mx.add(_FORTY, 1), "np.add"),
+        (lambda: mx.sum(_FORTY), "np.sum"),
+        (lambda: ops.invoke("quadratic", _FORTY), "ops.invoke"),
+    ],
+    ids=["asarray", "add", "sum", "invoke"],
+)
+def test_too_many_dimensions_names_the_function(call, name):
+    with pytest.raises(ValueError) as info:
+        call()
+    msg = str(info.value)
+    assert msg.startswith(f"{name}: ")
+    assert "maximum supported dimension for an ndarray is 32, found 40" in msg
+
+
+def test_messages_that_name_their_callee_are_kept():
+    with pytest.raises(ValueError) as info:
+        mx.zeros((1,) * 40)
+    assert str(info.value) == (
+        "np.zeros: argument #0 'shape': maximum supported dimension for an ndarray is 32, found 40"
+    )
+    with pytest.raises(ValueError) as info:
+        t.raise_error("ValueError", "mxffi.sparse.csr_matrix: indptr must be non-decreasing")
+    assert str(info.value) == "mxffi.sparse.csr_matrix: indptr must be non-decreasing"
+
+
+@pytest.mark.xfail(strict=True)
+def test_an_unnamed_message_from_a_testing_function_gets_its_name():
+    with pytest.raises(RuntimeError) as info:
+        t.raise_error("RuntimeError", "something broke")
+    assert str(info.value) == "testing.raise_error: something broke"
+
+
+def test_python_exceptions_from_callbacks_are_not_renamed():
+    def fail():
+        raise ValueError("plain words")
+
+    with pytest.raises(ValueError) as info:
+        t.apply(fail)
+    assert str(info.value) == "plain words"
