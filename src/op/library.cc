@@ -92,12 +92,28 @@ static_assert(MXFFI_OPLIB_STYPE_CSR == static_cast<int>(StorageType::kCSR) &&
                   MXFFI_OPLIB_STYPE_ROW_SPARSE == static_cast<int>(StorageType::kRowSparse),
               "lib_api.h and storage.h disagree on the storage types");
 
-/*! \brief A stateful op's state for one set of attributes on one device. */
+struct LibOp;
+
+/*!
+ * \brief A stateful op's state for one set of attributes on one device. The library frees it
+ *  when the last reference goes (the op let it go and no forward still uses it), or at
+ *  release_states.
+ */
 struct LibState {
+  const LibOp* op = nullptr;
   void* handle = nullptr;
   std::mutex mutex;        // one forward at a time on a state
   bool destroyed = false;  // set, under mutex, by ReleaseStates
+  uint64_t last_used = 0;  // the op's use clock at this state's latest call
+  ~LibState();
 };
+
+/*!
+ * \brief The states an op keeps: those of its most recently used attribute sets. Each distinct
+ *  attribute string makes a state, so without a bound a caller varying an attribute would keep
+ *  one per call until exit.
+ */
+constexpr size_t kMaxStatesPerOp = 64;
 
 /*! \brief One op of a custom op library, as mxffi calls it. */
 struct LibOp {
@@ -108,7 +124,12 @@ struct LibOp {
   LastErrorFn last_error = nullptr;
   std::mutex state_mutex;
   std::map<std::string, std::shared_ptr<LibState>> states;
+  uint64_t state_clock = 0;  // under state_mutex
 };
+
+LibState::~LibState() {
+  if (!destroyed && handle != nullptr) op->desc.destroy_state(op->desc.self, handle);
+}
 
 /*! \brief Held by library.load: two loads never interleave their checks and registrations. */
 std::mutex& LoadMutex() {
@@ -272,13 +293,26 @@ void* AllocWorkspace(void* host, size_t bytes) {
 std::shared_ptr<LibState> GetState(LibOp* op, const LibParam& p, DLDevice device) {
   const std::string key = std::to_string(device.device_type) + ":" +
                           std::to_string(device.device_id) + "|" + p.state_key;
+  std::shared_ptr<LibState> evicted;  // freed after the lock, once no forward uses it
   std::lock_guard<std::mutex> lock(op->state_mutex);
   auto it = op->states.find(key);
-  if (it != op->states.end()) return it->second;
+  if (it != op->states.end()) {
+    it->second->last_used = ++op->state_clock;
+    return it->second;
+  }
   auto state = std::make_shared<LibState>();
+  state->op = op;
   Check(*op, "create_state",
         op->desc.create_state(op->desc.self, &p.c, device.device_type, device.device_id,
                               &state->handle));
+  state->last_used = ++op->state_clock;
+  if (op->states.size() >= kMaxStatesPerOp) {
+    auto oldest = std::min_element(op->states.begin(), op->states.end(), [](auto& a, auto& b) {
+      return a.second->last_used < b.second->last_used;
+    });
+    evicted = std::move(oldest->second);
+    op->states.erase(oldest);
+  }
   op->states.emplace(key, state);
   return state;
 }

@@ -173,7 +173,6 @@ def test_my_poly_state_is_made_once_per_attribute_set_and_freed(my_ops, example_
     assert mxffi.library.release_states() == 1
 
 
-@pytest.mark.xfail(strict=True)
 def test_stateful_op_keeps_a_bounded_number_of_states(my_ops, example_lib):
     # One state per distinct attribute set, made on first use: 2,000 distinct sets keep only
     # the most recently used ones alive, not all 2,000 until exit.
