@@ -24,6 +24,7 @@ __all__ = [
     "error_class",
     "export_refused",
     "format_py_traceback",
+    "with_callee",
     "make_error",
     "make_lazy_error",
     "named_error",
@@ -195,6 +196,25 @@ def make_error(kind: str, message: str, backtrace: str) -> BaseException:
     if frames:
         exc.add_note("C++ backtrace (most recent call first):\n" + "\n".join(frames))
     return exc
+
+
+# Messages the C++ core makes where it cannot know which function was called: an allocation
+# that failed (std::bad_alloc, std::length_error), a shape with more dimensions than TShape holds,
+# a foreign C++ exception. The Python binding names the function it called in front of them.
+_CONTEXT_FREE = (
+    "out of memory",
+    "maximum supported dimension for an ndarray is ",
+    "unknown C++ exception",
+)
+
+
+def with_callee(message: str, callee) -> str:
+    """message, prefixed with "callee: " when it is one of the core's context-free messages."""
+    if callee and message.startswith(_CONTEXT_FREE):
+        # "sparse._cast_storage" is the global behind the public sparse.cast_storage
+        area, dot, name = callee.rpartition(".")
+        return f"{area}{dot}{name.lstrip('_')}: {message}"
+    return message
 
 
 def make_lazy_error(kind: str, message: str, backtrace) -> BaseException:

@@ -23,7 +23,7 @@ from mxffi._ffi import dtype as _dtype
 from mxffi._ffi.signature import bind_keywords as _bind_keywords
 from mxffi._ffi.error import MXFFIError, make_error as _make_error, named_error as _named_error
 from mxffi._ffi.error import export_refused as _export_refused, stash_py_error as _stash_py_error
-from mxffi._ffi.error import make_lazy_error as _make_lazy_error
+from mxffi._ffi.error import make_lazy_error as _make_lazy_error, with_callee as _with_callee
 from mxffi._ffi.error import format_py_traceback as _format_py_traceback
 from mxffi._ffi.error import _PENDING as _PENDING_ERRORS, _TOKENS as _PENDING_TOKENS
 from mxffi._ffi.error import _MARKER as _PENDING_MARKER, _BUILTIN_KINDS as _BUILTIN_ERROR_KINDS

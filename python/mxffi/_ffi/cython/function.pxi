@@ -415,6 +415,8 @@ cdef object _raise_last_error(func):
     MXFFIErrorGetLast(&kind, &message, NULL)
     k = kind.decode("utf-8", "replace")
     m = message.decode("utf-8", "replace")
+    if func is not None and isinstance(func, Function):
+        m = _with_callee(m, (<Function>func)._name)
     _drop_released()
     if _ERROR_LAST_BACKTRACE is None:  # during start-up
         MXFFIErrorGetLast(NULL, NULL, &backtrace)
