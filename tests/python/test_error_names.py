@@ -1,7 +1,11 @@
 """Every error raised in C++ names the function that was called, in style.md's format
 ``<callee>: <what went wrong>``, even when the C++ code that failed knew no name: an allocation
-too large for the machine, a shape with too many dimensions met deep inside an op.
+too large for the machine, a shape with too many dimensions met deep inside an op. And a raised
+error is cheap: its C++ backtrace is symbolised only when somebody reads it.
 """
+
+import pickle
+import traceback
 
 import numpy as np
 import pytest
@@ -86,3 +90,43 @@ def test_python_exceptions_from_callbacks_are_not_renamed():
     with pytest.raises(ValueError) as info:
         t.apply(fail)
     assert str(info.value) == "plain words"
+
+
+# ---------------------------------------------------------------------------------------------
+# A C++ backtrace is symbolised only when somebody reads it
+
+
+def _raised():
+    try:
+        t.raise_error("ValueError", "lazy")
+    except ValueError as e:
+        return e
+    raise AssertionError("testing.raise_error returned")
+
+
+def test_backtrace_is_symbolised_on_first_read_only():
+    e = _raised()
+    assert "_lazy_backtrace" in e.__dict__  # raw frames, not text yet
+    bt = e.cpp_backtrace
+    assert "libmxffi_testing" in bt and bt.lstrip().startswith("[0]")
+    assert "_lazy_backtrace" not in e.__dict__
+    assert e.cpp_backtrace is bt
+
+
+def test_notes_added_before_the_backtrace_is_read_come_after_its_note():
+    e = _raised()
+    e.add_note("mine")
+    assert len(e.__notes__) == 2
+    assert e.__notes__[0].startswith("C++ backtrace (most recent call first):")
+    assert e.__notes__[1] == "mine"
+    text = "".join(traceback.format_exception(e))
+    assert text.count("C++ backtrace (most recent call first):") == 1
+    assert "mine" in text and "ValueError: lazy" in text
+
+
+def test_an_error_with_an_unread_backtrace_pickles_with_its_text():
+    e = _raised()
+    back = pickle.loads(pickle.dumps(e))
+    assert type(back) is type(e) and str(back) == "lazy"
+    assert back.cpp_backtrace == e.cpp_backtrace and "libmxffi_testing" in back.cpp_backtrace
+    assert back.__notes__ == e.__notes__

@@ -84,8 +84,19 @@ class MXFFIError(Exception):
             self.__dict__.setdefault("_notes", []).insert(0, note)
 
     def __reduce__(self):
-        self._format_backtrace()  # the state pickles as text, not as a handle
-        return (type(self), self.args, self.__dict__)
+        # The classes are made at run time, one per kind: rebuilt through error_class, with
+        # the backtrace as text (never a handle).
+        self._format_backtrace()
+        kind = getattr(type(self), "_mxffi_kind", None)
+        if kind is None:
+            return super().__reduce__()
+        return (_rebuild_error, (kind, self.args, dict(self.__dict__)))
+
+
+def _rebuild_error(kind, args, state):
+    exc = error_class(kind)(*args)
+    exc.__dict__.update(state)
+    return exc
 
 
 _BUILTIN_KINDS = (
@@ -125,12 +136,14 @@ def error_class(kind: str) -> type:
     cls = _CLASSES.get(kind)
     if cls is None and kind == "AxisError":
         cls = _CLASSES[kind] = type(
-            kind, (MXFFIError, *_axis_error_bases()), {"__module__": "mxffi.error"}
+            kind,
+            (MXFFIError, *_axis_error_bases()),
+            {"__module__": "mxffi.error", "_mxffi_kind": kind},
         )
     if cls is None:
         base = getattr(builtins, kind) if kind in _BUILTIN_KINDS else RuntimeError
         name = kind if kind.isidentifier() else "RuntimeError"
-        cls = type(name, (MXFFIError, base), {"__module__": "mxffi.error"})
+        cls = type(name, (MXFFIError, base), {"__module__": "mxffi.error", "_mxffi_kind": kind})
         _CLASSES[kind] = cls
     return cls
 
