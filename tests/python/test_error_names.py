@@ -130,3 +130,38 @@ def test_an_error_with_an_unread_backtrace_pickles_with_its_text():
     assert type(back) is type(e) and str(back) == "lazy"
     assert back.cpp_backtrace == e.cpp_backtrace and "libmxffi_testing" in back.cpp_backtrace
     assert back.__notes__ == e.__notes__
+
+
+# ---------------------------------------------------------------------------------------------
+# A container that contains itself
+
+
+def _self_list():
+    a = [1]
+    a.append(a)
+    return a
+
+
+def _self_dict():
+    d = {"k": 1}
+    d["self"] = d
+    return d
+
+
+@pytest.mark.xfail(strict=True)
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: t.echo(_self_list()), "testing.echo: argument #0"),
+        (lambda: t.echo(_self_dict()), "testing.echo: argument #0"),
+        (lambda: t.add(1, _self_list()), "testing.add: argument #1"),
+        (lambda: mx.asarray(_self_list()), "np.asarray: argument #0"),
+    ],
+    ids=["list", "dict", "second-argument", "np-asarray"],
+)
+def test_recursive_container_names_the_function_and_argument(call, name):
+    with pytest.raises(RecursionError) as info:
+        call()
+    msg = str(info.value)
+    assert msg.startswith(f"{name} contains itself, or is nested deeper than the recursion limit")
+    assert isinstance(info.value.__cause__, RecursionError)
