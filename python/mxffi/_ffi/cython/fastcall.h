@@ -430,6 +430,67 @@ static inline int MXFFIPySetClass(int32_t type_index, PyObject* cls) {
 }
 
 /*!
+ * \brief A container that contains itself (or one nested past the recursion limit) fails its
+ *  conversion with CPython's bare RecursionError; raise one that names the function and the
+ *  argument instead, the original as its cause. Any other error is left as it is.
+ */
+#define MXFFI_PY_RECURSION_WHAT " contains itself, or is nested deeper than the recursion limit allows ("
+
+static void MXFFIPyNameRecursionError(PyObject* func, Py_ssize_t i) {
+  if (!PyErr_ExceptionMatches(PyExc_RecursionError)) return;
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  if (tb != NULL && value != NULL) PyException_SetTraceback(value, tb);
+  PyObject* name = PyObject_GetAttrString(func, "name");
+  const char* callee = name != NULL && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+  PyErr_Clear();
+  if (callee == NULL) callee = "mxffi.Function";
+  // The original error: past the one this made for a nested conversion (a list inside a list
+  // is converted by a call of its own), whose cause it is; only the outermost call is named.
+  PyObject* original = value;
+  Py_XINCREF(original);
+  PyObject* text = original != NULL ? PyObject_Str(original) : NULL;
+  const char* what = text != NULL ? PyUnicode_AsUTF8(text) : NULL;
+  PyErr_Clear();
+  if (what != NULL && strstr(what, MXFFI_PY_RECURSION_WHAT) != NULL) {
+    PyObject* cause = PyException_GetCause(original);
+    if (cause != NULL) {
+      Py_DECREF(original);
+      original = cause;
+      Py_XDECREF(text);
+      text = PyObject_Str(original);
+      what = text != NULL ? PyUnicode_AsUTF8(text) : NULL;
+      PyErr_Clear();
+    }
+  } else if (what != NULL && strncmp(what, callee, strlen(callee)) == 0) {
+    callee = NULL;  // it names the function already: leave it as it is
+  }
+  if (callee == NULL) {
+    PyErr_Restore(type, value, tb);
+  } else {
+    PyErr_Format(PyExc_RecursionError, "%s: argument #%zd" MXFFI_PY_RECURSION_WHAT "%s)", callee, i,
+                 what != NULL ? what : "maximum recursion depth exceeded");
+    PyObject *new_type, *new_value, *new_tb;
+    PyErr_Fetch(&new_type, &new_value, &new_tb);
+    PyErr_NormalizeException(&new_type, &new_value, &new_tb);
+    if (original != NULL && new_value != NULL) {
+      Py_INCREF(original);
+      PyException_SetCause(new_value, original);  // steals the reference
+      Py_INCREF(original);
+      PyException_SetContext(new_value, original);  // steals the reference
+    }
+    PyErr_Restore(new_type, new_value, new_tb);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+  }
+  Py_XDECREF(original);
+  Py_XDECREF(text);
+  Py_XDECREF(name);
+}
+
+/*!
  * \brief Positional call with a ready argument vector: convert, call, convert back.
  * \note Arguments are borrowed by the callee, so nothing is reference-counted on the way in;
  *  owners made by the slow path (containers, callables, buffers) live in keep until the return.
@@ -461,6 +522,7 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
     temps[converted].owned = NULL;
     if (MXFFIPyConvertArg(func, converted, args[converted], &cells[converted], &temps[converted],
                           &keep) != 0) {
+      MXFFIPyNameRecursionError(func, converted);
       ++converted;
       goto done;
     }
@@ -519,34 +581,40 @@ static void MXFFIPyWaitForever(void) {
   for (;;) pause();
 }
 
-/*! \brief Enter the gate before taking the GIL from C++; MXFFIPyGILGateLeave once it is held. */
-static inline void MXFFIPyGILGateEnter(void) {
+/*!
+ * \brief Enter the gate before taking the GIL from C++; MXFFIPyGILGateLeave(its result) once
+ *  the GIL is held. A thread that holds the GIL already passes uncounted: waiting would keep
+ *  the exiting thread from ever getting it.
+ */
+static inline int MXFFIPyGILGateEnter(void) {
+  if (PyGILState_Check()) return 0;
   __atomic_add_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&mxffi_gil_gate_closed, __ATOMIC_SEQ_CST)) {
-    if (pthread_equal(pthread_self(), mxffi_gil_exiting_thread)) return;
+    if (pthread_equal(pthread_self(), mxffi_gil_exiting_thread)) return 1;
   } else if (!MXFFIPyIsFinalizing()) {
-    return;
+    return 1;
   }
   __atomic_sub_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
   MXFFIPyWaitForever();
+  return 0;
 }
 
-static inline void MXFFIPyGILGateLeave(void) {
-  __atomic_sub_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
+static inline void MXFFIPyGILGateLeave(int counted) {
+  if (counted) __atomic_sub_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
 }
 
 /*! \brief PyEval_RestoreThread through the gate. */
 static inline void MXFFIPyRestoreThread(void* state) {
-  MXFFIPyGILGateEnter();
+  int counted = MXFFIPyGILGateEnter();
   PyEval_RestoreThread((PyThreadState*)state);
-  MXFFIPyGILGateLeave();
+  MXFFIPyGILGateLeave(counted);
 }
 
 /*! \brief PyGILState_Ensure through the gate. */
 static inline PyGILState_STATE MXFFIPyEnsureGIL(void) {
-  MXFFIPyGILGateEnter();
+  int counted = MXFFIPyGILGateEnter();
   PyGILState_STATE st = PyGILState_Ensure();
-  MXFFIPyGILGateLeave();
+  MXFFIPyGILGateLeave(counted);
   return st;
 }
 
