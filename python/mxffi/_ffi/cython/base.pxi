@@ -166,6 +166,7 @@ cdef extern from "fastcall.h":
     object MXFFIPyReturn(PyObject* func, MXFFIAny* result)
     int MXFFIPyIsFinalizing() nogil
     void MXFFIPyRestoreThread(void* state) nogil
+    void* MXFFIPySaveThread() nogil
     PyGILState_STATE MXFFIPyEnsureGIL() nogil
     void MXFFIPyCloseGILGate()
     int MXFFIPyNDInit(PyObject* obj) except -1

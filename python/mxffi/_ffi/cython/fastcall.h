@@ -581,38 +581,65 @@ static void MXFFIPyWaitForever(void) {
   for (;;) pause();
 }
 
+/*! \brief Whether exit has begun: the gate is closed, or finalization started without it. */
+static inline int MXFFIPyGILGateShut(void) {
+  return __atomic_load_n(&mxffi_gil_gate_closed, __ATOMIC_SEQ_CST) || MXFFIPyIsFinalizing();
+}
+
+/*! \brief Whether this thread is the one that closed the gate (the exiting thread). */
+static inline int MXFFIPyIsExitingThread(void) {
+  return __atomic_load_n(&mxffi_gil_gate_closed, __ATOMIC_SEQ_CST) &&
+         pthread_equal(pthread_self(), mxffi_gil_exiting_thread);
+}
+
 /*!
  * \brief Enter the gate before taking the GIL from C++; MXFFIPyGILGateLeave(its result) once
- *  the GIL is held. A thread that holds the GIL already passes uncounted: waiting would keep
- *  the exiting thread from ever getting it.
+ *  the GIL is held. may_hold: the caller may hold the GIL already (dropping a Python object,
+ *  a signal check); such a thread passes uncounted, as waiting would keep the exiting thread
+ *  from the GIL for ever. Whether it holds it is asked only before finalization starts: once
+ *  it has, PyGILState_Check answers yes for every thread (its thread-state key is gone), and
+ *  no thread but the exiting one can hold the GIL anyway.
  */
-static inline int MXFFIPyGILGateEnter(void) {
-  if (PyGILState_Check()) return 0;
-  __atomic_add_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
-  if (__atomic_load_n(&mxffi_gil_gate_closed, __ATOMIC_SEQ_CST)) {
-    if (pthread_equal(pthread_self(), mxffi_gil_exiting_thread)) return 1;
-  } else if (!MXFFIPyIsFinalizing()) {
-    return 1;
+static inline int MXFFIPyGILGateEnter(int may_hold) {
+  if (MXFFIPyGILGateShut()) {
+    if (MXFFIPyIsExitingThread()) return 0;
+    if (may_hold && !MXFFIPyIsFinalizing() && PyGILState_Check()) return 0;
+    MXFFIPyWaitForever();
   }
-  __atomic_sub_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
-  MXFFIPyWaitForever();
-  return 0;
+  if (may_hold && PyGILState_Check()) return 0;
+  __atomic_add_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
+  if (MXFFIPyGILGateShut() && !MXFFIPyIsExitingThread()) {
+    __atomic_sub_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
+    MXFFIPyWaitForever();
+  }
+  return 1;
 }
 
 static inline void MXFFIPyGILGateLeave(int counted) {
   if (counted) __atomic_sub_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
 }
 
-/*! \brief PyEval_RestoreThread through the gate. */
+/*!
+ * \brief PyEval_SaveThread when this thread holds the GIL; NULL (nothing released) otherwise,
+ *  and once exit has begun for any thread but the exiting one: a thread inside a kernel then
+ *  does not hold the GIL, though PyGILState_Check may say so late in finalization.
+ */
+static inline void* MXFFIPySaveThread(void) {
+  if (MXFFIPyGILGateShut() && !MXFFIPyIsExitingThread()) return NULL;
+  if (!PyGILState_Check()) return NULL;
+  return (void*)PyEval_SaveThread();
+}
+
+/*! \brief PyEval_RestoreThread through the gate (the caller released the GIL itself). */
 static inline void MXFFIPyRestoreThread(void* state) {
-  int counted = MXFFIPyGILGateEnter();
+  int counted = MXFFIPyGILGateEnter(0);
   PyEval_RestoreThread((PyThreadState*)state);
   MXFFIPyGILGateLeave(counted);
 }
 
 /*! \brief PyGILState_Ensure through the gate. */
 static inline PyGILState_STATE MXFFIPyEnsureGIL(void) {
-  int counted = MXFFIPyGILGateEnter();
+  int counted = MXFFIPyGILGateEnter(1);
   PyGILState_STATE st = PyGILState_Ensure();
   MXFFIPyGILGateLeave(counted);
   return st;

@@ -436,9 +436,7 @@ cdef object _hook_raise(PyObject* func):
 
 
 cdef void* _release_gil() noexcept nogil:
-    if PyGILState_Check():
-        return <void*>PyEval_SaveThread()
-    return NULL
+    return MXFFIPySaveThread()
 
 
 cdef void _restore_gil(void* state) noexcept nogil:
