@@ -4,6 +4,7 @@
  *  translation of C++ exceptions at the ABI boundary, and the signal-check hook.
  */
 #include <cxxabi.h>
+#include <dlfcn.h>
 #include <execinfo.h>
 #include <mxffi/c_api.h>
 #include <mxffi/container/string.h>
@@ -172,7 +173,9 @@ MXFFI_REGISTER_API("error.set_foreign")
         "callback), whose object that runtime keeps under token: when the last reference to the "
         "error is dropped (C++ caught it and let it go, or the thread's slot moved on), "
         "release(token) runs, on whatever thread drops it, so the runtime can free its object. "
-        "release is a C function pointer, passed as an integer; it must not block.")
+        "release is the address, as an integer, of a C function the runtime exports under the "
+        "name MXFFIForeignErrorReleased (checked: no other address is called); it must not "
+        "block. release 0 sets the error with no notice.")
     .arg("kind")
     .arg("message")
     .arg("backtrace")
@@ -180,6 +183,15 @@ MXFFI_REGISTER_API("error.set_foreign")
     .arg("release")
     .set_body_typed([](std::string kind, std::string message, std::string backtrace, int64_t token,
                        int64_t release) {
+      if (release != 0) {
+        Dl_info info{};
+        void* fn = reinterpret_cast<void*>(release);
+        MXFFI_CHECK(dladdr(fn, &info) != 0 && info.dli_saddr == fn && info.dli_sname != nullptr &&
+                        std::strcmp(info.dli_sname, "MXFFIForeignErrorReleased") == 0,
+                    ValueError)
+            << "error.set_foreign: release 0x" << std::hex << release
+            << " is not the address of an exported MXFFIForeignErrorReleased function";
+      }
       Error e(std::move(kind), std::move(message), std::move(backtrace));
       auto* obj = const_cast<ErrorObj*>(e.get());
       if (release != 0) {

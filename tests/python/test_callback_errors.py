@@ -14,6 +14,7 @@ import weakref
 import pytest
 from conftest import run_python
 
+import mxffi
 import mxffi.testing as t
 from mxffi._ffi import error as _error
 
@@ -258,3 +259,16 @@ def test_error_dropped_by_cpp_thread_exit_without_reraise():
     gc.collect()
     assert sum(r() is not None for r in refs) <= 1
     assert len(_error._PENDING) <= 1
+
+
+def test_set_foreign_calls_only_an_exported_release_function():
+    set_foreign = mxffi.get_global_func("error.set_foreign")
+    for bogus in (12345, id(object()), -1):
+        with pytest.raises(ValueError) as info:
+            set_foreign("ValueError", "m", "", 1, bogus)
+        assert str(info.value).startswith("error.set_foreign: release 0x")
+        assert "is not the address of an exported MXFFIForeignErrorReleased function" in str(
+            info.value
+        )
+    # release 0: the error is set, and nobody is told when it goes
+    assert set_foreign("ValueError", "m", "", 1, 0) is None

@@ -167,6 +167,8 @@ cdef extern from "fastcall.h":
     int MXFFIPyIsFinalizing() nogil
     void MXFFIPyRestoreThread(void* state) nogil
     void* MXFFIPySaveThread() nogil
+    void MXFFIForeignErrorReleased(int64_t token) nogil
+    int MXFFIPyTakeReleased(int64_t* out, int max_count) nogil
     PyGILState_STATE MXFFIPyEnsureGIL() nogil
     void MXFFIPyCloseGILGate()
     int MXFFIPyNDInit(PyObject* obj) except -1

@@ -99,6 +99,7 @@ def _init():
     _PARSE_DTYPE = get_global_func("ndarray.parse_dtype")
     _ERROR_BACKTRACE = get_global_func("error.backtrace")
     _ERROR_LAST_BACKTRACE = get_global_func("error.last_backtrace")
+    MXFFIPyTakeReleased(NULL, 0)  # makes the queue's lock, before any error can be set
     if MXFFIFuncGetGlobal(b"error.set_foreign", &_set_foreign_handle) != 0:
         _raise_last_error(None)
 

@@ -657,6 +657,46 @@ static void MXFFIPyCloseGILGate(void) {
   Py_END_ALLOW_THREADS;
 }
 
+/*
+ * C++ dropping a Python callback's error. error.set_foreign takes the function C++ calls with
+ * the exception's token when it frees the error unraised, and accepts only a function exported
+ * under the name MXFFIForeignErrorReleased (it checks with dladdr): no Python caller can hand
+ * it an address to jump to. It runs on any thread, perhaps under C++ locks, so it only queues
+ * the token; the binding drops the exception at its next raise or stash, with the GIL.
+ */
+#define MXFFI_PY_RELEASED_MAX 1024
+static PyThread_type_lock mxffi_released_lock = NULL;
+static int64_t mxffi_released[MXFFI_PY_RELEASED_MAX];
+static int mxffi_released_count = 0;
+
+__attribute__((visibility("default"))) void MXFFIForeignErrorReleased(int64_t token) {
+  if (mxffi_released_lock == NULL) return;
+  PyThread_acquire_lock(mxffi_released_lock, WAIT_LOCK);
+  // Past the queue's size a token is not queued: its exception stays until the table's bound
+  // evicts it.
+  if (mxffi_released_count < MXFFI_PY_RELEASED_MAX) {
+    mxffi_released[mxffi_released_count++] = token;
+  }
+  PyThread_release_lock(mxffi_released_lock);
+}
+
+/*! \brief Move up to max_count queued tokens into out; how many. */
+static int MXFFIPyTakeReleased(int64_t* out, int max_count) {
+  if (mxffi_released_lock == NULL) {
+    mxffi_released_lock = PyThread_allocate_lock();  // with the GIL, before any error is set
+    return 0;
+  }
+  if (__atomic_load_n(&mxffi_released_count, __ATOMIC_RELAXED) == 0) return 0;
+  PyThread_acquire_lock(mxffi_released_lock, WAIT_LOCK);
+  int n = mxffi_released_count < max_count ? mxffi_released_count : max_count;
+  memcpy(out, mxffi_released, sizeof(int64_t) * (size_t)n);
+  memmove(mxffi_released, mxffi_released + n,
+          sizeof(int64_t) * (size_t)(mxffi_released_count - n));
+  mxffi_released_count -= n;
+  PyThread_release_lock(mxffi_released_lock);
+  return n;
+}
+
 /*! \brief The vectorcall slot installed on mxffi.Function. */
 static PyObject* MXFFIPyFunctionVectorcall(PyObject* func, PyObject* const* args, size_t nargsf,
                                            PyObject* kwnames) {

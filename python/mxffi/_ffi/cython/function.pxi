@@ -270,7 +270,7 @@ cdef int _check_signals_held() noexcept with gil:
 # ---------------------------------------------------------------------------------------------
 # Python exceptions crossing C++. A callback's exception waits in error._PENDING under a token
 # until the outer Python caller raises it again. Its C++ error is made by error.set_foreign,
-# which calls _py_error_released with the token when C++ drops the error without re-raising it
+# which calls MXFFIForeignErrorReleased (fastcall.h) with the token when C++ drops the error
 # (a thread's slot moving on, a caught error going out of scope); the next raise or stash then
 # drops the exception and clears its frames. Nothing here may raise: an exception lost on the way
 # into C++ would turn the callback's failure into a None result.
@@ -278,35 +278,15 @@ cdef int _check_signals_held() noexcept with gil:
 cdef enum:
     MAX_RELEASED = 1024
 
-cdef PyThread_type_lock _released_lock = PyThread_allocate_lock()
-cdef int64_t _released[MAX_RELEASED]
-cdef int _released_count = 0
 cdef void* _set_foreign_handle = NULL
 
 
-cdef void _py_error_released(int64_t token) noexcept nogil:
-    global _released_count
-    # Any thread, perhaps holding C++ locks: never takes the GIL, only queues the token. Tokens
-    # past the queue's size stay in the table until its bound evicts them.
-    PyThread_acquire_lock(_released_lock, 1)
-    if _released_count < MAX_RELEASED:
-        _released[_released_count] = token
-        _released_count += 1
-    PyThread_release_lock(_released_lock)
-
-
 cdef void _drop_released() noexcept:
-    """Drop the exceptions whose C++ errors were freed (GIL held)."""
-    global _released_count
+    """Drop the exceptions whose C++ errors were freed (GIL held): the tokens C++ queued
+    through MXFFIForeignErrorReleased (fastcall.h)."""
     cdef int64_t tokens[MAX_RELEASED]
     cdef int n, i
-    if _released_count == 0:
-        return
-    PyThread_acquire_lock(_released_lock, 1)
-    n = _released_count
-    memcpy(tokens, _released, n * sizeof(int64_t))
-    _released_count = 0
-    PyThread_release_lock(_released_lock)
+    n = MXFFIPyTakeReleased(tokens, MAX_RELEASED)
     for i in range(n):
         try:
             exc = _PENDING_ERRORS.pop(tokens[i], None)
@@ -389,7 +369,7 @@ cdef void _set_error_from_py(exc) noexcept:
         args[3].type_index = kMXFFIInt
         args[3].v_int64 = token
         args[4].type_index = kMXFFIInt
-        args[4].v_int64 = <int64_t><size_t>&_py_error_released
+        args[4].v_int64 = <int64_t><size_t>&MXFFIForeignErrorReleased
         for i in range(5):
             args[i].small_len = 0
         result.type_index = kMXFFINone
