@@ -674,8 +674,10 @@ __attribute__((visibility("default"))) void MXFFIForeignErrorReleased(int64_t to
   PyThread_acquire_lock(mxffi_released_lock, WAIT_LOCK);
   // Past the queue's size a token is not queued: its exception stays until the table's bound
   // evicts it.
-  if (mxffi_released_count < MXFFI_PY_RELEASED_MAX) {
-    mxffi_released[mxffi_released_count++] = token;
+  int n = __atomic_load_n(&mxffi_released_count, __ATOMIC_RELAXED);
+  if (n < MXFFI_PY_RELEASED_MAX) {
+    mxffi_released[n] = token;
+    __atomic_store_n(&mxffi_released_count, n + 1, __ATOMIC_RELAXED);
   }
   PyThread_release_lock(mxffi_released_lock);
 }
@@ -688,11 +690,13 @@ static int MXFFIPyTakeReleased(int64_t* out, int max_count) {
   }
   if (__atomic_load_n(&mxffi_released_count, __ATOMIC_RELAXED) == 0) return 0;
   PyThread_acquire_lock(mxffi_released_lock, WAIT_LOCK);
-  int n = mxffi_released_count < max_count ? mxffi_released_count : max_count;
+  // The count is atomic because it is also read without the lock, above; under the lock,
+  // relaxed loads and stores suffice.
+  int count = __atomic_load_n(&mxffi_released_count, __ATOMIC_RELAXED);
+  int n = count < max_count ? count : max_count;
   memcpy(out, mxffi_released, sizeof(int64_t) * (size_t)n);
-  memmove(mxffi_released, mxffi_released + n,
-          sizeof(int64_t) * (size_t)(mxffi_released_count - n));
-  mxffi_released_count -= n;
+  memmove(mxffi_released, mxffi_released + n, sizeof(int64_t) * (size_t)(count - n));
+  __atomic_store_n(&mxffi_released_count, count - n, __ATOMIC_RELAXED);
   PyThread_release_lock(mxffi_released_lock);
   return n;
 }
