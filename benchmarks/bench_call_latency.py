@@ -51,6 +51,14 @@ counts are noise-free and are what the gates check:
     mxffi (vectorcall) <= 3.0x the C extension on nop() and on the numpy argument,
                        <= 2.5x on add_int, add_float, echo_str, str_len and sum3.
 
+The cost of a raised error. ``mxffi.testing.raise_error("ValueError", "boom")`` (libmxffi_testing,
+a C++ body that throws) is called in a ``try: ... except ValueError: pass`` loop, timed and
+counted the same way, beside the same loop around a Python function raising ValueError. The
+figure is what reaching the ``except`` costs: the C++ throw, the raw backtrace, the error slot,
+the Python exception; the C++ backtrace is symbolised only when somebody reads it, so a loop
+catching errors does not pay for it. Gate: the median time per raise <= 20 us (the instruction
+count is reported beside it; wall-clock, as the gate in docs/design.md is written).
+
 Usage:
     python benchmarks/bench_call_latency.py [--quick] [--check] [--write-docs] [--annotate]
         [--no-callgrind] [--no-timing] [--only BINDING,...]
@@ -97,6 +105,14 @@ from bindings import (  # noqa: E402 - benchmarks/latency is not a package
     SHAPE_KEYS,
     SHAPES,
     bind,
+)
+from raise_cost import (  # noqa: E402 - benchmarks/latency is not a package
+    RAISE_GATE_US,
+    RAISE_KEY,
+    make_raise_cells,
+    prepare_raise_cells,
+    raise_results,
+    raise_table,
 )
 
 # Gates: shape -> maximum ratio of mxffi (vectorcall) to the C extension, in instructions.
@@ -240,16 +256,18 @@ def make_empty_loop():
     return ns["loop"]
 
 
-def measure_times(cells, rounds, target_s, seed):
+def measure_times(cells, rounds, target_s, seed, raise_cells=None):
     """Median ns per call of every cell over randomized interleaved rounds.
 
-    The empty loop is one more cell, LOOP, interleaved like the others.
+    The empty loop is one more cell, LOOP, interleaved like the others, and so are the raise
+    cells.
     """
     calls = {}
     gc_was = gc.isenabled()
     gc.disable()
     try:
         prepared = {key: run_cell(cell) for key, cell in cells.items()}
+        prepared.update(prepare_raise_cells(raise_cells or {}))
         prepared[LOOP] = (make_empty_loop(), ())
         for key, cell in prepared.items():
             time_loop(cell, 1000)  # warm up (and let the interpreter specialise)
@@ -283,8 +301,9 @@ def callgrind_worker(out_dir, calls, names):
     cg = ctypes.CDLL(str(BUILD_DIR / "libmxffi_bench_callgrind.so"))
     cg.mxb_cg_dump.argtypes = [ctypes.c_char_p]
     cells, missing = make_cells(names)
+    raise_cells = make_raise_cells(names)
     (Path(out_dir) / "cells.json").write_text(
-        json.dumps({"cells": [list(k) for k in cells], "missing": missing})
+        json.dumps({"cells": [list(k) for k in [*cells, *raise_cells]], "missing": missing})
     )
     gc.disable()
     # A first zero/dump pair: the first ctypes calls of these two functions set up their call
@@ -298,8 +317,9 @@ def callgrind_worker(out_dir, calls, names):
         cg.mxb_cg_zero()
         empty(it)
         cg.mxb_cg_dump(f"{LOOP[0]}|{LOOP[1]}|{n}".encode())
-    for (name, key), cell in cells.items():
-        loop, largs = run_cell(cell)
+    prepared = {key: run_cell(cell) for key, cell in cells.items()}
+    prepared.update(prepare_raise_cells(raise_cells))
+    for (name, key), (loop, largs) in prepared.items():
         loop(itertools.repeat(None, min(calls, 1000)), *largs)  # warm up
         for n in (calls, 2 * calls):
             it = itertools.repeat(None, n)
@@ -626,7 +646,7 @@ def main(argv=None):
     times, instr, files = {}, {}, {}
     if not args.no_timing:
         log(f"timing {len(cells)} cells: {rounds} rounds of ~{target_s * 1e3:g} ms samples")
-        raw = measure_times(cells, rounds, target_s, args.seed)
+        raw = measure_times(cells, rounds, target_s, args.seed, make_raise_cells(present))
         times, run["loop_ns"] = net(raw), raw[LOOP]
     if not args.no_callgrind and not shutil.which("valgrind"):
         log("valgrind not found (apt-get install valgrind): no instruction counts, no gates")
@@ -635,6 +655,7 @@ def main(argv=None):
         raw, files = measure_instructions(calls, present, keep)
         instr, run["loop_instr"] = net(raw), raw[LOOP]
     run.update(times=times, instr=instr, gates=gate_results(instr) if instr else [])
+    run["raise_rows"], run["raise_gate"] = raise_results(times, instr)
 
     out = []
     if times:
@@ -653,10 +674,22 @@ def main(argv=None):
         ]
     if run["gates"]:
         out += ["Gates (instructions per call, same run):\n", gate_table(run["gates"]), ""]
+    if run["raise_rows"]:
+        out += [
+            "Cost of a raised error (try/except loop, less the empty loop):\n",
+            raise_table(run["raise_rows"]),
+            "",
+        ]
     print("\n".join(out))
     for key, limit, _, _, ratio, verdict in run["gates"]:
         r = "n/a" if ratio is None else f"{ratio:.2f}x"
         print(f"{verdict}: {key}: mxffi / C extension = {r} (gate <= {limit:.1f}x)")
+    mx_raise = times.get(("mxffi", RAISE_KEY))
+    if mx_raise is not None:
+        print(
+            f"{run['raise_gate']}: raise: mxffi error raised in C++ and caught in Python = "
+            f"{mx_raise / 1e3:.2f} us (gate <= {RAISE_GATE_US:g} us)"
+        )
     if args.annotate:
         annotate(files, calls)
 
@@ -684,7 +717,10 @@ def main(argv=None):
     if args.check and not run["gates"]:
         log("--check: no instruction counts, so no gate was checked")
         return 1
-    return 1 if args.check and any(g[5] != "PASS" for g in run["gates"]) else 0
+    if args.check and run["raise_gate"] == "MISSING":
+        log("--check: no timing of mxffi's raise, so its gate was not checked")
+    failed = any(g[5] != "PASS" for g in run["gates"]) or run["raise_gate"] == "FAIL"
+    return 1 if args.check and failed else 0
 
 
 def write_docs(run, png):
@@ -743,6 +779,20 @@ def write_docs(run, png):
             f"Each figure is less the {run['loop_instr']:.0f} instructions of an empty loop: the",
             "cost of the call statement itself (loading the function and its arguments, the call,",
             "dropping the result).",
+            "",
+        ]
+    if run.get("raise_rows"):
+        doc += [
+            "### Cost of a raised error",
+            "",
+            '`mxffi.testing.raise_error("ValueError", "boom")` (a C++ body that throws) in a',
+            "`try`/`except ValueError` loop, beside a Python function raising the same; time and",
+            "instructions per raise, less the empty loop. The C++ backtrace is captured as raw",
+            "frames and symbolised only when `cpp_backtrace` or the printed traceback reads it.",
+            "",
+            raise_table(run["raise_rows"]),
+            "",
+            f"Gate: mxffi's median time per raise <= {RAISE_GATE_US:g} us: {run['raise_gate']}.",
             "",
         ]
     if gates:

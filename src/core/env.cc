@@ -29,6 +29,9 @@ ScopedGILRelease::ScopedGILRelease() {
 }
 
 ScopedGILRelease::~ScopedGILRelease() {
+  // noexcept, as destructors are: the hook must return or never return, not unwind. Python's
+  // (fastcall.h, MXFFIPyRestoreThread) waits for good instead of re-taking the GIL once the
+  // interpreter exits, where CPython would end the thread by unwinding it through this frame.
   if (state_ != nullptr) g_restore_gil.load(std::memory_order_acquire)(state_);
 }
 

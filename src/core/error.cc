@@ -4,17 +4,22 @@
  *  translation of C++ exceptions at the ABI boundary, and the signal-check hook.
  */
 #include <cxxabi.h>
+#include <dlfcn.h>
 #include <execinfo.h>
 #include <mxffi/c_api.h>
+#include <mxffi/container/string.h>
 #include <mxffi/function.h>
+#include <mxffi/registry.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 namespace mxffi {
 namespace {
@@ -50,6 +55,42 @@ void StoreError(const Error& e) {
   slot.error = e;
 }
 
+/*!
+ * \brief The deleter of errors made with raw frames (Error(kind, message)): the same as every
+ *  other ErrorObj's, but its address tells that the backtrace is symbolised only when read, so
+ *  error.last_backtrace can hand the error itself to a reader who may never look.
+ */
+void RawFramesErrorDeleter(void* self) { details::DefaultObjectDeleter<ErrorObj>(self); }
+
+/*! \brief Called with a foreign error's token when C++ drops its last reference to it. */
+using ForeignReleaseFn = void (*)(int64_t token);
+
+/*! \brief The foreign errors alive: who to tell, and with which token, when each is freed. */
+struct ForeignErrors {
+  std::mutex mutex;
+  std::unordered_map<const void*, std::pair<int64_t, ForeignReleaseFn>> live;
+};
+
+ForeignErrors& Foreign() {
+  static auto* table = new ForeignErrors();  // leaked: errors die in thread-exit destructors
+  return *table;
+}
+
+void ForeignErrorDeleter(void* self) {
+  std::pair<int64_t, ForeignReleaseFn> entry{0, nullptr};
+  {
+    ForeignErrors& f = Foreign();
+    std::lock_guard<std::mutex> lock(f.mutex);
+    auto it = f.live.find(self);
+    if (it != f.live.end()) {
+      entry = it->second;
+      f.live.erase(it);
+    }
+  }
+  if (entry.second != nullptr) entry.second(entry.first);
+  details::DefaultObjectDeleter<ErrorObj>(self);
+}
+
 }  // namespace
 
 const std::string& ErrorObj::backtrace() const {
@@ -77,6 +118,7 @@ Error::Error(std::string kind, std::string message)
   int n = ::backtrace(frames, kMaxFrames);
   int skip = n > 1 ? 1 : 0;  // this constructor
   obj->frames_.assign(frames + skip, frames + n);
+  details::ObjectUnsafe::SetDeleter(obj, RawFramesErrorDeleter);
 }
 
 Error::Error(std::string kind, std::string message, std::string backtrace)
@@ -120,6 +162,70 @@ void ThrowLastError() {
 }
 
 }  // namespace details
+}  // namespace mxffi
+
+namespace mxffi {
+namespace {
+
+MXFFI_REGISTER_API("error.set_foreign")
+    .describe(
+        "Set this thread's last error to one raised in another runtime (a Python exception in a "
+        "callback), whose object that runtime keeps under token: when the last reference to the "
+        "error is dropped (C++ caught it and let it go, or the thread's slot moved on), "
+        "release(token) runs, on whatever thread drops it, so the runtime can free its object. "
+        "release is the address, as an integer, of a C function the runtime exports under the "
+        "name MXFFIForeignErrorReleased (checked: no other address is called); it must not "
+        "block. release 0 sets the error with no notice.")
+    .arg("kind")
+    .arg("message")
+    .arg("backtrace")
+    .arg("token")
+    .arg("release")
+    .set_body_typed([](std::string kind, std::string message, std::string backtrace, int64_t token,
+                       int64_t release) {
+      if (release != 0) {
+        Dl_info info{};
+        void* fn = reinterpret_cast<void*>(release);
+        MXFFI_CHECK(dladdr(fn, &info) != 0 && info.dli_saddr == fn && info.dli_sname != nullptr &&
+                        std::strcmp(info.dli_sname, "MXFFIForeignErrorReleased") == 0,
+                    ValueError)
+            << "error.set_foreign: release 0x" << std::hex << release
+            << " is not the address of an exported MXFFIForeignErrorReleased function";
+      }
+      Error e(std::move(kind), std::move(message), std::move(backtrace));
+      auto* obj = const_cast<ErrorObj*>(e.get());
+      if (release != 0) {
+        ForeignErrors& f = Foreign();
+        std::lock_guard<std::mutex> lock(f.mutex);
+        f.live[obj] = {token, reinterpret_cast<ForeignReleaseFn>(release)};
+        details::ObjectUnsafe::SetDeleter(obj, ForeignErrorDeleter);
+      }
+      StoreError(e);
+    });
+
+MXFFI_REGISTER_API("error.last_backtrace")
+    .describe(
+        "The backtrace of this thread's last error when it is already text (given by the raiser, "
+        "or read before); otherwise the error itself, whose backtrace error.backtrace formats "
+        "from its raw frames when somebody reads it. None when no error was set.")
+    .set_body([](PackedArgs, Any* rv) {
+      const Error& e = Slot().error;
+      if (!e.defined()) {
+        *rv = Any();
+      } else if (details::ObjectUnsafe::Header(const_cast<ErrorObj*>(e.get()))->deleter ==
+                 RawFramesErrorDeleter) {
+        *rv = e;
+      } else {
+        *rv = String(e.backtrace());
+      }
+    });
+
+MXFFI_REGISTER_API("error.backtrace")
+    .describe("The backtrace of an error, symbolised from its raw frames on first read.")
+    .arg("error")
+    .set_body_typed([](Error e) { return String(e.backtrace()); });
+
+}  // namespace
 }  // namespace mxffi
 
 using mxffi::Error;

@@ -10,6 +10,8 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 
 namespace mxffi {
 namespace details {
@@ -20,20 +22,53 @@ struct Entry {
   std::shared_ptr<const FuncInfo> info;
 };
 
+/*!
+ * \brief Per-thread record of registrations, read by library.load around dlopen (a library's
+ *  static initialisers run on the thread that opens it).
+ */
+struct RegistrationLog {
+  std::vector<std::string> errors;
+  int64_t published = 0;
+  /*! \brief Inside library.load: every change to the table is journaled, to be undone. */
+  bool loading = false;
+  /*! \brief Whether the library being loaded may replace existing globals (override=True). */
+  bool allow_replace = true;
+  /*! \brief (name, what it held before) for each change, in order. */
+  std::vector<std::pair<std::string, std::optional<Entry>>> journal;
+};
+RegistrationLog& Log() {
+  static thread_local RegistrationLog log;
+  return log;
+}
+
+/*! \brief Why GlobalTable::Set refused. */
+enum class SetResult { kOk, kTaken, kReplaceRefused };
+
 class GlobalTable {
  public:
   static GlobalTable* Global() {
     static auto* table = new GlobalTable();  // lives for the process
     return table;
   }
-  /*! \brief Insert; on a clash without override, returns false and leaves the table as is. */
-  bool Set(const std::string& name, Function f, std::shared_ptr<const FuncInfo> info,
-           bool override) {
+  /*!
+   * \brief Insert; on a clash without override, or with override while a library loaded
+   *  without override=True registers, refuses and leaves the table as is.
+   */
+  SetResult Set(const std::string& name, Function f, std::shared_ptr<const FuncInfo> info,
+                bool override) {
+    RegistrationLog& log = Log();
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = table_.find(name);
-    if (it != table_.end() && !override) return false;
+    if (it != table_.end() && !override) return SetResult::kTaken;
+    if (it != table_.end() && log.loading && !log.allow_replace) {
+      return SetResult::kReplaceRefused;
+    }
+    if (log.loading) {
+      log.journal.emplace_back(
+          name, it == table_.end() ? std::nullopt : std::optional<Entry>(it->second));
+    }
     table_[name] = Entry{std::move(f), std::move(info)};
-    return true;
+    return SetResult::kOk;
   }
   bool Get(std::string_view name, Entry* out) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -49,21 +84,26 @@ class GlobalTable {
     for (const auto& kv : table_) names.push_back(kv.first);
     return names;  // std::map: already sorted
   }
+  /*! \brief Put back what each journaled change replaced, newest first. */
+  void Undo(const std::vector<std::pair<std::string, std::optional<Entry>>>& journal) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = journal.rbegin(); it != journal.rend(); ++it) {
+      if (it->second.has_value()) {
+        table_[it->first] = *it->second;
+      } else {
+        table_.erase(it->first);
+      }
+    }
+  }
 
  private:
   std::mutex mutex_;
   std::map<std::string, Entry, std::less<>> table_;
 };
 
-/*! \brief Per-thread record of registrations, read by library.load around dlopen. */
-struct RegistrationLog {
-  std::vector<std::string> errors;
-  int64_t published = 0;
-};
-RegistrationLog& Log() {
-  static thread_local RegistrationLog log;
-  return log;
-}
+const char* kReplaceRefused =
+    "is already registered (built in, or from another library); a library may replace it "
+    "with .allow_override() only when loaded with override=True";
 
 }  // namespace
 
@@ -81,6 +121,25 @@ void RecordRegistrationError(const std::string& message) {
 }
 
 void CountRegistration() { ++Log().published; }
+
+void BeginLibraryLoad(bool allow_replace) {
+  RegistrationLog& log = Log();
+  log.loading = true;
+  log.allow_replace = allow_replace;
+  log.journal.clear();
+}
+
+std::vector<std::string> EndLibraryLoad(bool rollback) {
+  RegistrationLog& log = Log();
+  std::vector<std::pair<std::string, std::optional<Entry>>> journal;
+  journal.swap(log.journal);
+  log.loading = false;
+  log.allow_replace = true;
+  if (rollback) GlobalTable::Global()->Undo(journal);
+  std::set<std::string> names;
+  for (const auto& change : journal) names.insert(change.first);
+  return std::vector<std::string>(names.begin(), names.end());
+}
 
 std::vector<std::string> ListGlobalNames() { return GlobalTable::Global()->Names(); }
 
@@ -109,9 +168,17 @@ void Function::SetGlobal(std::string_view name, Function f, bool override) {
   if (!f.defined()) MXFFI_THROW(ValueError) << "SetGlobal: function for '" << name << "' is null";
   auto info = std::make_shared<FuncInfo>();
   info->name = std::string(name);
-  if (!details::GlobalTable::Global()->Set(info->name, std::move(f), info, override)) {
-    MXFFI_THROW(ValueError) << "global function '" << name
-                            << "' is already registered; pass override to replace it";
+  switch (details::GlobalTable::Global()->Set(info->name, std::move(f), info, override)) {
+    case details::SetResult::kOk:
+      // Counted like MXFFI_REGISTER_API: a library registering through the C ABI alone from
+      // its initialiser is a REGISTER_API library to library.load.
+      details::CountRegistration();
+      return;
+    case details::SetResult::kTaken:
+      MXFFI_THROW(ValueError) << "global function '" << name
+                              << "' is already registered; pass override to replace it";
+    case details::SetResult::kReplaceRefused:
+      MXFFI_THROW(ValueError) << "global function '" << name << "' " << details::kReplaceRefused;
   }
 }
 
@@ -198,9 +265,15 @@ Registry& Registry::Publish(Function f, int32_t num_args, std::vector<std::strin
     info_->arg_labels.push_back(details::ArgContext(info_.get(), i).Label());
   }
   info_->return_type = std::move(return_type);
-  if (!details::GlobalTable::Global()->Set(info_->name, std::move(f), info_, override_)) {
-    Fail("is already registered; use .allow_override() to replace it");
-    return *this;
+  switch (details::GlobalTable::Global()->Set(info_->name, std::move(f), info_, override_)) {
+    case details::SetResult::kOk:
+      break;
+    case details::SetResult::kTaken:
+      Fail("is already registered; use .allow_override() to replace it");
+      return *this;
+    case details::SetResult::kReplaceRefused:
+      Fail(details::kReplaceRefused);
+      return *this;
   }
   published_ = true;
   ++details::Log().published;

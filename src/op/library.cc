@@ -39,7 +39,11 @@
 
 namespace mxffi {
 namespace details {
-int64_t OpSlotsLeft();  // op.cc
+int64_t OpSlotsLeft();                                   // op.cc
+void RemoveOps(const std::vector<std::string>& names);   // op.cc
+void BeginLibraryLoad(bool allow_replace);               // registry.cc
+std::vector<std::string> EndLibraryLoad(bool rollback);  // registry.cc
+void CheckLibraryFile(const std::string& path);          // library_file.cc
 }  // namespace details
 namespace {
 
@@ -88,12 +92,28 @@ static_assert(MXFFI_OPLIB_STYPE_CSR == static_cast<int>(StorageType::kCSR) &&
                   MXFFI_OPLIB_STYPE_ROW_SPARSE == static_cast<int>(StorageType::kRowSparse),
               "lib_api.h and storage.h disagree on the storage types");
 
-/*! \brief A stateful op's state for one set of attributes on one device. */
+struct LibOp;
+
+/*!
+ * \brief A stateful op's state for one set of attributes on one device. The library frees it
+ *  when the last reference goes (the op let it go and no forward still uses it), or at
+ *  release_states.
+ */
 struct LibState {
+  const LibOp* op = nullptr;
   void* handle = nullptr;
   std::mutex mutex;        // one forward at a time on a state
   bool destroyed = false;  // set, under mutex, by ReleaseStates
+  uint64_t last_used = 0;  // the op's use clock at this state's latest call
+  ~LibState();
 };
+
+/*!
+ * \brief The states an op keeps: those of its most recently used attribute sets. Each distinct
+ *  attribute string makes a state, so without a bound a caller varying an attribute would keep
+ *  one per call until exit.
+ */
+constexpr size_t kMaxStatesPerOp = 64;
 
 /*! \brief One op of a custom op library, as mxffi calls it. */
 struct LibOp {
@@ -104,7 +124,12 @@ struct LibOp {
   LastErrorFn last_error = nullptr;
   std::mutex state_mutex;
   std::map<std::string, std::shared_ptr<LibState>> states;
+  uint64_t state_clock = 0;  // under state_mutex
 };
+
+LibState::~LibState() {
+  if (!destroyed && handle != nullptr) op->desc.destroy_state(op->desc.self, handle);
+}
 
 /*! \brief Held by library.load: two loads never interleave their checks and registrations. */
 std::mutex& LoadMutex() {
@@ -268,13 +293,26 @@ void* AllocWorkspace(void* host, size_t bytes) {
 std::shared_ptr<LibState> GetState(LibOp* op, const LibParam& p, DLDevice device) {
   const std::string key = std::to_string(device.device_type) + ":" +
                           std::to_string(device.device_id) + "|" + p.state_key;
+  std::shared_ptr<LibState> evicted;  // freed after the lock, once no forward uses it
   std::lock_guard<std::mutex> lock(op->state_mutex);
   auto it = op->states.find(key);
-  if (it != op->states.end()) return it->second;
+  if (it != op->states.end()) {
+    it->second->last_used = ++op->state_clock;
+    return it->second;
+  }
   auto state = std::make_shared<LibState>();
+  state->op = op;
   Check(*op, "create_state",
         op->desc.create_state(op->desc.self, &p.c, device.device_type, device.device_id,
                               &state->handle));
+  state->last_used = ++op->state_clock;
+  if (op->states.size() >= kMaxStatesPerOp) {
+    auto oldest = std::min_element(op->states.begin(), op->states.end(), [](auto& a, auto& b) {
+      return a.second->last_used < b.second->last_used;
+    });
+    evicted = std::move(oldest->second);
+    op->states.erase(oldest);
+  }
   op->states.emplace(key, state);
   return state;
 }
@@ -654,25 +692,50 @@ std::vector<std::string> Difference(const std::vector<std::string>& after,
   return out;
 }
 
+/*! \brief Libraries refused after their initialisers ran, by dlopen handle: why. */
+std::map<void*, std::string>& Refused() {
+  static auto* refused = new std::map<void*, std::string>();  // guarded by LoadMutex
+  return *refused;
+}
+
 ObjectRef Load(const std::string& path, bool override) {
   std::lock_guard<std::mutex> load_lock(LoadMutex());
+  details::CheckLibraryFile(path);
   details::TakeRegistrationErrors();  // start from a clean log on this thread
   const int64_t before = details::RegistrationCount();
-  const std::vector<std::string> globals = details::ListGlobalNames();
   const std::vector<std::string> ops = Op::ListNames();
+  // The library's static initialisers run inside dlopen, on this thread; every global they
+  // register is journaled, and without override they may not replace one.
+  details::BeginLibraryLoad(override);
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::vector<std::string> errors = details::TakeRegistrationErrors();
+  const bool registered = details::RegistrationCount() != before;
+  std::vector<std::string> globals = details::EndLibraryLoad(handle == nullptr || !errors.empty());
   if (handle == nullptr) {
     const char* why = dlerror();
     MXFFI_THROW(ValueError) << "library.load: cannot load " << path << ": "
                             << (why ? why : "unknown error");
   }
-  std::vector<std::string> errors = details::TakeRegistrationErrors();
-  const bool registered = details::RegistrationCount() != before;
+  auto refused = Refused().find(handle);
+  if (refused != Refused().end()) {
+    // Opened before and refused: dlopen ran nothing this time; say the same again.
+    dlclose(handle);
+    throw Error("RuntimeError", refused->second);
+  }
   if (!errors.empty()) {
+    // Undo it all: the globals (done above) and the ops it added. Its code stays mapped, as
+    // objects its initialisers made may still point into it.
+    details::RemoveOps(Difference(Op::ListNames(), ops));
     std::string all;
-    for (const auto& e : errors) all += "\n  " + e;
-    if (!registered) dlclose(handle);
-    MXFFI_THROW(RuntimeError) << "library.load: " << path << " failed to register:" << all;
+    for (const auto& e : errors) all += (all.empty() ? " " : "; ") + e;
+    std::string msg = "library.load: " + path + " failed to register:" + all +
+                      "; the library was refused and left the registry as it was";
+    if (registered) {
+      Refused()[handle] = msg;
+    } else {
+      dlclose(handle);
+    }
+    throw Error("RuntimeError", msg);
   }
   ObjectPtr<LibraryObj> lib = make_object<LibraryObj>();
   lib->path = String(path);
@@ -688,9 +751,7 @@ ObjectRef Load(const std::string& path, bool override) {
     lib->kind = String("op_library");
   } else if (registered) {
     lib->kind = String("register_api");
-    for (const auto& n : Difference(details::ListGlobalNames(), globals)) {
-      lib->names.push_back(String(n));
-    }
+    for (const auto& n : globals) lib->names.push_back(String(n));
     for (const auto& n : Difference(Op::ListNames(), ops)) lib->names.push_back(String(n));
   } else {
     dlclose(handle);

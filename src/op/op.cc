@@ -24,6 +24,10 @@ struct OpRegistryState {
   std::mutex mutex;
   std::deque<Op> ops;  // a deque never moves what it holds
   std::map<std::string, Op*, std::less<>> by_name;
+  // The op first registered under each name: what Get returns even after Replace rebinds the
+  // name, so that C++ code filling an op's parameter struct never reaches a replacement whose
+  // parameters are another type.
+  std::map<std::string, Op*, std::less<>> first;
   std::map<std::string, std::unique_ptr<details::OpAttrTable>, std::less<>> tables;
   // Ops Extend made before their Register ran: invisible to Find until it does.
   std::set<const Op*> pending;
@@ -94,7 +98,13 @@ const Op* Op::Find(std::string_view name) {
 }
 
 const Op* Op::Get(std::string_view name) {
-  const Op* op = Find(name);
+  const Op* op = nullptr;
+  {
+    OpRegistryState& st = State();
+    std::lock_guard<std::mutex> lock(st.mutex);
+    auto it = st.first.find(name);
+    if (it != st.first.end() && !st.pending.count(it->second)) op = it->second;
+  }
   MXFFI_CHECK(op != nullptr, ValueError) << "ops: no op named '" << name << "' is registered";
   return op;
 }
@@ -123,6 +133,7 @@ Op* NewOp(OpRegistryState& st, const char* name) {
   op.name = name;
   op.index = static_cast<int32_t>(st.ops.size() - 1);
   st.by_name.emplace(op.name, &op);
+  st.first.emplace(op.name, &op);  // kept if the name is taken already
   return &op;
 }
 
@@ -171,6 +182,23 @@ Op& Op::Register(const char* name) {
 }
 
 namespace details {
+
+/*!
+ * \brief Unregister the ops a refused library registered (library.load rolls it back): their
+ *  names find nothing again. The Op records stay, unreachable, as the library's code does.
+ */
+void RemoveOps(const std::vector<std::string>& names) {
+  OpRegistryState& st = State();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  for (const std::string& name : names) {
+    auto it = st.by_name.find(name);
+    if (it == st.by_name.end()) continue;
+    st.pending.erase(it->second);
+    auto f = st.first.find(name);
+    if (f != st.first.end() && f->second == it->second) st.first.erase(f);
+    st.by_name.erase(it);
+  }
+}
 
 /*! \brief How many more ops fit in the registry (library.load checks before registering). */
 int64_t OpSlotsLeft() {

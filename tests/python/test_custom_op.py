@@ -173,6 +173,26 @@ def test_my_poly_state_is_made_once_per_attribute_set_and_freed(my_ops, example_
     assert mxffi.library.release_states() == 1
 
 
+def test_stateful_op_keeps_a_bounded_number_of_states(my_ops, example_lib):
+    # One state per distinct attribute set, made on first use: 2,000 distinct sets keep only
+    # the most recently used ones alive, not all 2,000 until exit.
+    mxffi.library.release_states()
+    made0, _ = _states(example_lib)
+    x = _nd(np.arange(4.0))
+    for i in range(2000):
+        np.testing.assert_allclose(ops.my_poly(x, coeffs=f"{i},1"), i + np.arange(4.0))
+    made, live = _states(example_lib)
+    assert made - made0 == 2000
+    assert live == 64
+    ops.my_poly(x, coeffs="1999,1")  # the most recent set still has its state
+    ops.my_poly(x, coeffs="1950,1")
+    assert _states(example_lib) == (made, live)
+    ops.my_poly(x, coeffs="0,1")  # the oldest was let go: made afresh
+    assert _states(example_lib) == (made + 1, live)
+    assert mxffi.library.release_states() == live
+    assert _states(example_lib) == (made + 1, 0)
+
+
 def _random_csr(rows, cols, density, dtype, index_dtype, seed):
     m = scipy.sparse.random(rows, cols, density=density, format="csr", dtype=dtype, rng=seed)
     m.indices = m.indices.astype(index_dtype)

@@ -298,7 +298,7 @@ class Op {
   };
   const CallAttrs& call_attrs() const { return call_attrs_; }
 
-  /*! \return the op registered as name; ValueError naming it when there is none. */
+  /*! \return the op first registered as name, never a replacement; ValueError if none. */
   MXFFI_DLL static const Op* Get(std::string_view name);
   /*! \return the op registered as name, or nullptr. */
   MXFFI_DLL static const Op* Find(std::string_view name);
@@ -314,9 +314,9 @@ class Op {
   MXFFI_DLL static Op& Extend(const char* name);
   /*!
    * \brief Register name afresh, replacing the op registered under it, if any: Find returns
-   *  the new op from then on, and the old one stays valid for whoever holds it (a call in
-   *  flight, an API function that looked it up once). Loading a custom op library with
-   *  override=True does this.
+   *  the new op from then on; Get keeps returning the first, which stays valid (API functions
+   *  fill its parameter struct, whatever a library registers). Loading a custom op library
+   *  with override=True does this.
    */
   MXFFI_DLL static Op& Replace(const char* name);
 

@@ -2,6 +2,8 @@
 # The Cython core reaches libmxffi through these alone.
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_DECREF
+from cpython.pythread cimport (PyThread_type_lock, PyThread_allocate_lock, PyThread_acquire_lock,
+                               PyThread_release_lock)
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
@@ -171,6 +173,12 @@ cdef extern from "fastcall.h":
     object MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize_t nargs)
     object MXFFIPyReturn(PyObject* func, MXFFIAny* result)
     int MXFFIPyIsFinalizing() nogil
+    void MXFFIPyRestoreThread(void* state) nogil
+    void* MXFFIPySaveThread() nogil
+    void MXFFIForeignErrorReleased(int64_t token) nogil
+    int MXFFIPyTakeReleased(int64_t* out, int max_count) nogil
+    PyGILState_STATE MXFFIPyEnsureGIL() nogil
+    void MXFFIPyCloseGILGate()
     int MXFFIPyNDInit(PyObject* obj) except -1
     int MXFFIPyNDDtypeSlot(DLDataType t) noexcept
     PyObject* mxffi_nd_dtype_slots[256]
@@ -181,6 +189,10 @@ cdef extern from "fastcall.h":
 
 cdef extern from "Python.h":
     ctypedef struct PyThreadState
+    ctypedef enum PyGILState_STATE:
+        PyGILState_LOCKED
+        PyGILState_UNLOCKED
+    void PyGILState_Release(PyGILState_STATE) nogil
     int PyGILState_Check() nogil
     PyThreadState* PyEval_SaveThread() nogil
     void PyEval_RestoreThread(PyThreadState*) nogil

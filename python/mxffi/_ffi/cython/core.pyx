@@ -24,6 +24,15 @@ from mxffi._ffi.signature import bind_keywords as _bind_keywords
 from mxffi._ffi.signature import lazy_signature as _lazy_signature
 from mxffi._ffi.error import MXFFIError, make_error as _make_error, named_error as _named_error
 from mxffi._ffi.error import export_refused as _export_refused, stash_py_error as _stash_py_error
+from mxffi._ffi.error import make_lazy_error as _make_lazy_error, with_callee as _with_callee
+from mxffi._ffi.error import format_py_traceback as _format_py_traceback
+from mxffi._ffi.error import _PENDING as _PENDING_ERRORS, _TOKENS as _PENDING_TOKENS
+from mxffi._ffi.error import _MARKER as _PENDING_MARKER, _BUILTIN_KINDS as _BUILTIN_ERROR_KINDS
+from functools import partial as _partial
+import builtins as _builtins
+
+from mxffi._ffi.error import _MAX_PENDING as _MAX_PENDING_ERRORS
+_BUILTIN_ERROR_CLASSES = {k: getattr(_builtins, k) for k in _BUILTIN_ERROR_KINDS}
 
 try:
     from ctypes import c_void_p as _ctypes_void_p
@@ -53,6 +62,8 @@ _FIELD_NAMES = None
 _MAP_GET = None
 _ARRAY_GET = None
 _ARRAY_SIZE = None
+_ERROR_LAST_BACKTRACE = None
+_ERROR_BACKTRACE = None
 
 
 cdef MXFFIPyHooks _hooks
@@ -61,6 +72,7 @@ cdef MXFFIPyHooks _hooks
 def _init():
     global _FUNCTION_INFO, _ARRAY, _MAP, _SHAPE, _GET_ATTR, _FIELD_NAMES
     global _MAP_GET, _ARRAY_GET, _ARRAY_SIZE, _PARSE_DTYPE
+    global _ERROR_LAST_BACKTRACE, _ERROR_BACKTRACE, _set_foreign_handle
     cdef Function probe = Function.__new__(Function)
     cdef char* base = <char*><PyObject*>probe
     cdef DataType dtype_probe = DataType.__new__(DataType)
@@ -86,6 +98,11 @@ def _init():
     _ARRAY_SIZE = get_global_func("container.array_size")
     _FUNCTION_INFO = get_global_func("registry.function_info")
     _PARSE_DTYPE = get_global_func("ndarray.parse_dtype")
+    _ERROR_BACKTRACE = get_global_func("error.backtrace")
+    _ERROR_LAST_BACKTRACE = get_global_func("error.last_backtrace")
+    MXFFIPyTakeReleased(NULL, 0)  # makes the queue's lock, before any error can be set
+    if MXFFIFuncGetGlobal(b"error.set_foreign", &_set_foreign_handle) != 0:
+        _raise_last_error(None)
 
 
 def abi_version():
@@ -97,3 +114,7 @@ def abi_version():
 
 _init()
 _init_ndarray()
+
+import atexit as _atexit
+
+_atexit.register(_close_gil_gate)

@@ -17,6 +17,8 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <mxffi/c_api.h>
 #include <numpy/ndarraytypes.h>
 
@@ -432,6 +434,67 @@ static inline int MXFFIPySetClass(int32_t type_index, PyObject* cls) {
 }
 
 /*!
+ * \brief A container that contains itself (or one nested past the recursion limit) fails its
+ *  conversion with CPython's bare RecursionError; raise one that names the function and the
+ *  argument instead, the original as its cause. Any other error is left as it is.
+ */
+#define MXFFI_PY_RECURSION_WHAT " contains itself, or is nested deeper than the recursion limit allows ("
+
+static void MXFFIPyNameRecursionError(PyObject* func, Py_ssize_t i) {
+  if (!PyErr_ExceptionMatches(PyExc_RecursionError)) return;
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  if (tb != NULL && value != NULL) PyException_SetTraceback(value, tb);
+  PyObject* name = PyObject_GetAttrString(func, "name");
+  const char* callee = name != NULL && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+  PyErr_Clear();
+  if (callee == NULL) callee = "mxffi.Function";
+  // The original error: past the one this made for a nested conversion (a list inside a list
+  // is converted by a call of its own), whose cause it is; only the outermost call is named.
+  PyObject* original = value;
+  Py_XINCREF(original);
+  PyObject* text = original != NULL ? PyObject_Str(original) : NULL;
+  const char* what = text != NULL ? PyUnicode_AsUTF8(text) : NULL;
+  PyErr_Clear();
+  if (what != NULL && strstr(what, MXFFI_PY_RECURSION_WHAT) != NULL) {
+    PyObject* cause = PyException_GetCause(original);
+    if (cause != NULL) {
+      Py_DECREF(original);
+      original = cause;
+      Py_XDECREF(text);
+      text = PyObject_Str(original);
+      what = text != NULL ? PyUnicode_AsUTF8(text) : NULL;
+      PyErr_Clear();
+    }
+  } else if (what != NULL && strncmp(what, callee, strlen(callee)) == 0) {
+    callee = NULL;  // it names the function already: leave it as it is
+  }
+  if (callee == NULL) {
+    PyErr_Restore(type, value, tb);
+  } else {
+    PyErr_Format(PyExc_RecursionError, "%s: argument #%zd" MXFFI_PY_RECURSION_WHAT "%s)", callee, i,
+                 what != NULL ? what : "maximum recursion depth exceeded");
+    PyObject *new_type, *new_value, *new_tb;
+    PyErr_Fetch(&new_type, &new_value, &new_tb);
+    PyErr_NormalizeException(&new_type, &new_value, &new_tb);
+    if (original != NULL && new_value != NULL) {
+      Py_INCREF(original);
+      PyException_SetCause(new_value, original);  // steals the reference
+      Py_INCREF(original);
+      PyException_SetContext(new_value, original);  // steals the reference
+    }
+    PyErr_Restore(new_type, new_value, new_tb);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+  }
+  Py_XDECREF(original);
+  Py_XDECREF(text);
+  Py_XDECREF(name);
+}
+
+/*!
  * \brief Positional call with a ready argument vector: convert, call, convert back.
  * \note Arguments are borrowed by the callee, so nothing is reference-counted on the way in;
  *  owners made by the slow path (containers, callables, buffers) live in keep until the return.
@@ -463,6 +526,7 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
     temps[converted].owned = NULL;
     if (MXFFIPyConvertArg(func, converted, args[converted], &cells[converted], &temps[converted],
                           &keep) != 0) {
+      MXFFIPyNameRecursionError(func, converted);
       ++converted;
       goto done;
     }
@@ -499,6 +563,146 @@ static inline int MXFFIPyIsFinalizing(void) {
 #else
   return _Py_IsFinalizing();
 #endif
+}
+
+/*
+ * Taking the GIL back at exit. CPython ends a thread that takes the GIL once finalization has
+ * begun (pthread_exit before 3.14; 3.14 hangs it instead). pthread_exit unwinds the thread's
+ * stack, and unwinding through C++ frames that cannot pass it (an implicitly noexcept
+ * destructor such as ~ScopedGILRelease, a catch (...) that does not rethrow) aborts the
+ * process: a daemon thread inside a kernel when the interpreter exits ended the process with
+ * "terminate called". So a thread re-taking the GIL from C++ (after a kernel, for a signal
+ * check, to drop a Python object) never does once exit has begun: it waits for good, as
+ * CPython 3.14 makes such threads do, and the process exits around it. An atexit hook, run
+ * before finalization starts, closes the gate; threads already past it get the GIL and run on
+ * until they give it back, and the exiting thread itself always passes.
+ */
+static int mxffi_gil_gate_closed = 0;
+static int mxffi_gil_passing = 0;
+static pthread_t mxffi_gil_exiting_thread;
+
+static void MXFFIPyWaitForever(void) {
+  for (;;) pause();
+}
+
+/*! \brief Whether exit has begun: the gate is closed, or finalization started without it. */
+static inline int MXFFIPyGILGateShut(void) {
+  return __atomic_load_n(&mxffi_gil_gate_closed, __ATOMIC_SEQ_CST) || MXFFIPyIsFinalizing();
+}
+
+/*! \brief Whether this thread is the one that closed the gate (the exiting thread). */
+static inline int MXFFIPyIsExitingThread(void) {
+  return __atomic_load_n(&mxffi_gil_gate_closed, __ATOMIC_SEQ_CST) &&
+         pthread_equal(pthread_self(), mxffi_gil_exiting_thread);
+}
+
+/*!
+ * \brief Enter the gate before taking the GIL from C++; MXFFIPyGILGateLeave(its result) once
+ *  the GIL is held. may_hold: the caller may hold the GIL already (dropping a Python object,
+ *  a signal check); such a thread passes uncounted, as waiting would keep the exiting thread
+ *  from the GIL for ever. Whether it holds it is asked only before finalization starts: once
+ *  it has, PyGILState_Check answers yes for every thread (its thread-state key is gone), and
+ *  no thread but the exiting one can hold the GIL anyway.
+ */
+static inline int MXFFIPyGILGateEnter(int may_hold) {
+  if (MXFFIPyGILGateShut()) {
+    if (MXFFIPyIsExitingThread()) return 0;
+    if (may_hold && !MXFFIPyIsFinalizing() && PyGILState_Check()) return 0;
+    MXFFIPyWaitForever();
+  }
+  if (may_hold && PyGILState_Check()) return 0;
+  __atomic_add_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
+  if (MXFFIPyGILGateShut() && !MXFFIPyIsExitingThread()) {
+    __atomic_sub_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
+    MXFFIPyWaitForever();
+  }
+  return 1;
+}
+
+static inline void MXFFIPyGILGateLeave(int counted) {
+  if (counted) __atomic_sub_fetch(&mxffi_gil_passing, 1, __ATOMIC_SEQ_CST);
+}
+
+/*!
+ * \brief PyEval_SaveThread when this thread holds the GIL; NULL (nothing released) otherwise,
+ *  and once exit has begun for any thread but the exiting one: a thread inside a kernel then
+ *  does not hold the GIL, though PyGILState_Check may say so late in finalization.
+ */
+static inline void* MXFFIPySaveThread(void) {
+  if (MXFFIPyGILGateShut() && !MXFFIPyIsExitingThread()) return NULL;
+  if (!PyGILState_Check()) return NULL;
+  return (void*)PyEval_SaveThread();
+}
+
+/*! \brief PyEval_RestoreThread through the gate (the caller released the GIL itself). */
+static inline void MXFFIPyRestoreThread(void* state) {
+  int counted = MXFFIPyGILGateEnter(0);
+  PyEval_RestoreThread((PyThreadState*)state);
+  MXFFIPyGILGateLeave(counted);
+}
+
+/*! \brief PyGILState_Ensure through the gate. */
+static inline PyGILState_STATE MXFFIPyEnsureGIL(void) {
+  int counted = MXFFIPyGILGateEnter(1);
+  PyGILState_STATE st = PyGILState_Ensure();
+  MXFFIPyGILGateLeave(counted);
+  return st;
+}
+
+/*!
+ * \brief Close the gate (atexit, GIL held, before finalization begins), then wait with the GIL
+ *  released until every thread that passed it has taken the GIL and given it back.
+ */
+static void MXFFIPyCloseGILGate(void) {
+  mxffi_gil_exiting_thread = pthread_self();
+  __atomic_store_n(&mxffi_gil_gate_closed, 1, __ATOMIC_SEQ_CST);
+  Py_BEGIN_ALLOW_THREADS;
+  while (__atomic_load_n(&mxffi_gil_passing, __ATOMIC_SEQ_CST) != 0) usleep(100);
+  Py_END_ALLOW_THREADS;
+}
+
+/*
+ * C++ dropping a Python callback's error. error.set_foreign takes the function C++ calls with
+ * the exception's token when it frees the error unraised, and accepts only a function exported
+ * under the name MXFFIForeignErrorReleased (it checks with dladdr): no Python caller can hand
+ * it an address to jump to. It runs on any thread, perhaps under C++ locks, so it only queues
+ * the token; the binding drops the exception at its next raise or stash, with the GIL.
+ */
+#define MXFFI_PY_RELEASED_MAX 1024
+static PyThread_type_lock mxffi_released_lock = NULL;
+static int64_t mxffi_released[MXFFI_PY_RELEASED_MAX];
+static int mxffi_released_count = 0;
+
+__attribute__((visibility("default"))) void MXFFIForeignErrorReleased(int64_t token) {
+  if (mxffi_released_lock == NULL) return;
+  PyThread_acquire_lock(mxffi_released_lock, WAIT_LOCK);
+  // Past the queue's size a token is not queued: its exception stays until the table's bound
+  // evicts it.
+  int n = __atomic_load_n(&mxffi_released_count, __ATOMIC_RELAXED);
+  if (n < MXFFI_PY_RELEASED_MAX) {
+    mxffi_released[n] = token;
+    __atomic_store_n(&mxffi_released_count, n + 1, __ATOMIC_RELAXED);
+  }
+  PyThread_release_lock(mxffi_released_lock);
+}
+
+/*! \brief Move up to max_count queued tokens into out; how many. */
+static int MXFFIPyTakeReleased(int64_t* out, int max_count) {
+  if (mxffi_released_lock == NULL) {
+    mxffi_released_lock = PyThread_allocate_lock();  // with the GIL, before any error is set
+    return 0;
+  }
+  if (__atomic_load_n(&mxffi_released_count, __ATOMIC_RELAXED) == 0) return 0;
+  PyThread_acquire_lock(mxffi_released_lock, WAIT_LOCK);
+  // The count is atomic because it is also read without the lock, above; under the lock,
+  // relaxed loads and stores suffice.
+  int count = __atomic_load_n(&mxffi_released_count, __ATOMIC_RELAXED);
+  int n = count < max_count ? count : max_count;
+  memcpy(out, mxffi_released, sizeof(int64_t) * (size_t)n);
+  memmove(mxffi_released, mxffi_released + n, sizeof(int64_t) * (size_t)(count - n));
+  __atomic_store_n(&mxffi_released_count, count - n, __ATOMIC_RELAXED);
+  PyThread_release_lock(mxffi_released_lock);
+  return n;
 }
 
 /*! \brief The vectorcall slot installed on mxffi.Function. */

@@ -234,10 +234,16 @@ cdef object _hook_call_kw(PyObject* func, PyObject** args, Py_ssize_t nargs, PyO
 # Python callables called from C++.
 
 cdef void _py_release(void* resource) noexcept nogil:
+    cdef PyGILState_STATE st
     if MXFFIPyIsFinalizing():
         return  # the interpreter is going away; its objects go with it
-    with gil:
-        Py_DECREF(<object>resource)
+    st = MXFFIPyEnsureGIL()
+    _decref(resource)
+    PyGILState_Release(st)
+
+
+cdef void _decref(void* resource) noexcept with gil:
+    Py_DECREF(<object>resource)
 
 
 cdef int _py_callback(void* resource, const MXFFIAny* args, int32_t num_args,
@@ -254,28 +260,164 @@ cdef int _py_callback(void* resource, const MXFFIAny* args, int32_t num_args,
 
 
 cdef int _check_signals() noexcept nogil:
-    with gil:
-        try:
-            PyErr_CheckSignals()
-        except BaseException as exc:
-            _set_error_from_py(exc)
-            return -1
+    # Called by C++ loops with the GIL released: the GIL is taken through the exit gate.
+    cdef PyGILState_STATE st = MXFFIPyEnsureGIL()
+    cdef int rc = _check_signals_held()
+    PyGILState_Release(st)
+    return rc
+
+
+cdef int _check_signals_held() noexcept with gil:
+    try:
+        PyErr_CheckSignals()
+    except BaseException as exc:
+        _set_error_from_py(exc)
+        return -1
     return 0
 
 
-cdef void _set_error_from_py(exc):
-    kind, message, backtrace = _stash_py_error(exc)
-    MXFFIErrorSet(kind.encode("utf-8", "replace"), message.encode("utf-8", "replace"),
-                  backtrace.encode("utf-8", "replace"))
+# ---------------------------------------------------------------------------------------------
+# Python exceptions crossing C++. A callback's exception waits in error._PENDING under a token
+# until the outer Python caller raises it again. Its C++ error is made by error.set_foreign,
+# which calls MXFFIForeignErrorReleased (fastcall.h) with the token when C++ drops the error
+# (a thread's slot moving on, a caught error going out of scope); the next raise or stash then
+# drops the exception and clears its frames. Nothing here may raise: an exception lost on the way
+# into C++ would turn the callback's failure into a None result.
+
+cdef enum:
+    MAX_RELEASED = 1024
+
+cdef void* _set_foreign_handle = NULL
+
+
+cdef void _drop_released() noexcept:
+    """Drop the exceptions whose C++ errors were freed (GIL held): the tokens C++ queued
+    through MXFFIForeignErrorReleased (fastcall.h)."""
+    cdef int64_t tokens[MAX_RELEASED]
+    cdef int n, i
+    n = MXFFIPyTakeReleased(tokens, MAX_RELEASED)
+    for i in range(n):
+        try:
+            exc = _PENDING_ERRORS.pop(tokens[i], None)
+            if exc is not None:
+                _clear_frames(exc)
+        except BaseException:
+            pass
+
+
+cdef void _clear_frames(exc) noexcept:
+    """Free the locals of a dropped exception's frames (its traceback would keep them)."""
+    try:
+        tb = exc.__traceback__
+        while tb is not None:
+            try:
+                tb.tb_frame.clear()
+            except BaseException:  # a frame still running keeps its locals
+                pass
+            tb = tb.tb_next
+    except BaseException:
+        pass
+
+
+cdef int64_t _stash(exc) noexcept:
+    """Keep exc in the pending table; its token (0 when even that failed)."""
+    cdef int64_t token
+    try:
+        token = next(_PENDING_TOKENS)
+        _PENDING_ERRORS[token] = exc
+        while len(_PENDING_ERRORS) > _MAX_PENDING_ERRORS:  # releases that never came
+            _PENDING_ERRORS.pop(next(iter(_PENDING_ERRORS)), None)
+        return token
+    except BaseException:
+        return 0
+
+
+cdef str _py_error_kind(exc):
+    try:
+        for k in _BUILTIN_ERROR_KINDS:
+            if isinstance(exc, _BUILTIN_ERROR_CLASSES[k]):
+                return k
+        return type(exc).__name__
+    except BaseException:
+        return "RuntimeError"
+
+
+cdef str _py_error_message(exc):
+    try:
+        return str(exc)
+    except BaseException:  # a broken __str__ (even one raising KeyboardInterrupt) hides nothing
+        try:
+            return f"<{type(exc).__name__}: unprintable message>"
+        except BaseException:
+            return "<unprintable message>"
+
+
+cdef void _set_error_from_py(exc) noexcept:
+    cdef MXFFIAny args[5]
+    cdef MXFFIAny result
+    cdef int64_t token
+    cdef int i
+    cdef bytes kind_b, message_b, backtrace_b
+    _drop_released()
+    token = _stash(exc)
+    try:
+        kind_b = _py_error_kind(exc).encode("utf-8", "replace")
+        message_b = _py_error_message(exc).encode("utf-8", "replace")
+        backtrace_b = _py_error_backtrace(exc, token).encode("utf-8", "replace")
+    except BaseException:
+        MXFFIErrorSet("RuntimeError", "a Python callback raised an exception that could not be "
+                      "recorded (out of memory or at the recursion limit)", "")
+        return
+    if token != 0 and _set_foreign_handle != NULL:
+        args[0].type_index = kMXFFIRawStr
+        args[0].v_c_str = kind_b
+        args[1].type_index = kMXFFIRawStr
+        args[1].v_c_str = message_b
+        args[2].type_index = kMXFFIRawStr
+        args[2].v_c_str = backtrace_b
+        args[3].type_index = kMXFFIInt
+        args[3].v_int64 = token
+        args[4].type_index = kMXFFIInt
+        args[4].v_int64 = <int64_t><size_t>&MXFFIForeignErrorReleased
+        for i in range(5):
+            args[i].small_len = 0
+        result.type_index = kMXFFINone
+        if MXFFIFuncCall(_set_foreign_handle, args, 5, &result) == 0:
+            return
+    MXFFIErrorSet(kind_b, message_b, backtrace_b)
+
+
+cdef str _py_error_backtrace(exc, int64_t token):
+    """The text C++ keeps as the error's backtrace: the marker naming the token, then the
+    Python traceback when it can be formatted (not at the recursion limit)."""
+    head = f"{_PENDING_MARKER}{token}\n" if token != 0 else ""
+    try:
+        return head + _format_py_traceback(exc)
+    except BaseException:
+        return head
 
 
 cdef object _raise_last_error(func):
     cdef const char* kind = NULL
     cdef const char* message = NULL
     cdef const char* backtrace = NULL
-    MXFFIErrorGetLast(&kind, &message, &backtrace)
-    raise _make_error(kind.decode("utf-8", "replace"), message.decode("utf-8", "replace"),
-                      backtrace.decode("utf-8", "replace"))
+    MXFFIErrorGetLast(&kind, &message, NULL)
+    k = kind.decode("utf-8", "replace")
+    m = message.decode("utf-8", "replace")
+    if func is not None and isinstance(func, Function):
+        m = _with_callee(m, (<Function>func)._name)
+    _drop_released()
+    if _ERROR_LAST_BACKTRACE is None:  # during start-up
+        MXFFIErrorGetLast(NULL, NULL, &backtrace)
+        raise _make_error(k, m, backtrace.decode("utf-8", "replace"))
+    try:
+        bt = _ERROR_LAST_BACKTRACE()
+    except BaseException:
+        bt = ""  # that call's own error replaced the slot's; the message is what matters
+    if bt is None or isinstance(bt, str):
+        raise _make_error(k, m, bt or "")
+    # A C++ error with raw frames: symbolised only if the backtrace is read.
+    raise _make_lazy_error(k, m, _partial(_ERROR_BACKTRACE, bt))
 
 
 cdef object _hook_raise(PyObject* func):
@@ -283,10 +425,13 @@ cdef object _hook_raise(PyObject* func):
 
 
 cdef void* _release_gil() noexcept nogil:
-    if PyGILState_Check():
-        return <void*>PyEval_SaveThread()
-    return NULL
+    return MXFFIPySaveThread()
 
 
 cdef void _restore_gil(void* state) noexcept nogil:
-    PyEval_RestoreThread(<PyThreadState*>state)
+    MXFFIPyRestoreThread(state)
+
+
+def _close_gil_gate():
+    """atexit: from now on no thread re-takes the GIL from C++ (see fastcall.h)."""
+    MXFFIPyCloseGILGate()
