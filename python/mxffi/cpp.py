@@ -733,6 +733,17 @@ def _build(
 _MODULES = {}
 
 
+# The function names each load_inline module exported, by module name (an edited build of the
+# module may replace them, nothing else).
+_EXPORTED: dict[str, set[str]] = {}
+
+
+def _list_names() -> list[str]:
+    from ._ffi import list_global_func_names
+
+    return list(list_global_func_names())
+
+
 def load_inline(
     name: str,
     cpp_sources: _Sources,
@@ -761,7 +772,18 @@ def load_inline(
     real = os.path.realpath(path)
     if real in _MODULES:
         return _MODULES[real]
-    lib = _library.load(path)
+    # The exported functions replace those of an earlier build of the same name (their
+    # registrations allow it), but never a function mxffi or another library registered.
+    wanted = {name + "." + f.rpartition("::")[2] for f, _ in funcs}
+    ours = _EXPORTED.get(name, set())
+    taken = sorted(n for n in wanted & set(_list_names()) if n not in ours)
+    if taken:
+        raise ValueError(
+            f"{caller}: {', '.join(taken)} already registered by mxffi or another library; "
+            f"give the module another name than '{name}'"
+        )
+    lib = _library.load(path, override=bool(wanted & ours))
+    _EXPORTED[name] = ours | wanted
     module = types.ModuleType(name, f"Functions built by mxffi.cpp from the sources of '{name}'.")
     module.__file__ = path
     module.library = lib

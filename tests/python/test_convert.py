@@ -173,7 +173,7 @@ def test_numpy_bool_passes_as_bool():
     assert out is True
 
 
-@pytest.mark.parametrize("value", [object(), {1, 2}, 1 + 2j], ids=["object", "set", "complex"])
+@pytest.mark.parametrize("value", [object(), {1, 2}, range(3)], ids=["object", "set", "range"])
 def test_unconvertible_value_names_function_argument_and_type(value):
     with pytest.raises(TypeError) as info:
         t.echo(value)

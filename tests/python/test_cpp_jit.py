@@ -383,3 +383,15 @@ def test_jit_page_is_cut_from_its_tested_example(tmp_path):
     for line, path, name, text in blocks:
         assert path == "docs/examples/jit_tour.py"
         assert text == regions[name], f"docs/jit.md:{line}: block '{name}' differs"
+
+
+def test_a_module_may_not_replace_a_function_it_did_not_export(cache):
+    # An edited build replaces its own module's functions; a name mxffi registered is refused
+    # before the library is loaded, and testing.add stays the built-in one.
+    import mxffi.testing  # registers the testing.* functions
+
+    with pytest.raises(ValueError, match=r"testing\.add already registered by mxffi or another"):
+        mxffi.cpp.load_inline(
+            "testing", "int64_t add(int64_t a, int64_t b) { return 0; }", functions=["add"]
+        )
+    assert mxffi.testing.add(2, 3) == 5

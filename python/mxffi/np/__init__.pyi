@@ -167,6 +167,7 @@ def divide(
 def divmod(x1: ArrayOrScalar, x2: ArrayOrScalar) -> Array: ...
 def dot(a: ArrayOrScalar, b: ArrayOrScalar) -> NDArray: ...
 def empty(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) -> NDArray: ...
+def empty_like(x: NDArrayLike, dtype: DTypeLike = None, device: DeviceLike = None) -> NDArray: ...
 def equal(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -174,6 +175,13 @@ def equal(
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def exp(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def eye(
+    n_rows: int,
+    n_cols: int | None = None,
+    k: int = 0,
+    dtype: DTypeLike = None,
+    device: DeviceLike = None,
+) -> NDArray: ...
 def floor_divide(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -221,6 +229,14 @@ def less_equal(
     x2: ArrayOrScalar,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
+) -> NDArray: ...
+def linspace(
+    start: float,
+    stop: float,
+    num: int,
+    dtype: DTypeLike = None,
+    device: DeviceLike = None,
+    endpoint: bool = True,
 ) -> NDArray: ...
 def log(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
 def logical_and(
