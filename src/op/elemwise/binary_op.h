@@ -29,10 +29,20 @@ namespace mxffi {
 namespace op {
 namespace elemwise {
 
-/*! \brief The vectorized kernel (simd.h) of OP on contiguous runs of T, or nullptr. */
+/*!
+ * \brief The vectorized kernel (simd.h) of OP on contiguous runs of T, or nullptr, and whether
+ *  there is one (a separate constant: a function's address is no constant expression under
+ *  -fno-delete-null-pointer-checks, which the sanitizer builds use).
+ */
 template <typename OP, typename T>
 inline constexpr void (*kSimdBinary)(const T*, const T*, T*, int64_t) = nullptr;
+template <typename OP, typename T>
+inline constexpr bool kHasSimdBinary = false;
 #define MXFFI_SIMD_BINARY(OP, Fn)                                                                \
+  template <>                                                                                    \
+  inline constexpr bool kHasSimdBinary<OP, float> = true;                                        \
+  template <>                                                                                    \
+  inline constexpr bool kHasSimdBinary<OP, double> = true;                                       \
   template <>                                                                                    \
   inline constexpr void (*kSimdBinary<OP, float>)(const float*, const float*, float*, int64_t) = \
       &simd::Fn;                                                                                 \
@@ -56,7 +66,7 @@ struct BinaryBody {
   using A = typename AccType<T>::type;
   using O = OutType<OP, T>;
   void operator()(const T* a, int64_t sa, const T* b, int64_t sb, O* o, int64_t n) const {
-    if constexpr (!kIsPredicate<OP> && kSimdBinary<OP, T> != nullptr) {
+    if constexpr (!kIsPredicate<OP> && kHasSimdBinary<OP, T>) {
       if (sa == 1 && sb == 1 && n >= simd::kMinRun && simd::NoPartialOverlap(a, o, n) &&
           simd::NoPartialOverlap(b, o, n)) {
         return kSimdBinary<OP, T>(a, b, o, n);

@@ -22,10 +22,19 @@ using elemwise::RunParallel;
 using elemwise::StridedLoop;
 using elemwise::UnaryRunAs;
 
-/*! \brief The vectorized kernel (simd.h) of OP on contiguous runs of T, or nullptr. */
+/*!
+ * \brief The vectorized kernel (simd.h) of OP on contiguous runs of T, or nullptr, and whether
+ *  there is one (see kHasSimdBinary).
+ */
 template <typename OP, typename T>
 constexpr void (*kSimdUnary)(const T*, T*, int64_t) = nullptr;
+template <typename OP, typename T>
+constexpr bool kHasSimdUnary = false;
 #define MXFFI_SIMD_UNARY(OP, Fn)                                                      \
+  template <>                                                                         \
+  constexpr bool kHasSimdUnary<OP, float> = true;                                     \
+  template <>                                                                         \
+  constexpr bool kHasSimdUnary<OP, double> = true;                                    \
   template <>                                                                         \
   constexpr void (*kSimdUnary<OP, float>)(const float*, float*, int64_t) = &simd::Fn; \
   template <>                                                                         \
@@ -43,7 +52,7 @@ template <typename OP, typename T>
 struct UnaryBody {
   using A = typename AccType<T>::type;
   void operator()(const T* a, int64_t sa, T* o, int64_t n) const {
-    if constexpr (kSimdUnary<OP, T> != nullptr) {
+    if constexpr (kHasSimdUnary<OP, T>) {
       if (sa == 1 && n >= simd::kMinRun && simd::NoPartialOverlap(a, o, n)) {
         return kSimdUnary<OP, T>(a, o, n);
       }
