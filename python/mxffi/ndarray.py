@@ -59,7 +59,28 @@ def _capsule(x, stream):
         raise export_refused("mxffi.from_dlpack", x, e) from e
 
 
-def from_dlpack(x):
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An NDArray of any DLPack producer's tensor (numpy, PyTorch, ...), as the array API has
+    it: sharing the producer's memory where it can (copy=None, the default), always a copy
+    (copy=True), or never one (copy=False: a ValueError where device asks for another device).
+    device (a Device, a name such as "cuda:0", or None for the producer's) is where the result
+    lives.
+    """
+    arr = _shared_from_dlpack(x)
+    moves = device is not None and Device(device) != arr.device
+    if moves:
+        if copy is False:
+            raise ValueError(
+                f"mxffi.from_dlpack: the tensor is on {arr.device}, and copy=False forbids the "
+                f"copy to {Device(device)}"
+            )
+        return arr.to(device)
+    if copy:
+        return arr.to(arr.device)
+    return arr
+
+
+def _shared_from_dlpack(x):
     """An NDArray sharing the memory of any DLPack producer (numpy, PyTorch, ...).
 
     Where the producer's type offers DLPack's C exchange API (``__dlpack_c_exchange_api__``,

@@ -79,3 +79,24 @@ def test_astype_method_copy_and_device():
     assert str(a.astype("float32", copy=False).dtype) == "float32"
     c = a.astype("int64", device=mnp.cpu())
     assert str(c.dtype) == "int64" and c.device == mnp.cpu()
+
+
+def test_from_dlpack_copy_and_device():
+    n = np.arange(4.0)
+    shared = mnp.from_dlpack(n)
+    shared[0] = 9.0
+    assert n[0] == 9.0  # copy=None: the producer's memory
+    copied = mnp.from_dlpack(n, copy=True)
+    copied[1] = 7.0
+    assert n[1] == 1.0 and copied.asnumpy()[1] == 7.0
+    same = mnp.from_dlpack(n, device="cpu", copy=False)  # already there: no copy needed
+    same[2] = 5.0
+    assert n[2] == 5.0
+    a = mnp.arange(3)
+    assert _shares(mnp.from_dlpack(a), a) and not _shares(mnp.from_dlpack(a, copy=True), a)
+    with pytest.raises(
+        ValueError,
+        match=r"^mxffi\.from_dlpack: the tensor is on cpu:0, and "
+        r"copy=False forbids the copy to cuda:0",
+    ):
+        mnp.from_dlpack(n, device="cuda:0", copy=False)
