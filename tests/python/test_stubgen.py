@@ -74,7 +74,7 @@ def test_np_stub_types():
         "NDArray: ..." in text
     )
     assert "    out: WritableArray | None = None,\n" in text  # Optional<T> is T | None
-    assert "def from_dlpack(x: Any) -> NDArray: ..." in text
+    assert "x: Any, /, *, device: Device | str | None = None, copy: bool | None = None" in text
     assert text.count("def zeros(") == 1
 
 
