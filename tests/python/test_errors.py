@@ -144,3 +144,12 @@ def test_apply_with_no_function_raises_type_error():
     with pytest.raises(TypeError) as info:
         t.apply()
     assert str(info.value) == "testing.apply: argument #0 'f' expected Function, got nothing"
+
+
+def test_mxffi_error_module_has_the_class_of_every_kind():
+    import mxffi.error
+    from mxffi._ffi.error import error_class
+
+    assert mxffi.error.__all__[0] == "MXFFIError" and "AxisError" in mxffi.error.__all__
+    for kind in mxffi.error.__all__[1:]:
+        assert getattr(mxffi.error, kind) is error_class(kind), kind
