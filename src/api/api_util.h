@@ -47,6 +47,13 @@ NDArray ArrayImpl(const ArrayLike& obj, const DTypeLike& dtype, const DeviceLike
                   CopyMode copy, const char* fname);
 
 /*!
+ * \brief np.full's array (np_init.cc): shape filled with fill_value in dtype on device (None:
+ *  the CPU), the value checked against the dtype as numpy 2 checks it; errors name fname.
+ */
+NDArray Full(const ShapeLike& shape, const ScalarLike& fill_value, DLDataType dtype,
+             const DeviceLike& device, const char* fname);
+
+/*!
  * \brief Run op on inputs with param, one output.
  * \param device where an op without inputs puts its output.
  */

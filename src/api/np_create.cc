@@ -1,7 +1,7 @@
 /*!
  * \file np_create.cc
- * \brief The array API's creation functions made on the host and moved where asked:
- *  np.empty_like, np.eye and np.linspace.
+ * \brief More of the array API's creation functions: np.empty_like and np.full_like, and
+ *  np.eye and np.linspace, made on the host and moved where asked.
  */
 #include <mxffi/registry.h>
 
@@ -54,6 +54,23 @@ MXFFI_REGISTER_API("np.empty_like")
           << "np.empty_like: takes a dense array; got storage type " << StorageTypeName(x->stype());
       const DLDevice d = device.has_value() ? DeviceOf(device, "np.empty_like") : t.device;
       return NDArray::Empty(t.shape, t.ndim, dtype.value_or(t.dtype), d);
+    });
+
+MXFFI_REGISTER_API("np.full_like")
+    .describe(
+        "A new array with the shape of x (and its dtype and device unless given) filled with "
+        "fill_value, which must fit the dtype as np.full's must.")
+    .arg("x")
+    .arg("fill_value")
+    .arg("dtype", nullptr)
+    .arg("device", nullptr)
+    .set_body_typed([](NDArrayLike x, ScalarLike fill_value, DTypeLike dtype, DeviceLike device) {
+      const DLTensor& t = x->tensor();
+      MXFFI_CHECK(!x->is_sparse(), TypeError)
+          << "np.full_like: takes a dense array; got storage type " << StorageTypeName(x->stype());
+      const DLDevice d = device.has_value() ? DeviceOf(device, "np.full_like") : t.device;
+      return Full(ShapeLike(t.shape, t.ndim), fill_value, dtype.value_or(t.dtype), DeviceLike(d),
+                  "np.full_like");
     });
 
 MXFFI_REGISTER_API("np.eye")

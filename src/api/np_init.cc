@@ -76,7 +76,7 @@ NDArray SparseZerosLike(const NDArray& src, const DTypeLike& dtype, const Device
  *  refuses np.full(2, 300, dtype=int8) the same way), and a ValueError for one that float64, in
  *  which the fill value travels to the kernel, cannot hold exactly.
  */
-void CheckIntFill(int64_t v, DLDataType dt) {
+void CheckIntFill(int64_t v, DLDataType dt, const char* fname) {
   if (dt.code != kDLInt && dt.code != kDLUInt) return;
   const int bits = dt.bits;
   bool fits = true;
@@ -86,9 +86,9 @@ void CheckIntFill(int64_t v, DLDataType dt) {
     fits = v >= 0 && (bits >= 64 || v < (int64_t{1} << bits));
   }
   MXFFI_CHECK(fits, OverflowError)
-      << "np.full: fill_value " << v << " is out of bounds for " << DataTypeToString(dt);
+      << fname << ": fill_value " << v << " is out of bounds for " << DataTypeToString(dt);
   MXFFI_CHECK(v <= (int64_t{1} << 53) && v >= -(int64_t{1} << 53), ValueError)
-      << "np.full: fill_value " << v << " cannot be filled exactly into " << DataTypeToString(dt)
+      << fname << ": fill_value " << v << " cannot be filled exactly into " << DataTypeToString(dt)
       << "; the fill travels as float64, exact for integers up to 2**53 in magnitude";
 }
 
@@ -369,6 +369,13 @@ MXFFI_REGISTER_API("np.ones")
       return Fill(op, shape, dtype.value_or(kFloat64), device, 1.0);
     });
 
+NDArray Full(const ShapeLike& shape, const ScalarLike& fill_value, DLDataType dtype,
+             const DeviceLike& device, const char* fname) {
+  static const Op* op = Op::Get("_full");
+  if (fill_value.is_int()) CheckIntFill(fill_value.int_value(), dtype, fname);
+  return Fill(op, shape, dtype, device, fill_value.value());
+}
+
 MXFFI_REGISTER_API("np.full")
     .describe(
         "A new array of the given shape filled with fill_value; dtype None takes the value's "
@@ -378,10 +385,7 @@ MXFFI_REGISTER_API("np.full")
     .arg("dtype", nullptr)
     .arg("device", nullptr)
     .set_body_typed([](ShapeLike shape, ScalarLike fill_value, DTypeLike dtype, DeviceLike device) {
-      static const Op* op = Op::Get("_full");
-      const DLDataType dt = dtype.value_or(fill_value.DefaultDType());
-      if (fill_value.is_int()) CheckIntFill(fill_value.int_value(), dt);
-      return Fill(op, shape, dt, device, fill_value.value());
+      return Full(shape, fill_value, dtype.value_or(fill_value.DefaultDType()), device, "np.full");
     });
 
 MXFFI_REGISTER_API("np.zeros_like")

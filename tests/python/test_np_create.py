@@ -53,3 +53,24 @@ def test_empty_like_takes_shape_dtype_and_device():
     assert mnp.empty_like(mnp.zeros(())).shape == ()
     e[...] = 5
     assert not x.asnumpy().any()  # a new array
+
+
+def test_full_like_is_numpys():
+    for x in (np.zeros((2, 3), np.int8), np.ones(4), np.zeros((), np.float32)):
+        for value in (7, True, 2.5):
+            if x.dtype.kind == "i" and type(value) is float:
+                continue
+            want = np.full_like(x, value)
+            got = mnp.full_like(mnp.asarray(x), value)
+            assert str(got.dtype) == want.dtype.name and got.shape == want.shape
+            np.testing.assert_array_equal(got.asnumpy(), want)
+    x = mnp.zeros((2, 3), dtype="int8")
+    assert str(mnp.full_like(x, 2.5, dtype="float32").dtype) == "float32"
+    with pytest.raises(
+        OverflowError,
+        match=r"^np\.full_like: fill_value 300 is out of bounds for "
+        "int8",
+    ):
+        mnp.full_like(x, 300)  # numpy 2 refuses it too
+    with pytest.raises(OverflowError):
+        np.full_like(np.zeros(2, np.int8), 300)

@@ -196,6 +196,12 @@ def full(
     dtype: DTypeLike = None,
     device: DeviceLike = None,
 ) -> NDArray: ...
+def full_like(
+    x: NDArrayLike,
+    fill_value: ScalarLike,
+    dtype: DTypeLike = None,
+    device: DeviceLike = None,
+) -> NDArray: ...
 def greater(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
