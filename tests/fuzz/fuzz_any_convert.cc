@@ -28,6 +28,7 @@ bool Excluded(const std::string& name) {
       "ndarray.from_dlpack",      // takes ownership of an opaque pointer: garbage by contract
       "library.load",             // opens files
       "testing.sleep_add",        // sleeps for a given time
+      "testing.rendezvous",       // waits for other callers, up to a given time
       "testing.poll_signals",     // loops for a given time
       "testing.apply_in_thread",  // a thread per call
       "testing.raise_error",      // raises whatever kind it is given, by design
