@@ -169,6 +169,11 @@ cdef extern from "fastcall.h":
     int MXFFIPyNumpyTensor(PyObject* arg, MXFFIAny* cell, MXFFIPyArgTemp* temp)
     int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg, MXFFIAny* cell,
                           MXFFIPyArgTemp* temp, PyObject** keep) except -1
+    int MXFFI_PY_MAX_NESTING
+    int MXFFIPyNestingEnter(PyObject* func, Py_ssize_t index) noexcept
+    void MXFFIPyNestingLeave() noexcept
+    PyObject* MXFFIPyNestingFunc() noexcept
+    Py_ssize_t MXFFIPyNestingIndex() noexcept
 
 
 cdef extern from "Python.h":
@@ -182,6 +187,15 @@ cdef extern from "Python.h":
     object PyUnicode_DecodeUTF8(const char*, Py_ssize_t, const char*)
     object PyBytes_FromStringAndSize(const char*, Py_ssize_t)
     char* PyBytes_AsString(object) except NULL
+    char* PyBytes_AS_STRING(object)
+    Py_ssize_t PyBytes_GET_SIZE(object)
+    char* PyByteArray_AS_STRING(object)
+    Py_ssize_t PyByteArray_GET_SIZE(object)
+    object PyNumber_Index(object)
+    object PyFloat_FromDouble(double)
+    double PyFloat_AsDouble(object) except? -1.0
+    int PyType_IsSubtype(PyTypeObject*, PyTypeObject*)
+    long long PyLong_AsLongLongAndOverflow(object, int*) except? -1
     void* PyCapsule_GetPointer(object, const char*) except? NULL
     int PyCapsule_IsValid(object, const char*)
     int PyObject_GetBuffer(object, Py_buffer*, int) except -1

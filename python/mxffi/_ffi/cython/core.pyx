@@ -19,6 +19,8 @@ include "ndarray.pxi"
 include "ndarray_proto.pxi"
 include "index.pxi"
 
+import sys as _sys
+
 from mxffi._ffi import dtype as _dtype
 from mxffi._ffi.signature import bind_keywords as _bind_keywords
 from mxffi._ffi.error import MXFFIError, make_error as _make_error, named_error as _named_error
