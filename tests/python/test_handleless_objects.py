@@ -89,7 +89,6 @@ def test_objects_without_a_handle_raise_on_every_use(cls, uses):
         assert "Error" in line.split()[1], f"{cls}: {use} -> {line}"
 
 
-@pytest.mark.xfail(strict=True, reason="a Function without a handle is reported by the C ABI")
 def test_function_without_a_handle_names_itself_when_called():
     out = child(
         """

@@ -753,6 +753,11 @@ class Function(Object):
     __slots__ = ("_name", "_info")
 
     def __call__(self, *args, **kwargs):
+        if not getattr(self, "_handle", None):
+            raise TypeError(
+                "mxffi.Function: the function handle is NULL (a Function made without one); "
+                "functions come from get_global_func, register_func or a call"
+            )
         if kwargs:
             args = self._bind_keywords(args, kwargs)
         n = len(args)

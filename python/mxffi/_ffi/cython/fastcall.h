@@ -476,6 +476,12 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
   MXFFIAny result;
   int rc;
   Py_ssize_t converted = 0;
+  if (MXFFIPyHandle(func) == NULL) {
+    PyErr_SetString(PyExc_TypeError,
+                    "mxffi.Function: the function handle is NULL (a Function made without one); "
+                    "functions come from get_global_func, register_func or a call");
+    return NULL;
+  }
   if (nargs > MXFFI_PY_STACK_ARGS) {
     if (nargs > INT32_MAX) {
       PyErr_Format(PyExc_TypeError, "mxffi.Function: %zd arguments is more than a call takes",
