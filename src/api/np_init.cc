@@ -117,6 +117,11 @@ void CheckIntCellsFit(const MXFFIAny* c, DLDataType dtype, const char* fname) {
     for (int64_t i = 0; i < a->size; ++i) CheckIntCellsFit(&a->data[i], dtype, fname);
     return;
   }
+  if (c->type_index == kMXFFIFloat) {
+    // A Python float: truncated toward zero, then checked as numpy checks it.
+    if (dtype.code == kDLInt || dtype.code == kDLUInt) op::CheckFloatFitsInt(c->v_float64, dtype, fname);
+    return;
+  }
   if (c->type_index != kMXFFIInt) return;
   const int64_t x = c->v_int64;
   const int bits = dtype.bits;
@@ -294,6 +299,7 @@ MXFFI_REGISTER_API("np.full")
       static const Op* op = Op::Get("_full");
       const DLDataType dt = dtype.value_or(fill_value.DefaultDType());
       if (fill_value.is_int()) CheckIntFill(fill_value.int_value(), dt);
+      if (fill_value.is_float()) op::CheckFloatFitsInt(fill_value.value(), dt, "np.full");
       return Fill(op, shape, dt, device, fill_value.value());
     });
 

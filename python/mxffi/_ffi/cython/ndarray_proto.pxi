@@ -12,6 +12,8 @@ cdef extern from "Python.h":
     ctypedef struct _TypeSlots "PyTypeObject":
         _getattrofunc tp_getattro
     PyObject* PyObject_GenericGetAttr(PyObject*, PyObject*)
+    void PyErr_Fetch(PyObject** ptype, PyObject** pvalue, PyObject** ptraceback) noexcept
+    void PyErr_Restore(PyObject* type, PyObject* value, PyObject* traceback) noexcept
     void PyType_Modified(PyTypeObject*)
 
 cdef extern from "ndarray_attrs.h":
@@ -70,7 +72,19 @@ cdef Function _F_EMPTY = None
 # ---- DLPack export ----------------------------------------------------------------------------
 
 cdef void _capsule_destructor(PyObject* capsule) noexcept:
-    # A capsule never consumed still owns its tensor; a consumer renames it "used_*".
+    # A capsule never consumed still owns its tensor; a consumer renames it "used_*". A consumer
+    # that refuses the tensor (numpy, for bfloat16) drops the capsule with its error pending:
+    # the error is set aside while the tensor is freed (its deleter may free a producer's
+    # tensor, running Python code), then put back untouched.
+    cdef PyObject* err_type
+    cdef PyObject* err_value
+    cdef PyObject* err_tb
+    PyErr_Fetch(&err_type, &err_value, &err_tb)
+    _free_capsule_tensor(capsule)
+    PyErr_Restore(err_type, err_value, err_tb)
+
+
+cdef void _free_capsule_tensor(PyObject* capsule) noexcept:
     cdef _DLManagedLegacy* legacy
     cdef _DLManagedVersioned* versioned
     if PyCapsule_IsValid_raw(capsule, b"dltensor"):
@@ -153,6 +167,14 @@ cdef object _to_capsule(self, stream, max_version, dl_device, copy):
         raise BufferError(f"mxffi.NDArray.__dlpack__: dtype {self.dtype} has {t.dtype.lanes} "
                           "lanes; DLPack consumers take single-lane data types only")
     versioned = max_version is not None and tuple(max_version) >= (1, 0)
+    if not versioned and _F_READ_ONLY(src):
+        # The unversioned DLManagedTensor has no read-only flag: its consumer would write to
+        # memory that must not change (the bytes a read-only numpy array views). numpy refuses
+        # such an export too.
+        raise BufferError(
+            "mxffi.NDArray.__dlpack__: the array is read-only, and the unversioned (pre-1.0) "
+            "DLPack protocol cannot mark it so; ask for max_version=(1, 0) or export a copy "
+            "(copy=True)")
     cdef void* managed = _to_dlpack_ptr(src, versioned)
     try:
         return PyCapsule_New(managed, b"dltensor_versioned" if versioned else b"dltensor",
