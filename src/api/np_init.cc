@@ -119,7 +119,8 @@ void CheckIntCellsFit(const MXFFIAny* c, DLDataType dtype, const char* fname) {
   }
   if (c->type_index == kMXFFIFloat) {
     // A Python float: truncated toward zero, then checked as numpy checks it.
-    if (dtype.code == kDLInt || dtype.code == kDLUInt) op::CheckFloatFitsInt(c->v_float64, dtype, fname);
+    if (dtype.code == kDLInt || dtype.code == kDLUInt)
+      op::CheckFloatFitsInt(c->v_float64, dtype, fname);
     return;
   }
   if (c->type_index != kMXFFIInt) return;

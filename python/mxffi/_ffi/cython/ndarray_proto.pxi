@@ -243,6 +243,7 @@ def _rebuild_ndarray(dtype, shape, device, data):
     """Unpickle an NDArray: every field is checked before anything is allocated."""
     cdef Py_buffer buf
     cdef int64_t n = 1, d
+    cdef Py_ssize_t i
     if type(dtype) is not str:
         raise TypeError(f"mxffi.NDArray unpickling: dtype must be a str, got "
                         f"{type(dtype).__name__}")
@@ -250,13 +251,20 @@ def _rebuild_ndarray(dtype, shape, device, data):
     if type(shape) is not tuple or len(shape) > _MAX_DIMS:
         raise TypeError(f"mxffi.NDArray unpickling: shape must be a tuple of at most "
                         f"{_MAX_DIMS} ints, got {shape!r:.200}")
+    cdef int64_t nonzero = 1
     for x in shape:
         if type(x) is not int or x < 0:
             raise ValueError(f"mxffi.NDArray unpickling: shape must hold non-negative ints, "
                              f"got {shape!r:.200}")
-        d = x
-        if d != 0 and n > (1 << 62) // d:
+        if x > (1 << 62):
             raise ValueError(f"mxffi.NDArray unpickling: shape {shape!r:.200} is too large")
+        d = x
+        # numpy's rule: the extents other than 0 multiply within bounds too (a zero extent
+        # must not hide a count a later reshape would overflow).
+        if d != 0 and nonzero > (1 << 62) // d:
+            raise ValueError(f"mxffi.NDArray unpickling: shape {shape!r:.200} is too large")
+        if d != 0:
+            nonzero *= d
         n *= d
     if (type(device) is not tuple or len(device) != 2 or type(device[0]) is not int
             or type(device[1]) is not int):
@@ -273,6 +281,12 @@ def _rebuild_ndarray(dtype, shape, device, data):
         if buf.len != n * itemsize:
             raise ValueError(f"mxffi.NDArray unpickling: {buf.len} bytes of data for shape "
                              f"{shape} of {dt} ({n * itemsize} bytes expected)")
+        if (<DataType>dt).cdtype.code == 6:  # kDLBool: the kernels read bytes as C++ bool
+            for i in range(buf.len):
+                if (<uint8_t*>buf.buf)[i] > 1:
+                    raise ValueError(f"mxffi.NDArray unpickling: bool element "
+                                     f"{i // max(itemsize, 1)} holds byte "
+                                     f"{(<uint8_t*>buf.buf)[i]}; a bool is 0 or 1")
         if buf.len:
             memcpy(<char*>t.data + t.byte_offset, buf.buf, buf.len)
     finally:
