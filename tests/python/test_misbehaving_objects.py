@@ -96,6 +96,27 @@ def test_index_returning_a_non_int_raises_type_error_like_operator_index():
         )
 
 
+def test_a_misbehaving_item_of_a_container_is_named_by_the_argument_holding_it():
+    out = child(
+        """
+        class Self:
+            def __index__(self):
+                return self
+        show(lambda: t.echo([1, [2, Self()]]))
+        show(lambda: t.echo({"k": (Self(),)}))
+        show(lambda: t.add(1, [Self()]))
+        """
+    )
+    assert out == [
+        "RAISED TypeError testing.echo: argument #0 'x', an item 2 levels down: __index__ "
+        "returned non-int (type Self)",
+        "RAISED TypeError testing.echo: argument #0 'x', an item 2 levels down: __index__ "
+        "returned non-int (type Self)",
+        "RAISED TypeError testing.add: argument #1 'b', an item 1 level down: __index__ "
+        "returned non-int (type Self)",
+    ]
+
+
 def test_index_returning_an_int_subclass_or_raising_behaves_like_operator_index():
     out = child(
         """

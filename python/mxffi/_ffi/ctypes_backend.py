@@ -664,7 +664,7 @@ class _Nesting:
             _NESTING.outer = (self.func, self.index)
         if depth >= MAX_NESTING:
             raise RecursionError(
-                f"{_label(*_NESTING.outer)} is nested more than {MAX_NESTING} levels deep; "
+                f"{_plain_label(*_NESTING.outer)} is nested more than {MAX_NESTING} levels deep; "
                 f"mxffi converts containers nested at most {MAX_NESTING} levels"
             )
         _NESTING.depth = depth + 1
@@ -682,6 +682,15 @@ def _has_buffer(obj):
 
 
 def _label(func, index):
+    depth = getattr(_NESTING, "depth", 0)
+    if depth > 0 and func is not None and func._name in ("container.array", "container.map"):
+        # An item of a list, tuple or dict argument: named by the argument the user passed.
+        levels = f"{depth} level{'s' if depth > 1 else ''}"
+        return f"{_plain_label(*_NESTING.outer)}, an item {levels} down"
+    return _plain_label(func, index)
+
+
+def _plain_label(func, index):
     if func is None:
         return "mxffi: the value a Python callback returned"
     name = func._name if func is not None and func._name else "mxffi.Function"

@@ -172,6 +172,7 @@ cdef extern from "fastcall.h":
     int MXFFI_PY_MAX_NESTING
     int MXFFIPyNestingEnter(PyObject* func, Py_ssize_t index) noexcept
     void MXFFIPyNestingLeave() noexcept
+    int MXFFIPyNestingDepth() noexcept
     PyObject* MXFFIPyNestingFunc() noexcept
     Py_ssize_t MXFFIPyNestingIndex() noexcept
 

@@ -12,6 +12,17 @@ cdef inline void _keep(PyObject** keep, obj):
 
 
 cdef str _arg_label(func, Py_ssize_t index):
+    cdef PyObject* outer
+    cdef int depth = MXFFIPyNestingDepth()
+    if depth > 0 and func is not None and (func is _ARRAY or func is _MAP):
+        # An item of a list, tuple or dict argument: named by the argument the user passed.
+        outer = MXFFIPyNestingFunc()
+        return (f"{_plain_arg_label(<object>outer if outer != NULL else None, MXFFIPyNestingIndex())}"
+                f", an item {depth} level{'s' if depth > 1 else ''} down")
+    return _plain_arg_label(func, index)
+
+
+cdef str _plain_arg_label(func, Py_ssize_t index):
     if func is None:
         return "mxffi: the value a Python callback returned"
     if not isinstance(func, Function):
@@ -340,7 +351,7 @@ cdef object _nested_call(Function container, tuple items, PyObject* func, Py_ssi
     if MXFFIPyNestingEnter(func, index) > MXFFI_PY_MAX_NESTING:
         MXFFIPyNestingLeave()
         outer = MXFFIPyNestingFunc()
-        label = _arg_label(<object>outer if outer != NULL else None, MXFFIPyNestingIndex())
+        label = _plain_arg_label(<object>outer if outer != NULL else None, MXFFIPyNestingIndex())
         raise RecursionError(f"{label} is nested more than {MXFFI_PY_MAX_NESTING} levels deep; "
                              f"mxffi converts containers nested at most "
                              f"{MXFFI_PY_MAX_NESTING} levels")

@@ -321,6 +321,9 @@ static inline int MXFFIPyNestingEnter(PyObject* func, Py_ssize_t index) {
 
 static inline void MXFFIPyNestingLeave(void) { --mxffi_py_nesting; }
 
+/*! \brief This thread's current container nesting depth (0: converting a top-level argument). */
+static inline int MXFFIPyNestingDepth(void) { return mxffi_py_nesting; }
+
 /*! \brief The function and argument position the outermost container belongs to. */
 static inline PyObject* MXFFIPyNestingFunc(void) { return mxffi_py_nesting_func; }
 static inline Py_ssize_t MXFFIPyNestingIndex(void) { return mxffi_py_nesting_index; }
