@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 with atheris.instrument_imports(include=["mxffi"]):
-    import mxffi
+    import mxffi  # noqa: F401 (imported here to be instrumented; used through CALLABLES)
 
 from fuzz_python_calls import CALLABLES, _limit_memory  # noqa: E402
 
