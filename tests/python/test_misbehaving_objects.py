@@ -192,6 +192,22 @@ def test_bytes_subclass_overriding_bytes_passes_its_real_bytes():
     assert out == ["RETURNED bytes b'real'"] * 2
 
 
+def test_shape_subclass_lying_about_its_items_passes_its_real_dimensions():
+    out = child(
+        """
+        class Liar(mxffi.Shape):
+            def __len__(self):
+                return 1000
+            def __getitem__(self, i):
+                return 7
+            def __iter__(self):
+                return iter([9, 9, 9])
+        show(lambda: tuple(t.echo(Liar((2, 3)))))
+        """
+    )
+    assert out == ["RETURNED tuple (2, 3)"]
+
+
 # ---------------------------------------------------------------------------------------------
 # Types are numpy's by identity, not by their name
 

@@ -585,7 +585,9 @@ def _to_cell(func, index, arg, cell, keep):
         _to_cell(func, index, _numpy_scalar_value(func, index, arg), cell, keep)
     elif isinstance(arg, (list, tuple, dict)):
         if isinstance(arg, Shape):
-            if not all(-(1 << 63) <= int(d) < (1 << 63) for d in arg):
+            # The tuple's own items and each int's own value: a subclass's dunders are not asked.
+            arg = [int.__index__(d) for d in tuple.__getitem__(arg, slice(None))]
+            if not all(-(1 << 63) <= d < (1 << 63) for d in arg):
                 raise OverflowError(
                     f"{_label(func, index)}: a Shape dimension does not fit in "
                     f"int64; got {tuple(arg)}"

@@ -372,9 +372,14 @@ cdef bint _has_buffer(obj):
     return True
 
 
-cdef Object _new_shape(dims):
-    """A Shape object in the frozen MXFFIShapeObj layout, wrapped (and so owned) by an Object."""
+cdef Object _new_shape(shape):
+    """A Shape object in the frozen MXFFIShapeObj layout, wrapped (and so owned) by an Object.
+
+    Read from the tuple's own items and each int's own digits: a subclass's __len__,
+    __getitem__ or __index__ is not asked."""
+    cdef tuple dims = tuple.__getitem__(shape, slice(None))
     cdef Py_ssize_t n = len(dims), i
+    cdef int overflow = 0
     cdef MXFFIShapeObj* s = <MXFFIShapeObj*>malloc(sizeof(MXFFIShapeObj) + sizeof(int64_t) * n)
     if s == NULL:
         raise MemoryError()
@@ -388,7 +393,12 @@ cdef Object _new_shape(dims):
     cdef Object owner = Object.__new__(Object)
     owner.chandle = s
     for i in range(n):
-        data[i] = dims[i]
+        if not isinstance(dims[i], int):
+            raise TypeError(f"mxffi.Shape: dimension {i} must be an int, got "
+                            f"{type(dims[i]).__name__}")
+        data[i] = PyLong_AsLongLongAndOverflow(dims[i], &overflow)
+        if overflow != 0:
+            raise OverflowError(f"mxffi.Shape: dimension {i} does not fit in int64")
     return owner
 
 
