@@ -108,11 +108,11 @@ def test_a_misbehaving_item_of_a_container_is_named_by_the_argument_holding_it()
         """
     )
     assert out == [
-        "RAISED TypeError testing.echo: argument #0 'x', an item 2 levels down: __index__ "
+        "RAISED TypeError testing.echo: argument #0 'x' (an item 2 levels down): __index__ "
         "returned non-int (type Self)",
-        "RAISED TypeError testing.echo: argument #0 'x', an item 2 levels down: __index__ "
+        "RAISED TypeError testing.echo: argument #0 'x' (an item 2 levels down): __index__ "
         "returned non-int (type Self)",
-        "RAISED TypeError testing.add: argument #1 'b', an item 1 level down: __index__ "
+        "RAISED TypeError testing.add: argument #1 'b' (an item 1 level down): __index__ "
         "returned non-int (type Self)",
     ]
 

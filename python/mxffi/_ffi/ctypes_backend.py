@@ -688,7 +688,7 @@ def _label(func, index):
     if depth > 0 and func is not None and func._name in ("container.array", "container.map"):
         # An item of a list, tuple or dict argument: named by the argument the user passed.
         levels = f"{depth} level{'s' if depth > 1 else ''}"
-        return f"{_plain_label(*_NESTING.outer)}, an item {levels} down"
+        return f"{_plain_label(*_NESTING.outer)} (an item {levels} down)"
     return _plain_label(func, index)
 
 

@@ -18,7 +18,7 @@ cdef str _arg_label(func, Py_ssize_t index):
         # An item of a list, tuple or dict argument: named by the argument the user passed.
         outer = MXFFIPyNestingFunc()
         return (f"{_plain_arg_label(<object>outer if outer != NULL else None, MXFFIPyNestingIndex())}"
-                f", an item {depth} level{'s' if depth > 1 else ''} down")
+                f" (an item {depth} level{'s' if depth > 1 else ''} down)")
     return _plain_arg_label(func, index)
 
 
