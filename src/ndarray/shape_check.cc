@@ -101,13 +101,14 @@ void CheckImported(const DLTensor& t, const char* fname) {
           << ShapeString(t.strides, t.ndim) << " reach more bytes than int64 holds";
     }
   }
-  // Kernels add element offsets to data + byte_offset in int64 bytes: the last byte reached
-  // must be an int64 offset too.
-  int64_t last;
-  MXFFI_CHECK(!__builtin_add_overflow(static_cast<int64_t>(t.byte_offset), hi + elem, &last),
+  // Kernels add element offsets to data + byte_offset in int64 bytes: the byte past the last
+  // element must be an int64 offset too.
+  int64_t span, last;
+  MXFFI_CHECK(!__builtin_add_overflow(hi, elem, &span) &&
+                  !__builtin_add_overflow(static_cast<int64_t>(t.byte_offset), span, &last),
               ValueError)
-      << fname << ": byte_offset " << t.byte_offset << " and the elements' reach of " << hi + elem
-      << " bytes put the last byte past int64";
+      << fname << ": byte_offset " << t.byte_offset << " and the elements' reach of " << hi << " + "
+      << elem << " bytes put the last byte past int64";
   // The first element's address and the span lo .. hi + elem around it, in unsigned arithmetic:
   // none of it may wrap past 0 or past the top of the address space.
   const uintptr_t below = uintptr_t{0} - static_cast<uintptr_t>(lo);  // |lo|, lo <= 0
@@ -115,7 +116,7 @@ void CheckImported(const DLTensor& t, const char* fname) {
   const bool wraps = __builtin_add_overflow(reinterpret_cast<uintptr_t>(t.data),
                                             static_cast<uintptr_t>(t.byte_offset), &start) ||
                      below > start ||
-                     __builtin_add_overflow(start, static_cast<uintptr_t>(hi + elem), &end);
+                     __builtin_add_overflow(start, static_cast<uintptr_t>(span), &end);
   MXFFI_CHECK(!wraps, ValueError) << fname << ": the tensor of shape "
                                   << ShapeString(t.shape, t.ndim)
                                   << (t.strides ? " with strides " + ShapeString(t.strides, t.ndim)
