@@ -192,6 +192,34 @@ def test_bytes_subclass_overriding_bytes_passes_its_real_bytes():
     assert out == ["RETURNED bytes b'real'"] * 2
 
 
+def test_container_subclasses_lying_about_their_items_pass_their_real_items():
+    out = child(
+        """
+        class LyingList(list):
+            def __iter__(self):
+                return iter([9, 9, 9])
+            def __len__(self):
+                return 1000
+        class LyingTuple(tuple):
+            def __iter__(self):
+                return iter([9])
+        class LyingDict(dict):
+            def items(self):
+                return [("lie", 9)]
+            def __iter__(self):
+                return iter(["lie"])
+        show(lambda: list(t.echo(LyingList([1, 2]))))
+        show(lambda: list(t.echo(LyingTuple((1, 2)))))
+        show(lambda: dict(t.echo(LyingDict({"a": 1})).items()))
+        """
+    )
+    assert out == [
+        "RETURNED list [1, 2]",
+        "RETURNED list [1, 2]",
+        "RETURNED dict {'a': 1}",
+    ]
+
+
 def test_shape_subclass_lying_about_its_items_passes_its_real_dimensions():
     out = child(
         """

@@ -594,11 +594,14 @@ def _to_cell(func, index, arg, cell, keep):
                 )
             obj = _call_object("container.shape", list(arg))
         elif isinstance(arg, dict):
+            # The dict's, list's or tuple's own items: a subclass's dunders are not asked.
             with _Nesting(func, index):
-                obj = _call_object("container.map", [x for kv in arg.items() for x in kv])
+                obj = _call_object("container.map", [x for kv in dict.items(arg) for x in kv])
         else:
+            base = list if isinstance(arg, list) else tuple
+            items = base.__getitem__(arg, slice(None))
             with _Nesting(func, index):
-                obj = _call_object("container.array", list(arg))
+                obj = _call_object("container.array", list(items))
         keep.append(obj)
         cell.type_index, cell.v_ptr = obj.type_index, obj._handle
     elif isinstance(arg, c_void_p):

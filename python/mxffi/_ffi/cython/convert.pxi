@@ -272,12 +272,15 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
             except OverflowError:
                 raise OverflowError(f"{_arg_label(fn, index)}: a Shape dimension does not fit "
                                     f"in int64; got {tuple(arg)}") from None
-        # A snapshot of the items: converting one may run Python code (__index__, __float__)
-        # that changes the list.
-        return _set_object(_nested_call(_ARRAY, tuple(arg), func, index), cell, keep)
+        # A snapshot of the list's or tuple's own items (a subclass's __iter__ or __len__ is
+        # not asked): converting one may run Python code (__index__, __float__) that changes
+        # the list.
+        items = (list.__getitem__(arg, slice(None)) if isinstance(arg, list)
+                 else tuple.__getitem__(arg, slice(None)))
+        return _set_object(_nested_call(_ARRAY, tuple(items), func, index), cell, keep)
     if isinstance(arg, dict):
         flat = []
-        for k, v in arg.items():
+        for k, v in dict.items(arg):
             flat.append(k)
             flat.append(v)
         return _set_object(_nested_call(_MAP, tuple(flat), func, index), cell, keep)
