@@ -2,9 +2,10 @@
 # Build the fuzz targets (tests/fuzz, see docs/fuzzing.md) and run each for a while:
 #   scripts/fuzz.sh [--time SECONDS] [--parallel N] [--python PYTHON] [--no-build] [target...]
 # Targets: fuzz_any_convert fuzz_sparse fuzz_dlpack fuzz_dtype_device (libFuzzer, clang with
-# ASan + UBSan, built in build-fuzz/) and fuzz_python_calls (atheris, against a plain build of
-# the package installed into build-fuzz/venv, or against the interpreter --python names, which
-# must have mxffi installed; atheris is added to it); all of them when none is named. --time is
+# ASan + UBSan, built in build-fuzz/), fuzz_python_calls and fuzz_misbehaving_objects (atheris,
+# against a plain build of the package installed into build-fuzz/venv, or against the
+# interpreter --python names, which must have mxffi installed; atheris is added to it); all of
+# them when none is named. --time is
 # per target (default 60); --parallel runs that many targets at once (default 1); --no-build
 # runs the targets as last built (and the --python interpreter as it is).
 # Each run starts from a scratch copy of tests/fuzz/corpus/<target> under build-fuzz/runs/, so
@@ -12,7 +13,9 @@
 # crash, with the path of the input that crashed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-all=(fuzz_any_convert fuzz_sparse fuzz_dlpack fuzz_dtype_device fuzz_python_calls)
+all=(fuzz_any_convert fuzz_sparse fuzz_dlpack fuzz_dtype_device fuzz_python_calls
+     fuzz_misbehaving_objects)
+python_targets=" fuzz_python_calls fuzz_misbehaving_objects "
 time=60
 parallel=1
 python=""
@@ -24,7 +27,7 @@ while [ $# -gt 0 ]; do
     --parallel) parallel="$2"; shift 2 ;;
     --python) python="$2"; shift 2 ;;
     --no-build) build_first=0; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *)
       [[ " ${all[*]} " == *" $1 "* ]] || { echo "unknown target $1; one of: ${all[*]}"; exit 2; }
       targets+=("$1"); shift ;;
@@ -36,7 +39,10 @@ build=build-fuzz
 mkdir -p "$build"
 [ "$build_first" = 0 ] || bash scripts/deps.sh clang libclang-rt-14-dev
 cpp=()
-for t in "${targets[@]}"; do [ "$t" = fuzz_python_calls ] || cpp+=("$t"); done
+py=()
+for t in "${targets[@]}"; do
+  if [[ "$python_targets" == *" $t "* ]]; then py+=("$t"); else cpp+=("$t"); fi
+done
 if [ ${#cpp[@]} -gt 0 ] && [ "$build_first" = 1 ]; then
   echo "== building ${cpp[*]} in $build/"
   # CUDA off: the targets exercise host code, and the CUDA runtime adds nothing for them.
@@ -44,7 +50,7 @@ if [ ${#cpp[@]} -gt 0 ] && [ "$build_first" = 1 ]; then
     > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
   cmake --build "$build" -j 2 --target "${cpp[@]}"
 fi
-if [[ " ${targets[*]} " == *" fuzz_python_calls "* ]]; then
+if [ ${#py[@]} -gt 0 ]; then
   if [ -z "$python" ] && [ "$build_first" = 0 ]; then
     python=$build/venv/bin/python
   elif [ -z "$python" ]; then
@@ -75,8 +81,8 @@ run_one() {
                -artifact_prefix="$dir/artifacts/" "$dir/corpus")
   [ -f tests/fuzz/"$t".dict ] && flags=(-dict=tests/fuzz/"$t".dict "${flags[@]}")
   local rc=0
-  if [ "$t" = fuzz_python_calls ]; then
-    "$python" tests/fuzz/fuzz_python_calls.py "${flags[@]}" > "$dir/log" 2>&1 || rc=$?
+  if [[ "$python_targets" == *" $t "* ]]; then
+    "$python" tests/fuzz/"$t".py "${flags[@]}" > "$dir/log" 2>&1 || rc=$?
   else
     "$build/tests/fuzz/$t" "${flags[@]}" > "$dir/log" 2>&1 || rc=$?
   fi

@@ -13,6 +13,7 @@ docs/cuda.md.
 """
 
 import contextlib
+import sys
 
 from ._ffi import Device, get_global_func
 
@@ -73,7 +74,8 @@ def _device_index(device, fname):
     if isinstance(device, int):
         return device
     if not isinstance(device, Device):
-        if type(device).__module__ == "torch" and type(device).__name__ == "device":
+        torch = sys.modules.get("torch")
+        if torch is not None and isinstance(device, torch.device):
             device = f"{device.type}:{device.index or 0}"
         if not isinstance(device, str):
             raise TypeError(

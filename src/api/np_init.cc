@@ -122,6 +122,12 @@ void CheckIntCellsFit(const MXFFIAny* c, DLDataType dtype, const char* fname) {
     for (int64_t i = 0; i < a->size; ++i) CheckIntCellsFit(&a->data[i], dtype, fname);
     return;
   }
+  if (c->type_index == kMXFFIFloat) {
+    // A Python float: truncated toward zero, then checked as numpy checks it.
+    if (dtype.code == kDLInt || dtype.code == kDLUInt)
+      op::CheckFloatFitsInt(c->v_float64, dtype, fname);
+    return;
+  }
   if (c->type_index != kMXFFIInt) return;
   const int64_t x = c->v_int64;
   const int bits = dtype.bits;
@@ -373,6 +379,7 @@ NDArray Full(const ShapeLike& shape, const ScalarLike& fill_value, DLDataType dt
              const DeviceLike& device, const char* fname) {
   static const Op* op = Op::Get("_full");
   if (fill_value.is_int()) CheckIntFill(fill_value.int_value(), dtype, fname);
+  if (fill_value.is_float()) op::CheckFloatFitsInt(fill_value.value(), dtype, fname);
   return Fill(op, shape, dtype, device, fill_value.value());
 }
 

@@ -20,46 +20,17 @@
 #include <vector>
 
 #include "cuda/device.h"
+#include "shape_check.h"
 
 namespace mxffi {
+
+using details::CheckImported;
+using details::ShapeString;
 
 static_assert(offsetof(MXFFINDArrayObj, tensor) == sizeof(MXFFIObject),
               "the frozen layout puts the DLTensor right after the header");
 
 namespace {
-
-std::string ShapeString(const int64_t* shape, int32_t ndim) {
-  std::ostringstream os;
-  os << "(";
-  for (int32_t i = 0; i < ndim; ++i) os << (i ? ", " : "") << shape[i];
-  os << (ndim == 1 ? ",)" : ")");
-  return os.str();
-}
-
-/*! \brief Validate what a producer hands over before anything reads its memory. */
-void CheckImported(const DLTensor& t, const char* fname) {
-  MXFFI_CHECK(t.ndim >= 0, ValueError) << fname << ": ndim must be >= 0, got " << t.ndim;
-  MXFFI_CHECK(t.ndim == 0 || t.shape != nullptr, ValueError)
-      << fname << ": the tensor has ndim=" << t.ndim << " but no shape";
-  for (int32_t i = 0; i < t.ndim; ++i) {
-    MXFFI_CHECK(t.shape[i] >= 0, ValueError)
-        << fname << ": shape[" << i << "]=" << t.shape[i] << " is negative";
-  }
-  MXFFI_CHECK(t.dtype.lanes >= 1, ValueError)
-      << fname << ": dtype lanes must be >= 1, got " << t.dtype.lanes;
-  // No memory holds more bytes than int64 counts; past this check element counts, strides and
-  // byte sizes of the tensor are computed without overflow.
-  bool empty = std::any_of(t.shape, t.shape + t.ndim, [](int64_t d) { return d == 0; });
-  MXFFI_CHECK(empty || t.data != nullptr, ValueError)
-      << fname << ": the tensor of shape " << ShapeString(t.shape, t.ndim)
-      << " has elements but its data pointer is NULL";
-  int64_t bytes = std::max<int64_t>(DataTypeBytes(t.dtype), 1);
-  for (int32_t i = 0; i < t.ndim && !empty; ++i) {
-    MXFFI_CHECK(!__builtin_mul_overflow(bytes, t.shape[i], &bytes), ValueError)
-        << fname << ": shape " << ShapeString(t.shape, t.ndim) << " of "
-        << DataTypeToString(t.dtype) << " describes more bytes than int64 holds";
-  }
-}
 
 void FillFrom(NDArrayObj* obj, const DLTensor& t);
 
@@ -305,19 +276,8 @@ NDArray NDArray::Empty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLD
   MXFFI_CHECK(dtype.lanes >= 1 && dtype.bits >= 1, ValueError)
       << "ndarray.empty: invalid dtype " << DataTypeToString(dtype);
   MXFFI_CHECK(ndim >= 0, ValueError) << "ndarray.empty: ndim must be >= 0, got " << ndim;
-  int64_t numel = 1;
-  for (int32_t i = 0; i < ndim; ++i) {
-    MXFFI_CHECK(shape[i] >= 0, ValueError)
-        << "ndarray.empty: negative dimensions are not allowed; got shape "
-        << ShapeString(shape, ndim);
-    MXFFI_CHECK(!__builtin_mul_overflow(numel, shape[i], &numel), ValueError)
-        << "ndarray.empty: array is too big; shape " << ShapeString(shape, ndim)
-        << " has more elements than int64 holds";
-  }
-  int64_t nbytes;
-  MXFFI_CHECK(!__builtin_mul_overflow(numel, DataTypeBytes(dtype), &nbytes), ValueError)
-      << "ndarray.empty: array is too big; shape " << ShapeString(shape, ndim) << " of "
-      << DataTypeToString(dtype) << " needs more bytes than int64 holds";
+  const int64_t nbytes =
+      details::CheckedShapeSize(shape, ndim, dtype, "ndarray.empty") * DataTypeBytes(dtype);
   if (gpu) return cuda::Empty(shape, ndim, dtype, device, nbytes);
   // One block: the object, then the data at the next 64-byte boundary. Plain malloc plus
   // alignment slack costs far less than an aligned allocation next to the object's own.
@@ -379,6 +339,7 @@ NDArray NDArray::View(const NDArray& base, const int64_t* shape, const int64_t* 
     MXFFI_THROW(TypeError) << "ndarray.view: the base array is " << StorageTypeName(base.stype())
                            << "; views are of dense arrays";
   }
+  details::CheckedShapeSize(shape, ndim, base.tensor().dtype, "ndarray.view");
   ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
   const DLTensor& b = base.tensor();
   DLTensor& t = obj->tensor;

@@ -18,6 +18,7 @@
 
 #include "cuda/device.h"
 #include "index_dtype.h"
+#include "shape_check.h"
 #include "sparse_canonical.h"
 
 namespace mxffi {
@@ -69,7 +70,9 @@ void CheckIndexDType(const NDArray& a, const char* fname, const char* part) {
 }
 
 NDArray NewSparse(StorageType stype, const int64_t* shape, int32_t ndim, DLDataType dtype,
-                  DLDevice device) {
+                  DLDevice device, const char* fname) {
+  // The dense shape too: tostype("default"), dot and the dense fallback compute its count.
+  details::CheckedShapeSize(shape, ndim, dtype, fname);
   ObjectPtr<NDArrayObj> obj = make_object<NDArrayObj>();
   DLTensor& t = obj->tensor;
   t.data = nullptr;
@@ -103,7 +106,7 @@ NDArray NDArray::EmptySparse(StorageType stype, const int64_t* shape, int32_t nd
   MXFFI_CHECK(stype != StorageType::kCSR || shape[0] < INT64_MAX, ValueError)
       << "ndarray.empty_sparse: a csr array of " << shape[0]
       << " rows needs an indptr of rows + 1 entries, more than int64 holds";
-  return NewSparse(stype, shape, ndim, dtype, device);
+  return NewSparse(stype, shape, ndim, dtype, device, "ndarray.empty_sparse");
 }
 
 NDArray NDArray::CSR(const int64_t* shape, NDArray data, NDArray indices, NDArray indptr,
@@ -161,7 +164,8 @@ NDArray NDArray::CSR(const int64_t* shape, NDArray data, NDArray indices, NDArra
         << "canonicalizer is installed to sort them";
     canonicalize(rows, &data, &indices, &indptr, fname);
   }
-  NDArray out = NewSparse(StorageType::kCSR, shape, 2, data.tensor().dtype, data.tensor().device);
+  NDArray out =
+      NewSparse(StorageType::kCSR, shape, 2, data.tensor().dtype, data.tensor().device, fname);
   out.SetSparseStorage(std::move(data), std::move(indices), std::move(indptr));
   return out;
 }
@@ -196,7 +200,7 @@ NDArray NDArray::RowSparse(const int64_t* shape, int32_t ndim, NDArray data, NDA
           << "]=" << ix[j] << " follows indices[" << j - 1 << "]=" << ix[j - 1];
     }
   });
-  NDArray out = NewSparse(StorageType::kRowSparse, shape, ndim, d.dtype, d.device);
+  NDArray out = NewSparse(StorageType::kRowSparse, shape, ndim, d.dtype, d.device, fname);
   out.SetSparseStorage(std::move(data), std::move(indices), NDArray());
   return out;
 }

@@ -70,11 +70,7 @@ TEST(NDArray, BadShapesAndDevicesAreErrors) {
   EXPECT_EQ(KindOf([] { NDArray::Empty({INT64_MAX, 4}, kF32, kCPU); }, &msg), "ValueError");
   EXPECT_NE(msg.find("too big"), std::string::npos) << msg;
   EXPECT_EQ(KindOf([] { NDArray::Empty({1LL << 62}, kF64, kCPU); }, &msg), "ValueError");
-  EXPECT_EQ(KindOf(
-                [] {
-                  NDArray::Empty({2}, kF32, DLDevice{kDLROCM, 0});
-                },
-                &msg),
+  EXPECT_EQ(KindOf([] { NDArray::Empty({2}, kF32, DLDevice{kDLROCM, 0}); }, &msg),
             "NotImplementedError");
   EXPECT_EQ(msg,
             "ndarray.empty: device type 10 is not supported; only the CPU (1) and CUDA (2) are");
@@ -88,11 +84,7 @@ TEST(NDArray, CUDAArraysNeedADevice) {
     const std::string why =
         mxffi::Function::GetGlobalRequired("cuda.unavailable_reason")().cast<std::string>();
     EXPECT_FALSE(why.empty());
-    EXPECT_EQ(KindOf(
-                  [] {
-                    NDArray::Empty({2}, kF32, DLDevice{kDLCUDA, 0});
-                  },
-                  &msg),
+    EXPECT_EQ(KindOf([] { NDArray::Empty({2}, kF32, DLDevice{kDLCUDA, 0}); }, &msg),
               "RuntimeError");
     EXPECT_EQ(msg, "ndarray.empty: cuda:0 was asked for, but no CUDA device is available: " + why);
     return;
@@ -101,12 +93,10 @@ TEST(NDArray, CUDAArraysNeedADevice) {
   EXPECT_EQ(a.tensor().device.device_type, kDLCUDA);
   EXPECT_EQ(a.tensor().shape[1], 3);
   EXPECT_NE(a.tensor().data, nullptr);
-  EXPECT_EQ(KindOf(
-                [count] {
-                  NDArray::Empty({2}, kF32, DLDevice{kDLCUDA, static_cast<int32_t>(count)});
-                },
-                &msg),
-            "ValueError");
+  EXPECT_EQ(
+      KindOf([count] { NDArray::Empty({2}, kF32, DLDevice{kDLCUDA, static_cast<int32_t>(count)}); },
+             &msg),
+      "ValueError");
   EXPECT_NE(msg.find("does not exist"), std::string::npos) << msg;
 }
 
@@ -277,13 +267,21 @@ TEST(NDArray, ImportsRefuseTensorsNoMemoryHolds) {
             "ndarray.from_dlpack: the tensor of shape (2, 3) has elements but its data "
             "pointer is NULL");
   EXPECT_EQ(p.deleted, 0);
-  // An empty tensor may have other extents whose product overflows: it is still empty.
-  std::vector<int64_t> empty{(int64_t{1} << 62) + 1, 4, 0};
+  // An empty tensor whose other extents multiply past int64 bytes is refused too (numpy's
+  // "array is too big"): a reshape or view of it would compute that count.
+  std::vector<int64_t> hidden{(int64_t{1} << 62) + 1, 4, 0};
   t = ProducerTensor(&p);
   t.ndim = 3;
-  t.shape = empty.data();
+  t.shape = hidden.data();
   t.strides = nullptr;
   t.data = nullptr;
+  EXPECT_EQ(KindOf([&] { NDArray::FromBorrowed(t); }, &msg), "ValueError");
+  EXPECT_EQ(msg,
+            "ndarray.from_borrowed: shape (4611686018427387905, 4, 0) of float64 describes more "
+            "bytes than int64 holds");
+  // Huge extents beside a zero one, whose product fits: empty, with no data needed.
+  std::vector<int64_t> empty{int64_t{1} << 40, int64_t{1} << 19, 0};
+  t.shape = empty.data();
   NDArray a = NDArray::FromBorrowed(t);
   EXPECT_EQ(a.numel(), 0);
   int64_t strides[3];
@@ -330,13 +328,14 @@ TEST(NDArray, BorrowedTensorsAreReadAlignedAndBoolsAsZeroOrOne) {
 }
 
 TEST(NDArray, ReductionsOfEmptyTensorsWithHugeExtents) {
-  // shape (2**40, 2**40, 0): empty, though its other extents multiply past int64.
-  std::vector<int64_t> shape{int64_t{1} << 40, int64_t{1} << 40, 0};
+  // shape (2**40, 2**19, 0): empty, its other extents 2**62 bytes of float64 (past that, numpy's
+  // rule refuses the shape: NDArray.ImportsRefuseTensorsNoMemoryHolds).
+  std::vector<int64_t> shape{int64_t{1} << 40, int64_t{1} << 19, 0};
   DLTensor t{nullptr, kCPU, 3, kF64, shape.data(), nullptr, 0};
   Function sum = Function::GetGlobalRequired("np.sum");
   NDArray s = sum(&t).cast<NDArray>();
   EXPECT_EQ(*static_cast<const double*>(s.data()), 0.0);
-  std::vector<int64_t> shape2{0, int64_t{1} << 40, int64_t{1} << 40};
+  std::vector<int64_t> shape2{0, int64_t{1} << 40, int64_t{1} << 19};
   t.shape = shape2.data();
   EXPECT_EQ(*static_cast<const double*>(sum(&t).cast<NDArray>().data()), 0.0);
 }
@@ -345,11 +344,7 @@ TEST(NDArray, ArrayOfIntsWithAnIntegerDTypeOfNoWidth) {
   // np.array([1], dtype=int0): the range check of a Python int has no width to check against.
   Function array = Function::GetGlobalRequired("np.array");
   std::string msg;
-  EXPECT_EQ(KindOf(
-                [&] {
-                  array(mxffi::Array<int64_t>({1}), DLDataType{kDLInt, 0, 1});
-                },
-                &msg),
+  EXPECT_EQ(KindOf([&] { array(mxffi::Array<int64_t>({1}), DLDataType{kDLInt, 0, 1}); }, &msg),
             "ValueError");
   EXPECT_NE(msg.find("invalid dtype"), std::string::npos) << msg;
 }

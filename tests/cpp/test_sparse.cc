@@ -81,8 +81,10 @@ TEST(Sparse, CSRWithInt64MaxRowsIsAValueError) {
 TEST(Sparse, CastOfAnEmptyArrayWithBillionsOfRowsIsMemoryError) {
   // (2**62, 0) holds nothing, but its csr form needs an indptr of 2**62 + 1 entries: the
   // std::length_error of the vector that would hold them is a MemoryError, not a RuntimeError.
+  // (int8: 2**62 elements of float64 would be past int64 bytes, which Empty refuses.)
   mxffi::Function cast = mxffi::Function::GetGlobalRequired("sparse._cast_storage");
-  NDArray dense = NDArray::Empty({int64_t{1} << 62, 0}, kF64, DLDevice{kDLCPU, 0});
+  NDArray dense =
+      NDArray::Empty({int64_t{1} << 62, 0}, DLDataType{kDLInt, 8, 1}, DLDevice{kDLCPU, 0});
   MXFFI_EXPECT_THROW_KIND(cast(dense, std::string("csr")), "MemoryError", "out of memory");
 }
 

@@ -29,6 +29,7 @@ EXCLUDED = {
     "library.load",  # opens files
     "testing.sleep_add",  # sleeps for a given time
     "testing.poll_signals",  # loops for a given time
+    "testing.rendezvous",  # waits a given time for other callers
     "testing.apply_in_thread",  # a thread per call
     "testing.raise_error",  # raises whatever kind it is given, by design
     "ndarray.to_dlpack",  # returns an owning pointer the caller must free

@@ -23,6 +23,7 @@ CTYPES_SUITE = {
     "test_convert.py",
     "test_errors.py",
     "test_function.py",
+    "test_misbehaving_objects.py",
     "test_objects.py",
 }
 

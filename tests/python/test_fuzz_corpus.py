@@ -1,7 +1,8 @@
-"""The committed corpus of the atheris target tests/fuzz/fuzz_python_calls.py, replayed once by
-the ordinary test run (libFuzzer's -runs=0: each input executed, nothing mutated), on the core the
-suite runs on, so every seed and every past finding stays a regression test outside the fuzz
-build. The C++ targets' corpora are replayed by ctest (tests/CMakeLists.txt)."""
+"""The committed corpora of the atheris targets tests/fuzz/fuzz_python_calls.py and
+tests/fuzz/fuzz_misbehaving_objects.py, replayed once by the ordinary test run (libFuzzer's
+-runs=0: each input executed, nothing mutated), on the core the suite runs on, so every seed and
+every past finding stays a regression test outside the fuzz build. The C++ targets' corpora are
+replayed by ctest (tests/CMakeLists.txt)."""
 
 import os
 import pathlib
@@ -11,17 +12,19 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-TARGET = ROOT / "tests" / "fuzz" / "fuzz_python_calls.py"
-CORPUS = ROOT / "tests" / "fuzz" / "corpus" / "fuzz_python_calls"
+TARGETS = ["fuzz_python_calls", "fuzz_misbehaving_objects"]
 
 
-def test_python_calls_corpus_replays_without_a_finding():
+@pytest.mark.parametrize("target", TARGETS)
+def test_python_target_corpus_replays_without_a_finding(target):
     pytest.importorskip("atheris", reason="atheris (the test extra) is not installed")
-    inputs = sorted(p for p in CORPUS.iterdir() if p.is_file())
-    assert inputs, f"no corpus in {CORPUS}"
+    script = ROOT / "tests" / "fuzz" / f"{target}.py"
+    corpus = ROOT / "tests" / "fuzz" / "corpus" / target
+    inputs = sorted(p for p in corpus.iterdir() if p.is_file())
+    assert inputs, f"no corpus in {corpus}"
     env = dict(os.environ, MXFFI_NUM_THREADS="1", MXFFI_STORAGE_FALLBACK_LOG_VERBOSE="0")
     proc = subprocess.run(
-        [sys.executable, str(TARGET), "-runs=0", str(CORPUS)],
+        [sys.executable, str(script), "-runs=0", str(corpus)],
         capture_output=True,
         text=True,
         env=env,

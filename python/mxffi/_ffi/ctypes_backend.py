@@ -7,7 +7,9 @@ calls go through ctypes, which releases the GIL around every C call.
 
 import contextlib
 import ctypes
+import operator
 import os
+import sys
 import threading
 from ctypes import (
     CFUNCTYPE,
@@ -504,7 +506,8 @@ def _tensor_arg(obj, label, keep):
         device = DLTensor.from_address(addr).device
         if device.device_type == 2:
             # Looked at only now, from the tensor itself: CPU tensors pay nothing for it.
-            if type(obj).__module__.startswith("torch"):
+            torch = sys.modules.get("torch")
+            if torch is not None and isinstance(obj, torch.Tensor):
                 keep.append(_TorchStream(device.device_id))
             else:
                 _wait_for_legacy_stream(device.device_id)
@@ -531,6 +534,7 @@ def _to_cell(func, index, arg, cell, keep):
     elif tp is bool:
         cell.type_index, cell.v_int64 = BOOL, arg
     elif isinstance(arg, int):
+        arg = int.__index__(arg)  # the int's own value: a subclass's __int__ is not asked
         if not -(1 << 63) <= arg < (1 << 63):
             raise OverflowError(f"{_label(func, index)} value {arg} does not fit in int64")
         cell.type_index, cell.v_int64 = INT, arg
@@ -542,7 +546,12 @@ def _to_cell(func, index, arg, cell, keep):
         keep.extend((data, view))
         cell.type_index, cell.v_ptr = STR_VIEW, ctypes.addressof(view)
     elif isinstance(arg, (bytes, bytearray)):
-        arg = bytes(arg)
+        # A copy of the object's own storage: a subclass's __len__ or __bytes__ is not asked.
+        arg = (
+            bytes(bytes.__getitem__(arg, slice(None)))
+            if isinstance(arg, bytes)
+            else bytes(bytearray.__getitem__(arg, slice(None)))
+        )
         view = ByteArray(ctypes.cast(c_char_p(arg), c_void_p), len(arg))
         keep.extend((arg, view))
         cell.type_index, cell.v_ptr = BYTES_VIEW, ctypes.addressof(view)
@@ -561,7 +570,7 @@ def _to_cell(func, index, arg, cell, keep):
         dt = _DTYPE_CACHE.get(arg) or _as_dtype(arg, _label(func, index))
         cell.type_index = DATA_TYPE
         cell.v_dtype = DLDataType(dt.code, dt.bits, dt.lanes)
-    elif tp.__module__ == "numpy" and tp.__name__ == "ndarray" and arg.dtype.name == "bfloat16":
+    elif _is_numpy(arg, "ndarray") and arg.dtype.name == "bfloat16":
         # ml_dtypes' bfloat16, which numpy's DLPack export refuses: its bits as uint16, then
         # the DLPack bfloat16 code (4).
         bits = arg.view("uint16")
@@ -569,20 +578,27 @@ def _to_cell(func, index, arg, cell, keep):
         addr = _tensor_arg(bits, _label(func, index), keep)
         DLTensor.from_address(addr).dtype.code = 4
         cell.type_index, cell.v_ptr = DLTENSOR_PTR, addr
-    elif tp.__module__ == "numpy" and tp.__name__ != "ndarray" and hasattr(arg, "item"):
-        _to_cell(func, index, arg.item(), cell, keep)  # a numpy scalar
+    elif _is_numpy(arg, "generic"):
+        _to_cell(func, index, _numpy_scalar_value(func, index, arg), cell, keep)
     elif isinstance(arg, (list, tuple, dict)):
         if isinstance(arg, Shape):
-            if not all(-(1 << 63) <= int(d) < (1 << 63) for d in arg):
+            # The tuple's own items and each int's own value: a subclass's dunders are not asked.
+            arg = [int.__index__(d) for d in tuple.__getitem__(arg, slice(None))]
+            if not all(-(1 << 63) <= d < (1 << 63) for d in arg):
                 raise OverflowError(
                     f"{_label(func, index)}: a Shape dimension does not fit in "
                     f"int64; got {tuple(arg)}"
                 )
             obj = _call_object("container.shape", list(arg))
         elif isinstance(arg, dict):
-            obj = _call_object("container.map", [x for kv in arg.items() for x in kv])
+            # The dict's, list's or tuple's own items: a subclass's dunders are not asked.
+            with _Nesting(func, index):
+                obj = _call_object("container.map", [x for kv in dict.items(arg) for x in kv])
         else:
-            obj = _call_object("container.array", list(arg))
+            base = list if isinstance(arg, list) else tuple
+            items = base.__getitem__(arg, slice(None))
+            with _Nesting(func, index):
+                obj = _call_object("container.array", list(items))
         keep.append(obj)
         cell.type_index, cell.v_ptr = obj.type_index, obj._handle
     elif isinstance(arg, c_void_p):
@@ -590,7 +606,11 @@ def _to_cell(func, index, arg, cell, keep):
     elif hasattr(tp, "__dlpack__") or _has_buffer(arg):
         cell.type_index, cell.v_ptr = DLTENSOR_PTR, _tensor_arg(arg, _label(func, index), keep)
     elif hasattr(tp, "__index__"):
-        _to_cell(func, index, arg.__index__(), cell, keep)
+        try:
+            as_int = operator.index(arg)  # an int, or TypeError: the recursion ends there
+        except TypeError as e:
+            raise TypeError(f"{_label(func, index)}: {e}") from None
+        _to_cell(func, index, as_int, cell, keep)
     elif hasattr(tp, "__float__"):
         cell.type_index, cell.v_float64 = FLOAT, float(arg)
     elif callable(arg):
@@ -604,6 +624,57 @@ def _to_cell(func, index, arg, cell, keep):
         )
 
 
+def _is_numpy(obj, name):
+    """Whether obj is an instance of numpy's own type `name` (by identity: any class can call
+    itself numpy.ndarray); False while numpy is not imported."""
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(obj, getattr(numpy, name))
+
+
+def _numpy_scalar_value(func, index, arg):
+    """The Python number a numpy scalar holds (its .item()). A long double's .item() is the
+    long double itself: float() of it; a complex long double, like a complex, is refused."""
+    value = arg.item()
+    if _is_numpy(value, "generic"):
+        if _is_numpy(arg, "floating"):
+            return float(arg)
+        tp = type(arg)
+        raise TypeError(
+            f"{_label(func, index)} has type {tp.__module__}.{tp.__qualname__}, which mxffi "
+            "cannot pass to C++"
+        )
+    return value
+
+
+# How deep containers may nest in one argument (the Cython core's MXFFI_PY_MAX_NESTING): each
+# level converts its items through C frames (a ctypes call), so the bound is fixed, not the
+# recursion limit, which a program may raise past what the C stack holds.
+MAX_NESTING = 1000
+_NESTING = threading.local()
+
+
+class _Nesting:
+    """One level of container nesting; RecursionError naming the outermost function past
+    MAX_NESTING levels."""
+
+    def __init__(self, func, index):
+        self.func, self.index = func, index
+
+    def __enter__(self):
+        depth = getattr(_NESTING, "depth", 0)
+        if depth == 0:
+            _NESTING.outer = (self.func, self.index)
+        if depth >= MAX_NESTING:
+            raise RecursionError(
+                f"{_plain_label(*_NESTING.outer)} is nested more than {MAX_NESTING} levels deep; "
+                f"mxffi converts containers nested at most {MAX_NESTING} levels"
+            )
+        _NESTING.depth = depth + 1
+
+    def __exit__(self, *exc):
+        _NESTING.depth -= 1
+
+
 def _has_buffer(obj):
     try:
         memoryview(obj)
@@ -613,6 +684,15 @@ def _has_buffer(obj):
 
 
 def _label(func, index):
+    depth = getattr(_NESTING, "depth", 0)
+    if depth > 0 and func is not None and func._name in ("container.array", "container.map"):
+        # An item of a list, tuple or dict argument: named by the argument the user passed.
+        levels = f"{depth} level{'s' if depth > 1 else ''}"
+        return f"{_plain_label(*_NESTING.outer)} (an item {levels} down)"
+    return _plain_label(func, index)
+
+
+def _plain_label(func, index):
     if func is None:
         return "mxffi: the value a Python callback returned"
     name = func._name if func is not None and func._name else "mxffi.Function"
@@ -684,6 +764,11 @@ class Function(Object):
     __slots__ = ("_name", "_info")
 
     def __call__(self, *args, **kwargs):
+        if not getattr(self, "_handle", None):
+            raise TypeError(
+                "mxffi.Function: the function handle is NULL (a Function made without one); "
+                "functions come from get_global_func, register_func or a call"
+            )
         if kwargs:
             args = self._bind_keywords(args, kwargs)
         n = len(args)

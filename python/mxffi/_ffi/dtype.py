@@ -12,6 +12,7 @@ prints a data type's canonical name.
 """
 
 import operator
+import sys
 
 __all__ = [
     "BUFFER_FORMATS",
@@ -93,12 +94,16 @@ def is_builtin_dtype(obj):
 
 
 def is_numpy_dtype_like(arg):
-    """Whether arg is a numpy dtype, or a numpy (or ml_dtypes) scalar type like numpy.float32."""
-    if any(b.__name__ == "dtype" and b.__module__ == "numpy" for b in type(arg).__mro__):
+    """Whether arg is a numpy dtype, or a numpy (or ml_dtypes) scalar type like numpy.float32.
+
+    By identity with the imported numpy's own types, never by a class's name (any class can
+    call itself numpy.dtype); without numpy imported, nothing is numpy's."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return False
+    if isinstance(arg, numpy.dtype):
         return True
-    if isinstance(arg, type) and getattr(arg, "__module__", "") in ("numpy", "ml_dtypes"):
-        return any(b.__name__ == "generic" and b.__module__ == "numpy" for b in arg.__mro__)
-    return False
+    return isinstance(arg, type) and issubclass(arg, numpy.generic)
 
 
 def dtype_text(obj, caller):

@@ -243,8 +243,10 @@ register_sparse_class(None, BaseSparseNDArray)
 
 
 def _is_scipy_sparse(x):
-    mod = type(x).__module__ or ""
-    return mod.startswith("scipy.sparse") and hasattr(x, "tocsr")
+    # scipy's own test, when scipy.sparse is imported (without it nothing is a scipy matrix);
+    # a class's name proves nothing.
+    scipy_sparse = sys.modules.get("scipy.sparse")
+    return scipy_sparse is not None and scipy_sparse.issparse(x)
 
 
 def _index_pair(indices, indptr):

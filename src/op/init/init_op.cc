@@ -39,17 +39,54 @@ void InitShape(const OpAttrs& attrs, Span<const TShape>, Span<TShape> out) {
 void InitType(const OpAttrs& attrs, Span<const DLDataType>, Span<DLDataType> out) {
   const InitParam& p = attrs.get<InitParam>();
   out[0] = p.dtype.is_none ? DLDataType{kDLFloat, 64, 1} : p.dtype.dtype;
+  // The fill is converted to the dtype by the kernel: it must fit (NaN or 1e300 into int32
+  // would be undefined behaviour there).
+  CheckFloatFitsInt(p.value, out[0], attrs.op->name.c_str());
 }
 
 }  // namespace
+
+void CheckFloatFitsInt(double v, DLDataType dtype, const char* fname) {
+  if ((dtype.code != kDLInt && dtype.code != kDLUInt) || dtype.bits < 1 || dtype.bits > 64) return;
+  MXFFI_CHECK(!std::isnan(v), ValueError)
+      << fname << ": cannot convert float NaN to integer (" << DataTypeToString(dtype) << ")";
+  MXFFI_CHECK(!std::isinf(v), OverflowError)
+      << fname << ": cannot convert float infinity to integer (" << DataTypeToString(dtype) << ")";
+  const double t = std::trunc(v);
+  // The bounds as doubles: -2^(bits-1) and 2^bits are exact, so the comparisons are too.
+  const double lo = dtype.code == kDLInt ? -std::ldexp(1.0, dtype.bits - 1) : 0.0;
+  const double hi = std::ldexp(1.0, dtype.code == kDLInt ? dtype.bits - 1 : dtype.bits);
+  if (t >= lo && t < hi) return;
+  if (t >= -9223372036854775808.0 && t < 9223372036854775808.0) {
+    MXFFI_THROW(OverflowError) << fname << ": Python integer " << static_cast<int64_t>(t)
+                               << " out of bounds for " << DataTypeToString(dtype);
+  }
+  MXFFI_THROW(OverflowError) << fname << ": " << v << " is out of bounds for "
+                             << DataTypeToString(dtype);
+}
 
 int64_t ArangeLength(const ArangeParam& p, const char* name) {
   MXFFI_CHECK(p.step != 0, ValueError) << name << ": step must not be zero";
   MXFFI_CHECK(std::isfinite(p.start) && std::isfinite(p.stop) && std::isfinite(p.step), ValueError)
       << name << ": arguments must be finite, got start=" << p.start << ", stop=" << p.stop
       << ", step=" << p.step;
-  double len = std::ceil((p.stop - p.start) / p.step);
-  return len > 0 ? static_cast<int64_t>(len) : 0;
+  const double len = std::ceil((p.stop - p.start) / p.step);
+  if (!(len > 0)) return 0;  // also a NaN length: (inf - inf) cannot occur past the check above
+  // 2^63 is exact in double: a length below it converts to int64 exactly enough.
+  MXFFI_CHECK(len < 9223372036854775808.0, ValueError)
+      << name << ": Maximum allowed size exceeded; start=" << p.start << ", stop=" << p.stop
+      << ", step=" << p.step << " make " << len << " values";
+  const int64_t n = static_cast<int64_t>(len);
+  if (p.dtype.is_none) return n;
+  const DLDataType dt = p.dtype.dtype;
+  MXFFI_CHECK(dt.code != kDLBool || n <= 2, TypeError)
+      << name << ": arange() is only supported for booleans when the result has at most length "
+      << "2; got length " << n;
+  // The values are start + i * step (the kernel's own float64 arithmetic), monotonic in i: the
+  // first and the last fit the dtype only if every one does.
+  CheckFloatFitsInt(p.start, dt, name);
+  CheckFloatFitsInt(p.start + static_cast<double>(n - 1) * p.step, dt, name);
+  return n;
 }
 
 namespace {

@@ -50,8 +50,20 @@ struct CastParam : public dmlc::Parameter<CastParam> {
   }
 };
 
-/*! \return the number of values _arange makes; ValueError for a zero step or a non-finite bound. */
+/*!
+ * \return the number of values _arange makes. ValueError for a zero step, a non-finite bound or
+ *  a length past int64; TypeError for a bool result longer than 2 and OverflowError for a value
+ *  an integer dtype cannot hold, as numpy 2 refuses them.
+ */
 int64_t ArangeLength(const ArangeParam& p, const char* name);
+
+/*!
+ * \brief Refuse a float64 value that an integer dtype cannot hold once truncated toward zero, as
+ *  numpy converts a Python float into an integer array: ValueError for NaN, OverflowError for an
+ *  infinity or a value out of the dtype's range. Other dtypes take any value (a float dtype
+ *  rounds, overflowing to infinity; bool tests for nonzero).
+ */
+void CheckFloatFitsInt(double v, DLDataType dtype, const char* fname);
 
 // ---- kernels, written once for both devices (MXNet's FillCompute<xpu>) ----------------------
 // Each device gives the pieces (init_op.cc for the CPU, init_gpu.cc for a CUDA device, in the

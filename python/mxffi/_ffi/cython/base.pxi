@@ -185,6 +185,12 @@ cdef extern from "fastcall.h":
     int MXFFIPyNumpyTensor(PyObject* arg, MXFFIAny* cell, MXFFIPyArgTemp* temp)
     int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg, MXFFIAny* cell,
                           MXFFIPyArgTemp* temp, PyObject** keep) except -1
+    int MXFFI_PY_MAX_NESTING
+    int MXFFIPyNestingEnter(PyObject* func, Py_ssize_t index) noexcept
+    void MXFFIPyNestingLeave() noexcept
+    int MXFFIPyNestingDepth() noexcept
+    PyObject* MXFFIPyNestingFunc() noexcept
+    Py_ssize_t MXFFIPyNestingIndex() noexcept
 
 
 cdef extern from "Python.h":
@@ -205,6 +211,15 @@ cdef extern from "Python.h":
     object PyComplex_FromDoubles(double, double)
     double PyComplex_RealAsDouble(object) except? -1.0
     double PyComplex_ImagAsDouble(object) except? -1.0
+    char* PyBytes_AS_STRING(object)
+    Py_ssize_t PyBytes_GET_SIZE(object)
+    char* PyByteArray_AS_STRING(object)
+    Py_ssize_t PyByteArray_GET_SIZE(object)
+    object PyNumber_Index(object)
+    object PyFloat_FromDouble(double)
+    double PyFloat_AsDouble(object) except? -1.0
+    int PyType_IsSubtype(PyTypeObject*, PyTypeObject*)
+    long long PyLong_AsLongLongAndOverflow(object, int*) except? -1
     void* PyCapsule_GetPointer(object, const char*) except? NULL
     int PyCapsule_IsValid(object, const char*)
     int PyObject_GetBuffer(object, Py_buffer*, int) except -1

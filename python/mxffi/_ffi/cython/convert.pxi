@@ -12,6 +12,17 @@ cdef inline void _keep(PyObject** keep, obj):
 
 
 cdef str _arg_label(func, Py_ssize_t index):
+    cdef PyObject* outer
+    cdef int depth = MXFFIPyNestingDepth()
+    if depth > 0 and func is not None and (func is _ARRAY or func is _MAP):
+        # An item of a list, tuple or dict argument: named by the argument the user passed.
+        outer = MXFFIPyNestingFunc()
+        return (f"{_plain_arg_label(<object>outer if outer != NULL else None, MXFFIPyNestingIndex())}"
+                f" (an item {depth} level{'s' if depth > 1 else ''} down)")
+    return _plain_arg_label(func, index)
+
+
+cdef str _plain_arg_label(func, Py_ssize_t index):
     if func is None:
         return "mxffi: the value a Python callback returned"
     if not isinstance(func, Function):
@@ -145,7 +156,8 @@ cdef int _tensor_from_dlpack(obj, str label, MXFFIAny* cell, PyObject** keep) ex
                         "not a DLPack capsule")
     if t.device.device_type == 2:
         # Looked at only now, from the tensor itself: CPU tensors pay nothing for it.
-        if type(obj).__module__.startswith("torch"):
+        torch = _sys.modules.get("torch")
+        if torch is not None and isinstance(obj, torch.Tensor):
             _use_torch_stream(holder, t.device.device_id)
         else:
             _wait_for_legacy_stream(t.device.device_id)
@@ -161,6 +173,8 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
     fn = <object>func if func != NULL else None
     cdef Py_ssize_t n
     cdef const char* s
+    cdef int overflow = 0
+    cdef long long value
     cell.small_len = 0
     tp = type(arg)
     if tp is bool:
@@ -168,15 +182,18 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
         cell.v_int64 = arg is True
         return 0
     if tp is int or isinstance(arg, int):
-        value = int(arg)
-        if not -(1 << 63) <= value < (1 << 63):
-            raise OverflowError(f"{_arg_label(fn, index)} value {value} does not fit "
-                                "in int64")
+        # The int's own digits, as PyLong_AsLongLongAndOverflow reads them: a subclass's
+        # __int__ or __index__ is not asked.
+        value = PyLong_AsLongLongAndOverflow(arg, &overflow)
+        if overflow != 0:
+            raise OverflowError(f"{_arg_label(fn, index)} value {int.__repr__(arg)} does not "
+                                "fit in int64")
         cell.type_index = kMXFFIInt
         cell.v_int64 = value
         return 0
-    if tp.__module__ == "numpy":
-        if tp.__name__ == "ndarray":
+    _note_numpy()
+    if _np_ndarray_type is not None:
+        if tp is _np_ndarray_type:
             MXFFIPySetNdarrayType(tp)  # from now on numpy arrays take the fast path
             if MXFFIPyNumpyTensor(parg, cell, temp):
                 return 0
@@ -189,8 +206,8 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
                     temp.tensor.dtype.code = 4  # kDLBfloat
                     return 0
             # Declined (byte-swapped, an unsupported dtype, many dimensions): DLPack below.
-        elif _is_numpy_scalar(tp):
-            scalar = arg.item()
+        elif PyType_IsSubtype(<PyTypeObject*>tp, <PyTypeObject*>_np_generic_type):
+            scalar = _numpy_scalar_value(arg, fn, index)
             _keep(keep, scalar)
             return _hook_arg_slow(func, index, <PyObject*>scalar, cell, temp, keep)
     if isinstance(arg, Object):
@@ -214,14 +231,19 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
         cell.type_index = kMXFFIComplexView
         cell.v_ptr = temp.complex_parts
         return 0
-    if isinstance(arg, (bytes, bytearray)):
-        s = PyBytes_AsString(arg) if isinstance(arg, bytes) else NULL
-        if s == NULL:
-            b = bytes(arg)
-            _keep(keep, b)
-            s = PyBytes_AsString(b)
-        temp.view.data = s
-        temp.view.size = len(arg)
+    if isinstance(arg, bytes):
+        # The object's own storage: a subclass's __len__ or __bytes__ is not asked.
+        temp.view.data = PyBytes_AS_STRING(arg)
+        temp.view.size = PyBytes_GET_SIZE(arg)
+        cell.type_index = kMXFFIBytesView
+        cell.v_ptr = &temp.view
+        return 0
+    if isinstance(arg, bytearray):
+        # A copy of the storage: a callback could resize the bytearray during the call.
+        b = PyBytes_FromStringAndSize(PyByteArray_AS_STRING(arg), PyByteArray_GET_SIZE(arg))
+        _keep(keep, b)
+        temp.view.data = PyBytes_AS_STRING(b)
+        temp.view.size = PyBytes_GET_SIZE(b)
         cell.type_index = kMXFFIBytesView
         cell.v_ptr = &temp.view
         return 0
@@ -229,7 +251,7 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
         cell.type_index = kMXFFIDataType
         cell.v_dtype = (<DataType>arg).cdtype
         return 0
-    if tp is type or tp.__module__ == "numpy.dtypes":
+    if tp is type or (_np_dtype_type is not None and isinstance(arg, _np_dtype_type)):
         # A class or a numpy dtype spelled before (float, numpy.float32): one dict lookup.
         dt = _DTYPE_CACHE.get(arg)
         if dt is not None:
@@ -250,10 +272,6 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
         cell.type_index = kMXFFIDevice
         cell.v_device = (<Device>arg).cdevice
         return 0
-    if tp.__module__ == "numpy" and tp.__name__ in ("bool", "bool_"):
-        cell.type_index = kMXFFIBool
-        cell.v_int64 = bool(arg)
-        return 0
     if isinstance(arg, (list, tuple)):
         if isinstance(arg, _Shape):
             try:
@@ -261,13 +279,18 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
             except OverflowError:
                 raise OverflowError(f"{_arg_label(fn, index)}: a Shape dimension does not fit "
                                     f"in int64; got {tuple(arg)}") from None
-        return _set_object(_ARRAY(*arg), cell, keep)
+        # A snapshot of the list's or tuple's own items (a subclass's __iter__ or __len__ is
+        # not asked): converting one may run Python code (__index__, __float__) that changes
+        # the list.
+        items = (list.__getitem__(arg, slice(None)) if isinstance(arg, list)
+                 else tuple.__getitem__(arg, slice(None)))
+        return _set_object(_nested_call(_ARRAY, tuple(items), func, index), cell, keep)
     if isinstance(arg, dict):
         flat = []
-        for k, v in arg.items():
+        for k, v in dict.items(arg):
             flat.append(k)
             flat.append(v)
-        return _set_object(_MAP(*flat), cell, keep)
+        return _set_object(_nested_call(_MAP, tuple(flat), func, index), cell, keep)
     if _ctypes_void_p is not None and isinstance(arg, _ctypes_void_p):
         cell.type_index = kMXFFIOpaquePtr
         cell.v_ptr = <void*><size_t>(arg.value or 0)
@@ -277,7 +300,12 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
     if _has_buffer(arg):
         return _tensor_from_buffer(arg, _arg_label(fn, index), cell, temp, keep)
     if hasattr(tp, "__index__"):
-        as_int = arg.__index__()
+        # operator.index: the result must be an int (TypeError otherwise), so this recursion
+        # ends at the int case above.
+        try:
+            as_int = PyNumber_Index(arg)
+        except TypeError as e:
+            raise TypeError(f"{_arg_label(fn, index)}: {e}") from None
         _keep(keep, as_int)
         return _hook_arg_slow(func, index, <PyObject*>as_int, cell, temp, keep)
     if hasattr(tp, "__float__"):
@@ -290,16 +318,60 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
                     ", which mxffi cannot pass to C++")
 
 
-cdef dict _NUMPY_SCALAR_TYPES = {}
+# numpy's types, taken from the imported numpy module once it is imported (an object whose
+# class is numpy's is compared by identity, never by the class's name: any class can call
+# itself numpy.ndarray). None until then: without numpy imported no object is numpy's.
+cdef object _np_ndarray_type = None
+cdef object _np_bool_type = None
+cdef object _np_generic_type = None
+cdef object _np_floating_type = None
+cdef object _np_dtype_type = None
 
 
-cdef bint _is_numpy_scalar(tp):
-    """Whether tp derives from numpy.generic (np.int64(1), np.float32(2.5), ...)."""
-    known = _NUMPY_SCALAR_TYPES.get(tp)
-    if known is None:
-        known = any(c.__name__ == "generic" and c.__module__ == "numpy" for c in tp.__mro__)
-        _NUMPY_SCALAR_TYPES[tp] = known
-    return known
+cdef int _note_numpy() except -1:
+    global _np_ndarray_type, _np_bool_type, _np_generic_type, _np_floating_type, _np_dtype_type
+    if _np_ndarray_type is None:
+        numpy = _sys.modules.get("numpy")
+        if numpy is not None and isinstance(getattr(numpy, "ndarray", None), type):
+            _np_bool_type = numpy.bool_
+            _np_generic_type = numpy.generic
+            _np_floating_type = numpy.floating
+            _np_dtype_type = numpy.dtype
+            _np_ndarray_type = numpy.ndarray
+    return 0
+
+
+cdef object _numpy_scalar_value(arg, fn, Py_ssize_t index):
+    """The Python number a numpy scalar holds (its .item()). A long double's .item() is the
+    long double itself: float() of it, as Python's float() reads it; a complex long double,
+    like a Python complex, has no value mxffi passes."""
+    scalar = arg.item()
+    if isinstance(scalar, _np_generic_type):
+        if isinstance(arg, _np_floating_type):
+            return PyFloat_FromDouble(PyFloat_AsDouble(arg))
+        tp = type(arg)
+        raise TypeError(f"{_arg_label(fn, index)} has type {tp.__module__}.{tp.__qualname__}"
+                        ", which mxffi cannot pass to C++")
+    return scalar
+
+
+cdef object _nested_call(Function container, tuple items, PyObject* func, Py_ssize_t index):
+    """container(*items) for a list, tuple or dict argument, one level deeper; RecursionError
+    naming the outermost function past MXFFI_PY_MAX_NESTING levels."""
+    if MXFFIPyNestingEnter(func, index) > MXFFI_PY_MAX_NESTING:
+        MXFFIPyNestingLeave()
+        outer = MXFFIPyNestingFunc()
+        label = _plain_arg_label(<object>outer if outer != NULL else None, MXFFIPyNestingIndex())
+        raise RecursionError(f"{label} is nested more than {MXFFI_PY_MAX_NESTING} levels deep; "
+                             f"mxffi converts containers nested at most "
+                             f"{MXFFI_PY_MAX_NESTING} levels")
+    try:
+        # Straight to the vectorcall path: no Python call frame, so the depth is this bound's
+        # alone, whatever sys.getrecursionlimit() says.
+        return MXFFIPyCallPositional(<PyObject*>container, PySequence_Fast_ITEMS(items),
+                                     len(items))
+    finally:
+        MXFFIPyNestingLeave()
 
 
 cdef bint _has_buffer(obj):
@@ -310,9 +382,14 @@ cdef bint _has_buffer(obj):
     return True
 
 
-cdef Object _new_shape(dims):
-    """A Shape object in the frozen MXFFIShapeObj layout, wrapped (and so owned) by an Object."""
+cdef Object _new_shape(shape):
+    """A Shape object in the frozen MXFFIShapeObj layout, wrapped (and so owned) by an Object.
+
+    Read from the tuple's own items and each int's own digits: a subclass's __len__,
+    __getitem__ or __index__ is not asked."""
+    cdef tuple dims = tuple.__getitem__(shape, slice(None))
     cdef Py_ssize_t n = len(dims), i
+    cdef int overflow = 0
     cdef MXFFIShapeObj* s = <MXFFIShapeObj*>malloc(sizeof(MXFFIShapeObj) + sizeof(int64_t) * n)
     if s == NULL:
         raise MemoryError()
@@ -326,7 +403,12 @@ cdef Object _new_shape(dims):
     cdef Object owner = Object.__new__(Object)
     owner.chandle = s
     for i in range(n):
-        data[i] = dims[i]
+        if not isinstance(dims[i], int):
+            raise TypeError(f"mxffi.Shape: dimension {i} must be an int, got "
+                            f"{type(dims[i]).__name__}")
+        data[i] = PyLong_AsLongLongAndOverflow(dims[i], &overflow)
+        if overflow != 0:
+            raise OverflowError(f"mxffi.Shape: dimension {i} does not fit in int64")
     return owner
 
 

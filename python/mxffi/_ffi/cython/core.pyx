@@ -19,6 +19,8 @@ include "ndarray.pxi"
 include "ndarray_proto.pxi"
 include "index.pxi"
 
+import sys as _sys
+
 from mxffi._ffi import dtype as _dtype
 from mxffi._ffi.signature import bind_keywords as _bind_keywords
 from mxffi._ffi.signature import lazy_signature as _lazy_signature

@@ -297,6 +297,43 @@ static inline void MXFFIPyReleaseSeq(MXFFIObject* obj) {
   MXFFIPyDecRef(obj);
 }
 
+/*!
+ * \brief How deep containers may nest in one argument. Each level converts its items on the C
+ *  stack (this file's frames and the Cython slow path's), so the bound is fixed, not
+ *  sys.getrecursionlimit(): a raised recursion limit must not let a deep list overflow the C stack.
+ */
+#define MXFFI_PY_MAX_NESTING 1000
+
+/*!
+ * \brief This thread's container nesting in the argument being converted, and the function and
+ *  argument position it started from (borrowed: they outlive the conversion), so that the
+ *  error names what the user called, not container.array.
+ */
+static __thread int mxffi_py_nesting = 0;
+static __thread PyObject* mxffi_py_nesting_func = NULL;
+static __thread Py_ssize_t mxffi_py_nesting_index = 0;
+
+/*!
+ * \brief Enter one level of container nesting. \return the new depth; more than
+ *  MXFFI_PY_MAX_NESTING means the caller must leave again and raise.
+ */
+static inline int MXFFIPyNestingEnter(PyObject* func, Py_ssize_t index) {
+  if (mxffi_py_nesting == 0) {
+    mxffi_py_nesting_func = func;
+    mxffi_py_nesting_index = index;
+  }
+  return ++mxffi_py_nesting;
+}
+
+static inline void MXFFIPyNestingLeave(void) { --mxffi_py_nesting; }
+
+/*! \brief This thread's current container nesting depth (0: converting a top-level argument). */
+static inline int MXFFIPyNestingDepth(void) { return mxffi_py_nesting; }
+
+/*! \brief The function and argument position the outermost container belongs to. */
+static inline PyObject* MXFFIPyNestingFunc(void) { return mxffi_py_nesting_func; }
+static inline Py_ssize_t MXFFIPyNestingIndex(void) { return mxffi_py_nesting_index; }
+
 /*! \brief One argument into a value cell; the exact-type switch, then the Cython slow path. */
 static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg, MXFFIAny* cell,
                                     MXFFIPyArgTemp* temp, PyObject** keep) {
@@ -509,6 +546,12 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
   MXFFIAny result;
   int rc;
   Py_ssize_t converted = 0;
+  if (MXFFIPyHandle(func) == NULL) {
+    PyErr_SetString(PyExc_TypeError,
+                    "mxffi.Function: the function handle is NULL (a Function made without one); "
+                    "functions come from get_global_func, register_func or a call");
+    return NULL;
+  }
   if (nargs > MXFFI_PY_STACK_ARGS) {
     if (nargs > INT32_MAX) {
       PyErr_Format(PyExc_TypeError, "mxffi.Function: %zd arguments is more than a call takes",

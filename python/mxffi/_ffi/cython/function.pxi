@@ -215,6 +215,9 @@ cdef _KwPlan _make_kw_plan(Function f, Py_ssize_t nargs, tuple kwnames):
 cdef object _call_kw(Function f, PyObject** args, Py_ssize_t nargs, tuple kwnames):
     """Map keyword arguments to positions from the registered signature, then call."""
     cdef _KwPlan plan = <_KwPlan>f._kw_plan if f._kw_plan is not None else None
+    if f.chandle == NULL:
+        # The positional path's error, before the signature (which needs the handle) is read.
+        return MXFFIPyCallPositional(<PyObject*>f, args, 0)
     if plan is None or plan.kwnames is not kwnames or plan.nargs != nargs:
         plan = _make_kw_plan(f, nargs, kwnames)
         f._kw_plan = plan

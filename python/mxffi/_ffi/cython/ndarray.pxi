@@ -18,7 +18,6 @@ cdef extern from "Python.h":
     int PyCapsule_SetName(object capsule, const char* name) except -1
     void* PyCapsule_GetPointer_raw "PyCapsule_GetPointer"(PyObject* capsule, const char* name)
     int PyCapsule_IsValid_raw "PyCapsule_IsValid"(PyObject* capsule, const char* name)
-    long long PyLong_AsLongLongAndOverflow(object v, int* overflow) except? -1
     unsigned long long PyLong_AsUnsignedLongLong(object v) except? <unsigned long long>-1
 
 # The most dimensions an array may have here (ndarray.view's limit as well).
@@ -203,21 +202,6 @@ cdef inline bint _is_basic_int(item):
     if _np_bool_type is not None and tp is _np_bool_type:
         return False
     return hasattr(tp, "__index__")
-
-
-cdef object _np_ndarray_type = None   # numpy.ndarray, once numpy is imported
-cdef object _np_bool_type = None
-
-
-cdef int _note_numpy() except -1:
-    global _np_ndarray_type, _np_bool_type
-    if _np_ndarray_type is None:
-        import sys
-        numpy = sys.modules.get("numpy")
-        if numpy is not None:
-            _np_ndarray_type = numpy.ndarray
-            _np_bool_type = numpy.bool_
-    return 0
 
 
 cdef inline bint _is_advanced(item):

@@ -12,6 +12,8 @@ cdef extern from "Python.h":
     ctypedef struct _TypeSlots "PyTypeObject":
         _getattrofunc tp_getattro
     PyObject* PyObject_GenericGetAttr(PyObject*, PyObject*)
+    void PyErr_Fetch(PyObject** ptype, PyObject** pvalue, PyObject** ptraceback) noexcept
+    void PyErr_Restore(PyObject* type, PyObject* value, PyObject* traceback) noexcept
     void PyType_Modified(PyTypeObject*)
 
 cdef extern from "ndarray_attrs.h":
@@ -71,7 +73,19 @@ cdef Function _F_EMPTY = None
 # ---- DLPack export ----------------------------------------------------------------------------
 
 cdef void _capsule_destructor(PyObject* capsule) noexcept:
-    # A capsule never consumed still owns its tensor; a consumer renames it "used_*".
+    # A capsule never consumed still owns its tensor; a consumer renames it "used_*". A consumer
+    # that refuses the tensor (numpy, for bfloat16) drops the capsule with its error pending:
+    # the error is set aside while the tensor is freed (its deleter may free a producer's
+    # tensor, running Python code), then put back untouched.
+    cdef PyObject* err_type
+    cdef PyObject* err_value
+    cdef PyObject* err_tb
+    PyErr_Fetch(&err_type, &err_value, &err_tb)
+    _free_capsule_tensor(capsule)
+    PyErr_Restore(err_type, err_value, err_tb)
+
+
+cdef void _free_capsule_tensor(PyObject* capsule) noexcept:
     cdef _DLManagedLegacy* legacy
     cdef _DLManagedVersioned* versioned
     if PyCapsule_IsValid_raw(capsule, b"dltensor"):
@@ -154,6 +168,14 @@ cdef object _to_capsule(self, stream, max_version, dl_device, copy):
         raise BufferError(f"mxffi.NDArray.__dlpack__: dtype {self.dtype} has {t.dtype.lanes} "
                           "lanes; DLPack consumers take single-lane data types only")
     versioned = max_version is not None and tuple(max_version) >= (1, 0)
+    if not versioned and _F_READ_ONLY(src):
+        # The unversioned DLManagedTensor has no read-only flag: its consumer would write to
+        # memory that must not change (the bytes a read-only numpy array views). numpy refuses
+        # such an export too.
+        raise BufferError(
+            "mxffi.NDArray.__dlpack__: the array is read-only, and the unversioned (pre-1.0) "
+            "DLPack protocol cannot mark it so; ask for max_version=(1, 0) or export a copy "
+            "(copy=True)")
     cdef void* managed = _to_dlpack_ptr(src, versioned)
     try:
         return PyCapsule_New(managed, b"dltensor_versioned" if versioned else b"dltensor",
@@ -222,6 +244,7 @@ def _rebuild_ndarray(dtype, shape, device, data):
     """Unpickle an NDArray: every field is checked before anything is allocated."""
     cdef Py_buffer buf
     cdef int64_t n = 1, d
+    cdef Py_ssize_t i
     if type(dtype) is not str:
         raise TypeError(f"mxffi.NDArray unpickling: dtype must be a str, got "
                         f"{type(dtype).__name__}")
@@ -229,13 +252,20 @@ def _rebuild_ndarray(dtype, shape, device, data):
     if type(shape) is not tuple or len(shape) > _MAX_DIMS:
         raise TypeError(f"mxffi.NDArray unpickling: shape must be a tuple of at most "
                         f"{_MAX_DIMS} ints, got {shape!r:.200}")
+    cdef int64_t nonzero = 1
     for x in shape:
         if type(x) is not int or x < 0:
             raise ValueError(f"mxffi.NDArray unpickling: shape must hold non-negative ints, "
                              f"got {shape!r:.200}")
-        d = x
-        if d != 0 and n > (1 << 62) // d:
+        if x > (1 << 62):
             raise ValueError(f"mxffi.NDArray unpickling: shape {shape!r:.200} is too large")
+        d = x
+        # numpy's rule: the extents other than 0 multiply within bounds too (a zero extent
+        # must not hide a count a later reshape would overflow).
+        if d != 0 and nonzero > (1 << 62) // d:
+            raise ValueError(f"mxffi.NDArray unpickling: shape {shape!r:.200} is too large")
+        if d != 0:
+            nonzero *= d
         n *= d
     if (type(device) is not tuple or len(device) != 2 or type(device[0]) is not int
             or type(device[1]) is not int):
@@ -252,6 +282,12 @@ def _rebuild_ndarray(dtype, shape, device, data):
         if buf.len != n * itemsize:
             raise ValueError(f"mxffi.NDArray unpickling: {buf.len} bytes of data for shape "
                              f"{shape} of {dt} ({n * itemsize} bytes expected)")
+        if (<DataType>dt).cdtype.code == 6:  # kDLBool: the kernels read bytes as C++ bool
+            for i in range(buf.len):
+                if (<uint8_t*>buf.buf)[i] > 1:
+                    raise ValueError(f"mxffi.NDArray unpickling: bool element "
+                                     f"{i // max(itemsize, 1)} holds byte "
+                                     f"{(<uint8_t*>buf.buf)[i]}; a bool is 0 or 1")
         if buf.len:
             memcpy(<char*>t.data + t.byte_offset, buf.buf, buf.len)
     finally:
