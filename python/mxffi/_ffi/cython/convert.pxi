@@ -325,17 +325,20 @@ cdef object _np_ndarray_type = None
 cdef object _np_bool_type = None
 cdef object _np_generic_type = None
 cdef object _np_floating_type = None
+cdef object _np_complexfloating_type = None
 cdef object _np_dtype_type = None
 
 
 cdef int _note_numpy() except -1:
     global _np_ndarray_type, _np_bool_type, _np_generic_type, _np_floating_type, _np_dtype_type
+    global _np_complexfloating_type
     if _np_ndarray_type is None:
         numpy = _sys.modules.get("numpy")
         if numpy is not None and isinstance(getattr(numpy, "ndarray", None), type):
             _np_bool_type = numpy.bool_
             _np_generic_type = numpy.generic
             _np_floating_type = numpy.floating
+            _np_complexfloating_type = numpy.complexfloating
             _np_dtype_type = numpy.dtype
             _np_ndarray_type = numpy.ndarray
     return 0
@@ -343,12 +346,14 @@ cdef int _note_numpy() except -1:
 
 cdef object _numpy_scalar_value(arg, fn, Py_ssize_t index):
     """The Python number a numpy scalar holds (its .item()). A long double's .item() is the
-    long double itself: float() of it, as Python's float() reads it; a complex long double,
-    like a Python complex, has no value mxffi passes."""
+    long double itself: float() of it, as Python's float() reads it; a complex long double's,
+    complex() of it."""
     scalar = arg.item()
     if isinstance(scalar, _np_generic_type):
         if isinstance(arg, _np_floating_type):
             return PyFloat_FromDouble(PyFloat_AsDouble(arg))
+        if isinstance(arg, _np_complexfloating_type):
+            return PyComplex_FromDoubles(PyFloat_AsDouble(arg.real), PyFloat_AsDouble(arg.imag))
         tp = type(arg)
         raise TypeError(f"{_arg_label(fn, index)} has type {tp.__module__}.{tp.__qualname__}"
                         ", which mxffi cannot pass to C++")
@@ -362,6 +367,7 @@ cdef object _nested_call(Function container, tuple items, PyObject* func, Py_ssi
         MXFFIPyNestingLeave()
         outer = MXFFIPyNestingFunc()
         label = _plain_arg_label(<object>outer if outer != NULL else None, MXFFIPyNestingIndex())
+        # The text after the ";" is what fastcall.h (MXFFI_PY_NESTING_BOUND) recognises.
         raise RecursionError(f"{label} is nested more than {MXFFI_PY_MAX_NESTING} levels deep; "
                              f"mxffi converts containers nested at most "
                              f"{MXFFI_PY_MAX_NESTING} levels")

@@ -476,6 +476,8 @@ static inline int MXFFIPySetClass(int32_t type_index, PyObject* cls) {
  *  argument instead, the original as its cause. Any other error is left as it is.
  */
 #define MXFFI_PY_RECURSION_WHAT " contains itself, or is nested deeper than the recursion limit allows ("
+/*! \brief Part of the RecursionError convert.pxi's _nested_call raises past its nesting bound. */
+#define MXFFI_PY_NESTING_BOUND "; mxffi converts containers nested at most "
 
 static void MXFFIPyNameRecursionError(PyObject* func, Py_ssize_t i) {
   if (!PyErr_ExceptionMatches(PyExc_RecursionError)) return;
@@ -494,7 +496,9 @@ static void MXFFIPyNameRecursionError(PyObject* func, Py_ssize_t i) {
   PyObject* text = original != NULL ? PyObject_Str(original) : NULL;
   const char* what = text != NULL ? PyUnicode_AsUTF8(text) : NULL;
   PyErr_Clear();
-  if (what != NULL && strstr(what, MXFFI_PY_RECURSION_WHAT) != NULL) {
+  if (what != NULL && strstr(what, MXFFI_PY_NESTING_BOUND) != NULL) {
+    callee = NULL;  // the nesting bound's error (convert.pxi) names the outermost call already
+  } else if (what != NULL && strstr(what, MXFFI_PY_RECURSION_WHAT) != NULL) {
     PyObject* cause = PyException_GetCause(original);
     if (cause != NULL) {
       Py_DECREF(original);
