@@ -15,7 +15,8 @@
 # (then restore the comment lines at its top, and say in the commit which tests now pass).
 #
 # The suite is found in $ARRAY_API_TESTS_DIR, else ../shared/array-api-tests beside the
-# checkout; where it is not, the script says so and exits 0. It needs hypothesis and ndindex.
+# checkout; where it is not, the script says so and exits 0. It needs hypothesis, ndindex and
+# pytest-json-report (the test extras).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MAX_EXAMPLES=200
@@ -43,8 +44,9 @@ if [ ! -d "$SUITE/array_api_tests" ]; then
 fi
 SUITE="$(cd "$SUITE" && pwd)"
 PY="${PYTHON:-python}"
-if ! "$PY" -c "import hypothesis, ndindex" 2>/dev/null; then
-  echo "array_api.sh: the suite needs hypothesis and ndindex (pip install hypothesis ndindex)" >&2
+if ! "$PY" -c "import hypothesis, ndindex, pytest_jsonreport" 2>/dev/null; then
+  echo "array_api.sh: the suite needs hypothesis, ndindex and pytest-json-report (pip install" \
+    "hypothesis ndindex pytest-json-report: the test extras have them)" >&2
   exit 1
 fi
 
