@@ -429,7 +429,8 @@ cdef bint _fill_scalar(DLTensor* t, int64_t offset, int ndim, const int64_t* sha
                        const int64_t* strides, value) except -1:
     """Write the Python number value into the CPU elements (offset, shape, strides) of t as
     numpy's assignment casts it; False where the call path must do it (many elements, a
-    dtype or value this does not convert: float16, NaN into an integer, ...)."""
+    dtype or value this does not convert: float16, an int past int64, ...). A float stored
+    into an integer dtype arrives as an int (_stored_number)."""
     cdef int64_t n = 1, i, k, pos
     cdef int64_t idx[_MAX_DIMS]
     cdef unsigned char buf[16]
@@ -452,13 +453,8 @@ cdef bint _fill_scalar(DLTensor* t, int64_t offset, int ndim, const int64_t* sha
             (<float*>buf)[0] = <float>d
         else:
             (<double*>buf)[0] = d
-    elif code == 0 or code == 1:  # integers
-        if tp is float:
-            d = value
-            if not (-9.2e18 < d < 9.2e18):  # NaN, inf, huge: numpy's own cast decides
-                return False
-            v = <long long>d
-        elif tp is bool:
+    elif code == 0 or code == 1:  # integers (a float was made an int by _stored_number)
+        if tp is bool:
             v = value is True
         else:
             v = PyLong_AsLongLongAndOverflow(value, &overflow)
