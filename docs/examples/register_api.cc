@@ -40,6 +40,22 @@ MXFFI_REGISTER_API("example.checked_sqrt")
     });
 // [register.end]
 
+// [parameter_kinds.begin]
+// Python's parameter kinds: `x` positional-only, `*values` variadic, `scale` keyword-only.
+// In Python: example.weighted_sum(x, *values, scale=1.0); in C++ and C the arguments stay
+// positional, the variadic one an Array: (x, [v0, v1, ...], scale).
+MXFFI_REGISTER_API("example.weighted_sum")
+    .describe("x plus the sum of values, times scale.")
+    .arg("x")
+    .positional_only()
+    .arg_variadic("values")
+    .arg("scale", 1.0)
+    .set_body_typed([](double x, mxffi::Array<double> values, double scale) {
+      for (int64_t i = 0; i < values.size(); ++i) x += values[i];
+      return x * scale;
+    });
+// [parameter_kinds.end]
+
 // [kinds.begin]
 #include <mxffi/api/arg_types.h>
 
@@ -99,6 +115,14 @@ int main() {
   mxffi::Function count = mxffi::Function::GetGlobalRequired("example.count_strings");
   std::printf("example.count_strings(1, 'a', 'bc') = %lld\n",
               static_cast<long long>(count(1, "a", "bc").cast<int64_t>()));
-  return scaled == 42.0 && twelve_ints == 48 ? 0 : 1;
+  // The variadic argument from C++: one Array in its slot.
+  mxffi::Array<double> values;
+  values.push_back(1.0);
+  values.push_back(2.5);
+  const double weighted = mxffi::Function::GetGlobalRequired("example.weighted_sum")(0.5, values,
+                                                                                       2.0)
+                              .cast<double>();
+  std::printf("example.weighted_sum(0.5, [1.0, 2.5], 2.0) = %g\n", weighted);
+  return scaled == 42.0 && twelve_ints == 48 && weighted == 8.0 ? 0 : 1;
 }
 // clang-format on

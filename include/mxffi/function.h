@@ -57,6 +57,16 @@ struct FuncInfo {
    *  function is published, so that a conversion names its argument at no cost per call.
    */
   std::vector<std::string> arg_labels;
+  /*!
+   * \brief How Python passes the arguments (the C ABI is positional; these shape only the
+   *  Python signature and keyword binding): the first num_positional_only are positional-only
+   *  (Python's `/`), those from first_keyword_only on are keyword-only (`*`; arg_names.size()
+   *  when none are), and the argument at variadic_index (-1: none) is `*name`: a Python call's
+   *  extra positional arguments reach the body in that one slot, as an Array.
+   */
+  int32_t num_positional_only = 0;
+  int32_t first_keyword_only = -1;
+  int32_t variadic_index = -1;
 };
 
 namespace details {

@@ -45,6 +45,23 @@ class Registry {
   Registry& arg(std::string name, T default_value) {
     return AddArg(std::move(name), Any(std::move(default_value)), true);
   }
+  /*!
+   * \brief Make the arguments named so far positional-only in Python (`/` in a def): a
+   *  keyword naming one is a TypeError, and inspect.signature shows them so.
+   */
+  MXFFI_DLL Registry& positional_only();
+  /*!
+   * \brief Make the arguments named after this keyword-only in Python (`*` in a def): a call
+   *  passing more positional arguments than come before them is a TypeError.
+   */
+  MXFFI_DLL Registry& keyword_only();
+  /*!
+   * \brief Name a variadic argument (`*name` in a def): a Python call's positional arguments
+   *  from here on are gathered into one list, which the body receives in this argument's slot
+   *  (as an Array, e.g. `Array<NDArray>`); the arguments named after it are keyword-only.
+   *  It takes no default, and no argument before it may have one.
+   */
+  MXFFI_DLL Registry& arg_variadic(std::string name);
   /*! \brief Mark as long-running: Python calls it with the GIL released. */
   MXFFI_DLL Registry& set_long_running(bool value = true);
   /*! \brief Allow replacing an existing global of the same name. */

@@ -1,6 +1,7 @@
 """Registered functions as Python modules: the area "testing" as mxffi.testing, and so on."""
 
 import inspect
+import re
 import sys
 
 from ._ffi import Function, get_global_func, list_global_func_names
@@ -28,15 +29,28 @@ def signature_of(name):
     defaults = list(info["defaults"])
     arg_types = list(info["arg_types"])
     first_default = len(names) - len(defaults)
+    pos_only, kw_start, variadic = (
+        int(info["positional_only"]),
+        int(info["keyword_only"]),
+        int(info["variadic"]),
+    )
+    P = inspect.Parameter
     params = []
     for i, arg in enumerate(names):
-        default = defaults[i - first_default] if i >= first_default else inspect.Parameter.empty
-        ann = annotation(arg_types[i]) if i < len(arg_types) else inspect.Parameter.empty
-        params.append(
-            inspect.Parameter(
-                arg, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default, annotation=ann
-            )
-        )
+        default = defaults[i - first_default] if i >= first_default else P.empty
+        ann = annotation(arg_types[i]) if i < len(arg_types) else P.empty
+        if i == variadic:
+            # the body receives the gathered arguments as one Array: annotate an element
+            element = re.fullmatch(r"Array\[(.*)\]", arg_types[i]) if i < len(arg_types) else None
+            ann = annotation(element[1]) if element else P.empty
+            kind = P.VAR_POSITIONAL
+        elif i < pos_only:
+            kind = P.POSITIONAL_ONLY
+        elif i >= kw_start:
+            kind = P.KEYWORD_ONLY
+        else:
+            kind = P.POSITIONAL_OR_KEYWORD
+        params.append(P(arg, kind, default=default, annotation=ann))
     if info["num_args"] < 0 and not names:
         params.append(inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL))
     doc = str(info["doc"])

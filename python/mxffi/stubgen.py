@@ -148,11 +148,24 @@ def function_stub(full_name, short=None):
             params_positional_only = True
         else:
             params_positional_only = False
+        pos_only = int(info["positional_only"])
+        kw_start = int(info["keyword_only"])
+        variadic = int(info["variadic"])
         for i, arg in enumerate(names):
-            text = f"{_py_name(arg)}: {type_text(types[i]) if i < len(types) else 'Any'}"
+            if i == kw_start and variadic < 0:
+                params.append("*")
+            type_name = types[i] if i < len(types) else "Any"
+            if i == variadic:
+                # *name: the annotation is of one gathered argument, an Array's element
+                element = re.fullmatch(r"Array\[(.*)\]", type_name)
+                params.append(f"*{_py_name(arg)}: {type_text(element[1]) if element else 'Any'}")
+                continue
+            text = f"{_py_name(arg)}: {type_text(type_name)}"
             if i >= first_default:
                 text += f" = {_default_text(defaults[i - first_default])}"
             params.append(text)
+            if i + 1 == pos_only:
+                params.append("/")
         if params_positional_only and params:
             params.append("/")
     ret = type_text(str(info["return_type"]) or "Any", result=True)

@@ -1,13 +1,18 @@
 /*!
  * \file np_create.cc
- * \brief More of the array API's creation functions: np.empty_like and np.full_like, and
- *  np.eye and np.linspace, made on the host and moved where asked.
+ * \brief More of the array API's creation functions: np.empty_like and np.full_like,
+ *  np.eye and np.linspace, made on the host and moved where asked, and np.meshgrid, copies of
+ *  broadcast views on the inputs' device.
  */
+#include <mxffi/container/array.h>
 #include <mxffi/registry.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <string>
 #include <type_traits>
 
 #include "../ndarray/cuda/device.h"
@@ -32,6 +37,13 @@ DLDevice DeviceOf(const DeviceLike& device, const char* fname) {
 /*! \return a host array moved to device (itself on the CPU). */
 NDArray MoveTo(const NDArray& host, DLDevice device, const char* fname) {
   return device.device_type == kDLCPU ? host : cuda::ToDevice(host, device, fname);
+}
+
+/*! \return a device as Python shows it: cpu:0, cuda:1, ... */
+std::string DeviceName(DLDevice d) {
+  const char* type = d.device_type == kDLCPU ? "cpu" : d.device_type == kDLCUDA ? "cuda" : nullptr;
+  return (type != nullptr ? std::string(type) : "device type " + std::to_string(d.device_type)) +
+         ":" + std::to_string(d.device_id);
 }
 
 /*! \brief ValueError for a negative count. */
@@ -143,6 +155,63 @@ MXFFI_REGISTER_API("np.linspace")
         }
       });
       return MoveTo(out, d, fname);
+    });
+
+MXFFI_REGISTER_API("np.meshgrid")
+    .describe(
+        "Coordinate matrices from coordinate vectors (numpy.meshgrid): for arrays of lengths n1, "
+        "..., nN, N new arrays of one shape, (n2, n1, n3, ..., nN) with indexing='xy' (the "
+        "default) or (n1, ..., nN) with 'ij', the i-th holding arrays[i] repeated along the other "
+        "axes, in its dtype, on the arrays' device (an array of another dimension is flattened, "
+        "as numpy does). Returns them in a list (an empty one for no arrays).")
+    .arg_variadic("arrays")
+    .arg("indexing", "xy")
+    .set_body_typed([](Array<NDArray> arrays, std::string_view indexing) {
+      constexpr const char* fname = "np.meshgrid";
+      MXFFI_CHECK(indexing == "xy" || indexing == "ij", ValueError)
+          << fname << ": indexing must be 'xy' or 'ij', got '" << indexing << "'";
+      const int64_t n = arrays.size();
+      MXFFI_CHECK(n <= kMaxNDim, ValueError)
+          << fname << ": " << n << " arrays make " << n << "-d results; at most " << kMaxNDim
+          << " dimensions are supported";
+      std::vector<NDArray> flat;
+      std::vector<int64_t> shape;
+      for (int64_t i = 0; i < n; ++i) {
+        // A numpy array in the list arrives as a copy (a list becomes an Array that owns its
+        // elements), so every element is an mxffi array.
+        const NDArray a = arrays[i];
+        MXFFI_CHECK(!a.is_sparse(), TypeError)
+            << fname << ": arrays[" << i << "] must be a dense array, got storage type "
+            << StorageTypeName(a.stype());
+        const DLTensor& t = a.tensor();
+        if (i > 0) {
+          const DLDevice d0 = flat[0].tensor().device;
+          MXFFI_CHECK(t.device.device_type == d0.device_type && t.device.device_id == d0.device_id,
+                      ValueError)
+              << fname << ": arrays[" << i << "] is on " << DeviceName(t.device)
+              << " but arrays[0] on " << DeviceName(d0) << "; all must be on one device";
+        }
+        // Contiguous, then one axis: numpy flattens in C order.
+        const NDArray c = a.Contiguous();
+        int64_t len = 1;
+        for (int32_t k = 0; k < t.ndim; ++k) len *= t.shape[k];
+        const int64_t one = 1;
+        flat.push_back(NDArray::View(c, &len, &one, 1, 0));
+        shape.push_back(len);
+      }
+      const bool xy = indexing == "xy" && n >= 2;
+      if (xy) std::swap(shape[0], shape[1]);
+      Array<Any> out;
+      std::vector<int64_t> strides(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        std::fill(strides.begin(), strides.end(), int64_t{0});
+        const int64_t axis = xy && i < 2 ? 1 - i : i;
+        strides[static_cast<size_t>(axis)] = 1;
+        const NDArray view = NDArray::View(flat[static_cast<size_t>(i)], shape.data(),
+                                           strides.data(), static_cast<int32_t>(n), 0);
+        out.push_back(NDArray::Copy(view.tensor()));
+      }
+      return out;
     });
 
 }  // namespace api

@@ -1,11 +1,14 @@
 /*!
  * \file container_api.cc
- * \brief Globals that build and read containers across the C ABI ("container.*").
+ * \brief Globals that build and read containers across the C ABI ("container.*"); a lent
+ *  tensor put into one is copied (Element).
  */
 #include <mxffi/container/map.h>
 #include <mxffi/container/shape.h>
 #include <mxffi/container/tuple.h>
 #include <mxffi/registry.h>
+
+#include "lent_tensor.h"
 
 namespace mxffi {
 
@@ -23,13 +26,26 @@ int64_t NormalizeIndex(const char* func, int64_t i, int64_t size) {
   return j;
 }
 
+/*!
+ * \brief An argument as a container element. A tensor lent for the call (a numpy array in a
+ *  Python list, which becomes an Array through a call of its own) lives only until that call
+ *  returns, before the Array is used: the element is a copy the container owns, never the
+ *  pointer.
+ */
+Any Element(const AnyView& arg) {
+  if (arg.type_index() == kMXFFIDLTensorPtr) {
+    return details::OwnedCopyOfLentTensor(*static_cast<const DLTensor*>(arg.raw()->v_ptr));
+  }
+  return Any(arg);
+}
+
 }  // namespace
 
 MXFFI_REGISTER_API("container.array")
     .describe("An Array of the arguments.")
     .set_body([](PackedArgs args, Any* rv) {
       Array<Any> out;
-      for (int32_t i = 0; i < args.size(); ++i) out.push_back(Any(args[i]));
+      for (int32_t i = 0; i < args.size(); ++i) out.push_back(Element(args[i]));
       *rv = out;
     });
 
@@ -53,7 +69,7 @@ MXFFI_REGISTER_API("container.map")
                                << " arguments";
       }
       Map<Any, Any> out;
-      for (int32_t i = 0; i < args.size(); i += 2) out.Set(Any(args[i]), Any(args[i + 1]));
+      for (int32_t i = 0; i < args.size(); i += 2) out.Set(Any(args[i]), Element(args[i + 1]));
       *rv = out;
     });
 
@@ -98,7 +114,7 @@ MXFFI_REGISTER_API("container.adt")
       MXFFI_CHECK(*tag >= INT32_MIN && *tag <= INT32_MAX, OverflowError)
           << "container.adt: the tag " << *tag << " does not fit in int32";
       std::vector<Any> fields;
-      for (int32_t i = 1; i < args.size(); ++i) fields.emplace_back(args[i]);
+      for (int32_t i = 1; i < args.size(); ++i) fields.push_back(Element(args[i]));
       *rv = ADT(static_cast<int32_t>(*tag), fields);
     });
 

@@ -3,10 +3,14 @@
  * \brief The call path (MXFFIFuncCall), Functions made from C callbacks, and the messages of
  *  argument conversion failures.
  */
+#include <mxffi/container/array.h>
 #include <mxffi/function.h>
 #include <mxffi/registry.h>
 
+#include <algorithm>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace mxffi {
 namespace details {
@@ -63,6 +67,19 @@ void ThrowArgError(const FuncInfo* info, int32_t index, const std::string& expec
     throw Error("OverflowError", os.str());
   }
   os << " expected " << expected << ", got " << actual.GetTypeName();
+  if (actual.type_index() == kMXFFIArray && expected.rfind("Array[", 0) == 0) {
+    // An Array whose elements did not fit: their types say more than the container's.
+    const auto* arr = static_cast<const ArrayObj*>(ObjectUnsafe::FromHeader(actual.raw()->v_obj));
+    std::vector<std::string> seen;
+    for (int64_t i = 0; i < arr->size && seen.size() < 4; ++i) {
+      std::string name = CellTypeName(&arr->data[i]);
+      if (std::find(seen.begin(), seen.end(), name) == seen.end()) seen.push_back(name);
+    }
+    if (!seen.empty()) {
+      os << " of ";
+      for (size_t i = 0; i < seen.size(); ++i) os << (i ? ", " : "") << seen[i];
+    }
+  }
   throw Error("TypeError", os.str());
 }
 

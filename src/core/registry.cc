@@ -235,6 +235,42 @@ Registry& Registry::AddArg(std::string name, Any default_value, bool has_default
   return *this;
 }
 
+Registry& Registry::positional_only() {
+  if (info_->num_positional_only != 0 || info_->first_keyword_only >= 0) {
+    Fail("calls positional_only() after positional_only(), keyword_only() or arg_variadic()");
+    return *this;
+  }
+  info_->num_positional_only = static_cast<int32_t>(info_->arg_names.size());
+  return *this;
+}
+
+Registry& Registry::keyword_only() {
+  if (info_->first_keyword_only >= 0) {
+    Fail("calls keyword_only() after keyword_only() or arg_variadic()");
+    return *this;
+  }
+  info_->first_keyword_only = static_cast<int32_t>(info_->arg_names.size());
+  return *this;
+}
+
+Registry& Registry::arg_variadic(std::string name) {
+  if (info_->first_keyword_only >= 0) {
+    Fail("declares variadic argument '" + name +
+         "' after keyword_only() or another arg_variadic(); it must come before both");
+    return *this;
+  }
+  if (!info_->defaults.empty()) {
+    Fail("declares variadic argument '" + name + "' after an argument with a default");
+    return *this;
+  }
+  const int32_t index = static_cast<int32_t>(info_->arg_names.size());
+  AddArg(std::move(name), Any(), false);
+  if (failed_) return *this;
+  info_->variadic_index = index;
+  info_->first_keyword_only = index + 1;
+  return *this;
+}
+
 Registry& Registry::set_long_running(bool value) {
   info_->long_running = value;
   return *this;
@@ -257,6 +293,9 @@ Registry& Registry::Publish(Function f, int32_t num_args, std::vector<std::strin
     Fail("names " + std::to_string(info_->arg_names.size()) + " arguments but its body takes " +
          std::to_string(num_args));
     return *this;
+  }
+  if (info_->first_keyword_only < 0) {
+    info_->first_keyword_only = static_cast<int32_t>(info_->arg_names.size());
   }
   info_->num_args = num_args;
   info_->arg_types = std::move(arg_types);
@@ -298,6 +337,13 @@ Map<String, Any> FunctionInfoMap(const FuncInfo& info) {
   out.Set("defaults", defaults);
   out.Set("num_args", Any(static_cast<int64_t>(info.num_args)));
   out.Set("long_running", Any(info.long_running));
+  out.Set("positional_only", Any(static_cast<int64_t>(info.num_positional_only)));
+  // A global set without the builder (MXFFIFuncSetGlobal) never had its kinds settled.
+  const int64_t keyword_only = info.first_keyword_only >= 0
+                                   ? static_cast<int64_t>(info.first_keyword_only)
+                                   : static_cast<int64_t>(info.arg_names.size());
+  out.Set("keyword_only", Any(keyword_only));
+  out.Set("variadic", Any(static_cast<int64_t>(info.variadic_index)));
   return out;
 }
 
@@ -306,7 +352,10 @@ Map<String, Any> FunctionInfoMap(const FuncInfo& info) {
 MXFFI_REGISTER_API("registry.function_info")
     .describe(
         "The registered signature of a global: name, doc, arg_names, arg_types, return_type, "
-        "defaults (of the trailing arguments), num_args (-1 when variadic) and long_running.")
+        "defaults (of the trailing arguments), num_args (-1 for a packed body), long_running, "
+        "and how Python passes the arguments: positional_only (how many of the first are), "
+        "keyword_only (the index of the first keyword-only one, or the count when none is) and "
+        "variadic (the index of the `*name` argument, or -1).")
     .arg("name")
     .set_body_typed([](std::string_view name) {
       std::shared_ptr<const FuncInfo> info = details::GetFuncInfo(name);

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <vector>
 
+#include "../core/lent_tensor.h"
 #include "cuda/device.h"
 #include "shape_check.h"
 
@@ -450,6 +451,10 @@ NDArray NDArray::Copy(const DLTensor& src) {
   CopyFromTo(src, out.tensor());
   return out;
 }
+
+namespace details {
+Any OwnedCopyOfLentTensor(const DLTensor& lent) { return Any(NDArray::Copy(lent)); }
+}  // namespace details
 
 NDArray NDArray::FromDLPack(DLManagedTensor* managed) {
   MXFFI_CHECK(managed != nullptr, ValueError) << "ndarray.from_dlpack: the tensor is NULL";

@@ -39,6 +39,37 @@ MXFFI_REGISTER_API("testing.echo")
       *rv = Any(args[0]);
     });
 
+MXFFI_REGISTER_API("testing.kinds")
+    .describe(
+        "(a, b, c, d) as given, for tests of parameter kinds: a is positional-only, b "
+        "positional-or-keyword, c and d keyword-only.")
+    .arg("a")
+    .positional_only()
+    .arg("b", 2)
+    .keyword_only()
+    .arg("c", 3)
+    .arg("d", 4)
+    .set_body_typed([](int64_t a, int64_t b, int64_t c, int64_t d) {
+      Array<Any> out;
+      for (int64_t v : {a, b, c, d}) out.push_back(Any(v));
+      return out;
+    });
+
+MXFFI_REGISTER_API("testing.gather")
+    .describe(
+        "(first, rest, scale) as given, for tests of a variadic argument: rest gathers the "
+        "positional arguments after first; scale is keyword-only.")
+    .arg("first")
+    .arg_variadic("rest")
+    .arg("scale", 1)
+    .set_body_typed([](Any first, Array<Any> rest, int64_t scale) {
+      Array<Any> out;
+      out.push_back(first);
+      out.push_back(rest);
+      out.push_back(Any(scale));
+      return out;
+    });
+
 MXFFI_REGISTER_API("testing.add")
     .describe("a + b for integers.")
     .arg("a")

@@ -94,6 +94,82 @@ TEST(Registry, BadDeclarationsAreRefused) {
   EXPECT_FALSE(mxffi::Function::GetGlobal("test.bad_count").defined());
 }
 
+TEST(Registry, ParameterKinds) {
+  mxffi::details::TakeRegistrationErrors();
+  mxffi::Registry& r =
+      mxffi::Registry::Register("test.kinds", MXFFI_VERSION_MAJOR)
+          .arg("a")
+          .positional_only()
+          .arg("b")
+          .keyword_only()
+          .arg("c", 3)
+          .set_body_typed([](int64_t a, int64_t b, int64_t c) { return a + b + c; });
+  EXPECT_TRUE(mxffi::details::TakeRegistrationErrors().empty());
+  EXPECT_EQ(r.info()->num_positional_only, 1);
+  EXPECT_EQ(r.info()->first_keyword_only, 2);
+  EXPECT_EQ(r.info()->variadic_index, -1);
+  mxffi::Map<mxffi::String, mxffi::Any> info =
+      mxffi::Function::GetGlobalRequired("registry.function_info")("test.kinds")
+          .cast<mxffi::Map<mxffi::String, mxffi::Any>>();
+  EXPECT_EQ(info.at("positional_only").cast<int64_t>(), 1);
+  EXPECT_EQ(info.at("keyword_only").cast<int64_t>(), 2);
+  EXPECT_EQ(info.at("variadic").cast<int64_t>(), -1);
+  // C++ calls stay positional: the kinds shape Python's binding only.
+  EXPECT_EQ(mxffi::Function::GetGlobalRequired("test.kinds")(1, 2, 4).cast<int64_t>(), 7);
+
+  // A variadic argument: the arguments after it are keyword-only; none by default.
+  mxffi::Registry& v =
+      mxffi::Registry::Register("test.variadic", MXFFI_VERSION_MAJOR)
+          .arg("first")
+          .arg_variadic("rest")
+          .arg("scale", 1)
+          .set_body_typed([](int64_t first, mxffi::Array<mxffi::Any> rest, int64_t scale) {
+            return (first + rest.size()) * scale;
+          });
+  EXPECT_TRUE(mxffi::details::TakeRegistrationErrors().empty());
+  EXPECT_EQ(v.info()->variadic_index, 1);
+  EXPECT_EQ(v.info()->first_keyword_only, 2);
+  mxffi::Array<mxffi::Any> three;
+  for (int i = 0; i < 3; ++i) three.push_back(mxffi::Any(i));
+  EXPECT_EQ(mxffi::Function::GetGlobalRequired("test.variadic")(1, three, 2).cast<int64_t>(), 8);
+}
+
+TEST(Registry, BadParameterKindsAreRefused) {
+  mxffi::details::TakeRegistrationErrors();
+  mxffi::Registry::Register("test.kinds_twice", MXFFI_VERSION_MAJOR)
+      .arg("a")
+      .keyword_only()
+      .positional_only()
+      .set_body_typed([](int64_t a) { return a; });
+  mxffi::Registry::Register("test.variadic_after_default", MXFFI_VERSION_MAJOR)
+      .arg("a", 1)
+      .arg_variadic("rest")
+      .set_body_typed([](int64_t a, mxffi::Array<mxffi::Any> rest) { return a + rest.size(); });
+  mxffi::Registry::Register("test.variadic_twice", MXFFI_VERSION_MAJOR)
+      .arg_variadic("a")
+      .arg_variadic("b")
+      .set_body_typed([](mxffi::Array<mxffi::Any> a, mxffi::Array<mxffi::Any> b) {
+        return a.size() + b.size();
+      });
+  auto errors = mxffi::details::TakeRegistrationErrors();
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_NE(errors[0].find("calls positional_only() after positional_only(), keyword_only() or "
+                           "arg_variadic()"),
+            std::string::npos)
+      << errors[0];
+  EXPECT_NE(errors[1].find("declares variadic argument 'rest' after an argument with a default"),
+            std::string::npos)
+      << errors[1];
+  EXPECT_NE(errors[2].find("declares variadic argument 'b' after keyword_only() or another "
+                           "arg_variadic()"),
+            std::string::npos)
+      << errors[2];
+  for (const char* name :
+       {"test.kinds_twice", "test.variadic_after_default", "test.variadic_twice"}) {
+    EXPECT_FALSE(mxffi::Function::GetGlobal(name).defined()) << name;
+  }
+}
+
 TEST(Registry, ListGlobalNames) {
   MXFFIObjectHandle h = nullptr;
   ASSERT_EQ(MXFFIFuncListGlobalNames(&h), 0);

@@ -369,8 +369,8 @@ def test_other_spellings_of_the_same_type_compare_equal_as_in_numpy():
     for other in ("f4", "single", "<f4", np.float32):
         assert f32 == other and not (f32 != other) and other == f32
         assert (np.dtype("float32") == other) is True  # numpy says the same
-    assert mxffi.DataType("float64") == float and mxffi.DataType("int64") == int
-    assert mxffi.DataType("bool") == bool and mxffi.DataType("int64") == "n"
+    assert mxffi.DataType("float64") == float and mxffi.DataType("int64") == int  # noqa: E721
+    assert mxffi.DataType("bool") == bool and mxffi.DataType("int64") == "n"  # noqa: E721
     assert (f32 == "float64", f32 == "floaty", f32 == object()) == (False, False, False)
     assert f32 in ["f8", "f4"] and f32 not in [float, "int8"]
     assert f32 == mxffi.DataType(np.float32)

@@ -34,7 +34,7 @@ from ctypes import (
 from . import dtype as _dtype
 from . import libinfo
 from .error import MXFFIError, export_refused, make_error, named_error, stash_py_error
-from .signature import bind_keywords, lazy_signature
+from .signature import bind_keywords, lazy_signature, parameter_kinds
 
 __all__ = [
     "DataType",
@@ -761,7 +761,7 @@ _INFO_CACHE = {}
 class Function(Object):
     """A packed function called through ctypes."""
 
-    __slots__ = ("_name", "_info")
+    __slots__ = ("_name", "_info", "_kinds")
 
     def __call__(self, *args, **kwargs):
         if not getattr(self, "_handle", None):
@@ -769,7 +769,8 @@ class Function(Object):
                 "mxffi.Function: the function handle is NULL (a Function made without one); "
                 "functions come from get_global_func, register_func or a call"
             )
-        if kwargs:
+        if kwargs or getattr(self, "_kinds", None) is not None:
+            # keyword-only or variadic arguments bind by the signature (get_global_func)
             args = self._bind_keywords(args, kwargs)
         n = len(args)
         cells = _ARRAY_TYPES[n]() if n < 8 else (Any * n)()
@@ -815,7 +816,7 @@ class Function(Object):
             # which releases the GIL, so another thread may read self._info meanwhile.
             info = _INFO_CACHE.get(self._name)
             if info is None:
-                info = (None, (), False) if self._name is None else _query_info(self._name)
+                info = (None, (), False, None) if self._name is None else _query_info(self._name)
                 if self._name is not None:
                     _INFO_CACHE[self._name] = info
             self._info = info
@@ -826,7 +827,14 @@ class Function(Object):
         slots = bind_keywords(
             self._name or "mxffi.Function", self._signature(), len(args), tuple(kwargs)
         )
-        return [slot[0] if isinstance(slot, tuple) else vector[slot] for slot in slots]
+        return [
+            slot[0]
+            if isinstance(slot, tuple)
+            else [vector[i] for i in slot]
+            if isinstance(slot, range)
+            else vector[slot]
+            for slot in slots
+        ]
 
     def __repr__(self):
         if self._name:
@@ -841,12 +849,18 @@ def _query_info(name):
     try:
         m = _GLOBALS["registry.function_info"](name)
     except KeyError:
-        return (None, (), False)
+        return (None, (), False, None)
     get = _GLOBALS["container.map_get_item"]
     names = tuple(_array_items(get(m, "arg_names")))
     if not names and get(m, "num_args") < 0:
         names = None
-    return (names, tuple(_array_items(get(m, "defaults"))), bool(get(m, "long_running")))
+    kinds = parameter_kinds(names or (), lambda key: get(m, key))
+    return (
+        names,
+        tuple(_array_items(get(m, "defaults"))),
+        bool(get(m, "long_running")),
+        kinds,
+    )
 
 
 def _array_items(arr):
@@ -880,6 +894,8 @@ def get_global_func(name, allow_missing=False):
         raise ValueError(f"mxffi.get_global_func: no global function named '{name}'")
     f = _wrap(handle.value, Function)
     f._name = name
+    if _GLOBALS_READY:  # the functions reading signatures are looked up first, without one
+        f._kinds = f._signature()[3]
     return f
 
 
@@ -1086,6 +1102,7 @@ def _from_dlpack_exchange(obj):
 
 
 _GLOBALS = {}
+_GLOBALS_READY = False
 for _name in (
     "registry.function_info",
     "container.map_get_item",
@@ -1099,4 +1116,5 @@ for _name in (
     "ndarray.parse_dtype",
 ):
     _GLOBALS[_name] = get_global_func(_name)
+_GLOBALS_READY = True
 _lib.MXFFIEnvSetCheckSignals(_check_signals)

@@ -291,6 +291,7 @@ def mean(
     keepdims: bool = False,
     out: WritableArray | None = None,
 ) -> NDArray: ...
+def meshgrid(*arrays: NDArray, indexing: str = 'xy') -> Array: ...
 def min(
     a: NDArrayLike,
     axis: AxisLike = None,

@@ -161,9 +161,12 @@ cdef extern from "fastcall.h":
         Py_ssize_t flags_offset
 
     int MXFFI_PY_RELEASE_GIL
+    int MXFFI_PY_VARIADIC
+    int MXFFI_PY_MAX_POS_SHIFT
     int MXFFIPySetHooks(const MXFFIPyHooks* hooks, PyTypeObject* function_type,
                         Py_ssize_t vectorcall_offset) except -1
     void* MXFFIPyVectorcallPtr()
+    void* MXFFIPyVectorcallBoundPtr()
     void MXFFIPySetNdarrayType(object tp)
     void MXFFIPySetDataType(PyTypeObject* tp, Py_ssize_t offset)
     int MXFFIPySetClass(int32_t type_index, object cls) except -1

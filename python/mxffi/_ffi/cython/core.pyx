@@ -24,6 +24,7 @@ import sys as _sys
 from mxffi._ffi import dtype as _dtype
 from mxffi._ffi.signature import bind_keywords as _bind_keywords
 from mxffi._ffi.signature import lazy_signature as _lazy_signature
+from mxffi._ffi.signature import parameter_kinds as _parameter_kinds
 from mxffi._ffi.error import MXFFIError, make_error as _make_error, named_error as _named_error
 from mxffi._ffi.error import export_refused as _export_refused, stash_py_error as _stash_py_error
 from mxffi._ffi.error import make_lazy_error as _make_lazy_error, with_callee as _with_callee

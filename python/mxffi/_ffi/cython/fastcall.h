@@ -17,10 +17,10 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <pthread.h>
-#include <unistd.h>
 #include <mxffi/c_api.h>
 #include <numpy/ndarraytypes.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include "ndarray_attrs.h"
 
@@ -104,6 +104,14 @@ static PyTypeObject* mxffi_py_dtype_type = NULL;
 static Py_ssize_t mxffi_py_dtype_offset = 0;
 
 #define MXFFI_PY_RELEASE_GIL 1
+/*!
+ * Function flags of a global with parameter kinds (FuncInfo's): MXFFI_PY_VARIADIC when it has
+ * a `*name` argument; the bits from MXFFI_PY_MAX_POS_SHIFT up hold how many arguments a call
+ * may pass by position when some are keyword-only. Such a Function gets the vectorcall slot
+ * MXFFIPyFunctionVectorcallBound; every other one keeps the plain slot, untouched by kinds.
+ */
+#define MXFFI_PY_VARIADIC 2
+#define MXFFI_PY_MAX_POS_SHIFT 16
 
 static inline void* MXFFIPyHandle(PyObject* obj) {
   return *(void**)((char*)obj + mxffi_py_hooks.handle_offset);
@@ -475,7 +483,8 @@ static inline int MXFFIPySetClass(int32_t type_index, PyObject* cls) {
  *  conversion with CPython's bare RecursionError; raise one that names the function and the
  *  argument instead, the original as its cause. Any other error is left as it is.
  */
-#define MXFFI_PY_RECURSION_WHAT " contains itself, or is nested deeper than the recursion limit allows ("
+#define MXFFI_PY_RECURSION_WHAT \
+  " contains itself, or is nested deeper than the recursion limit allows ("
 /*! \brief Part of the RecursionError convert.pxi's _nested_call raises past its nesting bound. */
 #define MXFFI_PY_NESTING_BOUND "; mxffi converts containers nested at most "
 
@@ -763,6 +772,24 @@ static PyObject* MXFFIPyFunctionVectorcall(PyObject* func, PyObject* const* args
 }
 
 /*!
+ * \brief The vectorcall slot of a Function with keyword-only or variadic arguments: a call
+ *  passing no keywords and no more positional arguments than allowed goes straight to the
+ *  positional path; the rest (keywords, a variadic argument to gather, too many positional
+ *  arguments: the binder's TypeError) to the keyword hook, which binds by the signature.
+ */
+static PyObject* MXFFIPyFunctionVectorcallBound(PyObject* func, PyObject* const* args,
+                                                size_t nargsf, PyObject* kwnames) {
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  const int flags = MXFFIPyFlags(func);
+  if ((kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0) && !(flags & MXFFI_PY_VARIADIC) &&
+      nargs <= (flags >> MXFFI_PY_MAX_POS_SHIFT)) {
+    return MXFFIPyCallPositional(func, (PyObject**)args, nargs);
+  }
+  return mxffi_py_hooks.call_kw(func, (PyObject**)args, nargs,
+                                kwnames != NULL ? kwnames : mxffi_py_empty_tuple);
+}
+
+/*!
  * \brief Install the hooks and give the Function type its vectorcall slot.
  * \param function_type mxffi.Function, already readied.
  * \param vectorcall_offset offset of the instance field holding the vectorcall pointer.
@@ -777,6 +804,10 @@ static int MXFFIPySetHooks(const MXFFIPyHooks* hooks, PyTypeObject* function_typ
 
 /*! \brief The slot as a plain pointer, stored into each Function instance. */
 static inline void* MXFFIPyVectorcallPtr(void) { return (void*)MXFFIPyFunctionVectorcall; }
+/*! \brief The slot for a Function with parameter kinds (MXFFIPyFunctionVectorcallBound). */
+static inline void* MXFFIPyVectorcallBoundPtr(void) {
+  return (void*)MXFFIPyFunctionVectorcallBound;
+}
 
 /*! \brief Remember numpy.ndarray for the exact-type switch. */
 static inline void MXFFIPySetNdarrayType(PyObject* tp) {

@@ -2,8 +2,9 @@
 # function lookup and registration, keyword arguments, and Python callables as C++ Functions.
 
 cdef object _MISSING = object()
-# name -> (arg_names, defaults, long_running, doc) from registry.function_info; None when the
-# function was registered without a signature.
+# name -> (arg_names, defaults, long_running, kinds) from registry.function_info (kinds:
+# (positional_only, first_keyword_only, variadic_index), None when every argument is
+# positional-or-keyword); None when the function was registered without a signature.
 cdef dict _INFO_CACHE = {}
 
 
@@ -26,7 +27,7 @@ cdef class Function(Object):
 
     def __call__(self, *args, **kwargs):
         # Reached only through tp_call (e.g. PyObject_Call); Python's own calls use the slot.
-        if kwargs:
+        if kwargs or self._vectorcall != MXFFIPyVectorcallPtr():
             items = list(args) + list(kwargs.values())
             return _call_kw(self, PySequence_Fast_ITEMS(items), len(args), tuple(kwargs))
         return MXFFIPyCallPositional(<PyObject*>self, PySequence_Fast_ITEMS(args), len(args))
@@ -66,7 +67,7 @@ cdef str _func_name(Function f):
 
 
 cdef object _func_info(Function f):
-    """(arg_names, defaults, long_running, doc) of a global function, or None; cached."""
+    """(arg_names, defaults, long_running, kinds) of a global function, or None; cached."""
     if f._info is not _MISSING:
         return f._info
     info = None
@@ -88,7 +89,8 @@ cdef object _query_info(str name):
     defaults = tuple(_array_items(_MAP_GET(m, "defaults")))
     if not names and _MAP_GET(m, "num_args") < 0:
         names = None
-    return (names, defaults, bool(_MAP_GET(m, "long_running")), str(_MAP_GET(m, "doc")))
+    kinds = _parameter_kinds(names or (), lambda key: _MAP_GET(m, key))
+    return (names, defaults, bool(_MAP_GET(m, "long_running")), kinds)
 
 
 cdef list _array_items(arr):
@@ -116,7 +118,19 @@ def get_global_func(name, allow_missing=False):
         info = _func_info(f)
         if info is not None and info[2]:
             f._flags |= MXFFI_PY_RELEASE_GIL
+        if info is not None and info[3] is not None:
+            _bind_by_kinds(f, info[3])
     return f
+
+
+cdef void _bind_by_kinds(Function f, tuple kinds):
+    # Keyword-only or variadic arguments: calls go through MXFFIPyFunctionVectorcallBound
+    # (fastcall.h), which binds by the signature all but the plain positional calls.
+    if kinds[2] >= 0:
+        f._flags |= MXFFI_PY_VARIADIC
+    else:
+        f._flags |= <int>min(kinds[1], 0x7FFF) << MXFFI_PY_MAX_POS_SHIFT
+    f._vectorcall = MXFFIPyVectorcallBoundPtr()
 
 
 def list_global_func_names():
@@ -191,6 +205,10 @@ cdef class _KwPlan:
     cdef Py_ssize_t size
     cdef Py_ssize_t src[MAX_KW_ARGS]
     cdef list defaults
+    # The variadic argument's slot (-1: none) and the positional arguments gathered into it.
+    cdef Py_ssize_t pack_slot
+    cdef Py_ssize_t pack_start
+    cdef Py_ssize_t pack_stop
 
 
 cdef _KwPlan _make_kw_plan(Function f, Py_ssize_t nargs, tuple kwnames):
@@ -203,8 +221,14 @@ cdef _KwPlan _make_kw_plan(Function f, Py_ssize_t nargs, tuple kwnames):
     plan.nargs = nargs
     plan.size = len(slots)
     plan.defaults = []
+    plan.pack_slot = -1
     for i, slot in enumerate(slots):
-        if isinstance(slot, tuple):
+        if isinstance(slot, range):
+            plan.pack_slot = i
+            plan.pack_start = slot.start
+            plan.pack_stop = slot.stop
+            plan.src[i] = 0
+        elif isinstance(slot, tuple):
             plan.defaults.append(slot[0])
             plan.src[i] = -len(plan.defaults)
         else:
@@ -223,9 +247,13 @@ cdef object _call_kw(Function f, PyObject** args, Py_ssize_t nargs, tuple kwname
         f._kw_plan = plan
     cdef PyObject* vec[MAX_KW_ARGS]
     cdef Py_ssize_t i, k
+    cdef list pack = None
     for i in range(plan.size):
         k = plan.src[i]
         vec[i] = args[k] if k >= 0 else <PyObject*>plan.defaults[-k - 1]
+    if plan.pack_slot >= 0:
+        pack = [<object>args[i] for i in range(plan.pack_start, plan.pack_stop)]
+        vec[plan.pack_slot] = <PyObject*>pack
     return MXFFIPyCallPositional(<PyObject*>f, vec, plan.size)
 
 
