@@ -135,7 +135,18 @@ std::optional<DLDataType> DTypeOfArg(const AnyView& arg, const char* fname) {
 }
 
 /*! \brief The kinds of weak (Python) scalars, ordered as NEP 50 lets them raise a dtype. */
-enum class WeakKind { kNone, kBool, kInt, kFloat };
+enum class WeakKind { kNone, kBool, kInt, kFloat, kComplex };
+
+/*!
+ * \brief NEP 50 for a Python complex next to dtype t: complex dtypes keep theirs, float16,
+ *  bfloat16 and float32 give complex64 (the complex type holding them), anything else
+ *  complex128.
+ */
+DLDataType PromoteWithComplex(DLDataType t) {
+  if (t.code == kDLComplex) return t;
+  const bool narrow_float = (t.code == kDLFloat || t.code == kDLBfloat) && t.bits <= 32;
+  return DLDataType{kDLComplex, static_cast<uint8_t>(narrow_float ? 64 : 128), 1};
+}
 
 DLDataType ResultType(PackedArgs args) {
   constexpr const char* fname = "np.result_type";
@@ -154,13 +165,17 @@ DLDataType ResultType(PackedArgs args) {
       case kMXFFIFloat:
         weak = std::max(weak, WeakKind::kFloat);
         continue;
+      case kMXFFIComplexView:
+      case kMXFFIComplex:
+        weak = std::max(weak, WeakKind::kComplex);
+        continue;
       default:
         break;
     }
     std::optional<DLDataType> t = DTypeOfArg(arg, fname);
     MXFFI_CHECK(t.has_value(), TypeError)
         << fname << ": argument #" << i
-        << " expected an array, a data type or a Python bool, int or float, got "
+        << " expected an array, a data type or a Python bool, int, float or complex, got "
         << arg.GetTypeName();
     const int j = RuleIndex(*t, fname);
     if (strong < 0) {
@@ -174,9 +189,10 @@ DLDataType ResultType(PackedArgs args) {
     strong = r;
   }
   if (strong < 0) {  // numbers alone: the dtype numpy gives the widest of them
-    return weak == WeakKind::kBool  ? DLDataType{kDLBool, 8, 1}
-           : weak == WeakKind::kInt ? DLDataType{kDLInt, 64, 1}
-                                    : DLDataType{kDLFloat, 64, 1};
+    return weak == WeakKind::kBool    ? DLDataType{kDLBool, 8, 1}
+           : weak == WeakKind::kInt   ? DLDataType{kDLInt, 64, 1}
+           : weak == WeakKind::kFloat ? DLDataType{kDLFloat, 64, 1}
+                                      : DLDataType{kDLComplex, 128, 1};
   }
   const DLDataType t = op::DTypeAt(strong);
   switch (weak) {
@@ -188,6 +204,8 @@ DLDataType ResultType(PackedArgs args) {
       return op::PromoteWithScalar(t, op::ScalarKind::kInt);
     case WeakKind::kFloat:
       return op::PromoteWithScalar(t, op::ScalarKind::kFloat);
+    case WeakKind::kComplex:
+      return PromoteWithComplex(t);
   }
   return t;
 }
@@ -217,7 +235,7 @@ bool IsKind(DLDataType t, std::string_view kind, const char* fname) {
 MXFFI_REGISTER_API("np.result_type")
     .describe(
         "The dtype numpy's promotion gives its arguments: arrays and data types (strong), and "
-        "Python bool, int and float numbers (weak, NEP 50), complex types included.")
+        "Python bool, int, float and complex numbers (weak, NEP 50), complex types included.")
     .set_body([](PackedArgs args, Any* ret) { *ret = ResultType(args); });
 
 MXFFI_REGISTER_API("np.can_cast")

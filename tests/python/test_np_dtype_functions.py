@@ -43,8 +43,11 @@ def test_result_type_of_every_pair_is_numpys(a):
 
 @pytest.mark.parametrize("a", NAMES)
 def test_result_type_with_python_numbers_is_nep50(a):
-    for scalars in ([True], [1], [1.0], [True, 1], [1, 2.0], [False, 0.5, 3]):
+    for scalars in ([True], [1], [1.0], [True, 1], [1, 2.0], [False, 0.5, 3], [1j], [2.0, 1j]):
         got = str(mnp.result_type(a, *scalars))
+        if a == "bfloat16" and 1j in scalars:
+            assert got == "complex64"  # the complex type holding bfloat16, as for float32
+            continue
         if a == "bfloat16":
             # ml_dtypes makes numpy.result_type(bfloat16, 1.0) float64 (bfloat16 + 1.0 float32,
             # and (bfloat16, True, 1) no dtype at all); mxffi keeps NEP 50's rule for a
@@ -54,6 +57,8 @@ def test_result_type_with_python_numbers_is_nep50(a):
         assert got == _numpy_result(_np(a), *scalars), (a, scalars)
     assert str(mnp.result_type(1, 2.0)) == "float64" and str(mnp.result_type(True)) == "bool"
     assert str(mnp.result_type(3)) == "int64"
+    assert str(mnp.result_type(1j)) == "complex128" == np.result_type(1j).name
+    assert str(mnp.result_type(1, 1j, 2.0)) == "complex128"
     assert str(mnp.result_type("int8", "int16", "uint16", 1.0)) == "float64"
 
 
