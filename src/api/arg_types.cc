@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "../op/promote.h"
+
 namespace mxffi {
 namespace details {
 namespace {
@@ -52,6 +54,8 @@ struct SequenceWalk {
   bool shape_set = false;
   ScalarLike::Kind widest = ScalarLike::Kind::kBool;
   bool has_elements = false;
+  /*! \brief The promotion-table index of the arrays' dtypes so far; -1 before the first. */
+  int arrays = -1;
 
   /*! \return false (without ctx) for a ragged sequence or an element that is no number. */
   bool Walk(const MXFFIAny* v, int depth, TShape* cur) {
@@ -72,6 +76,7 @@ struct SequenceWalk {
       }
       return true;
     }
+    if (v->type_index == kMXFFINDArray) return WalkArray(v, depth, cur);
     ScalarLike::Kind kind;
     switch (v->type_index) {
       case kMXFFIBool:
@@ -90,11 +95,72 @@ struct SequenceWalk {
       default:
         if (ctx == nullptr) return false;
         MXFFI_THROW(TypeError) << *ctx << ": cannot make an array element from " << CellTypeName(v)
-                               << "; expected numbers and nested lists of them";
+                               << "; expected numbers, arrays and nested lists of them";
     }
     if (!Leaf(TShape(cur->data(), depth))) return false;
     widest = has_elements ? std::max(widest, kind) : kind;
     has_elements = true;
+    return true;
+  }
+
+  /*!
+   * \brief An array among the elements: the nested sequences of its shape (numpy's reading),
+   *  its dtype taking part in the result's as an array's does.
+   */
+  bool WalkArray(const MXFFIAny* v, int depth, TShape* cur) {
+    const NDArray a(ObjectPtr<Object>::CopyFromRaw(ObjectUnsafe::FromHeader(v->v_obj)));
+    const DLTensor& t = a.tensor();
+    if (a.is_sparse() || depth + t.ndim > kMaxNDim) {
+      if (ctx == nullptr) return false;
+      MXFFI_CHECK(!a.is_sparse(), TypeError)
+          << *ctx << ": cannot make array elements from a " << StorageTypeName(a.stype())
+          << " array; convert it with .tostype('default') first";
+      MXFFI_THROW(ValueError) << *ctx << ": nesting deeper than " << kMaxNDim << " levels";
+    }
+    const int j = op::DTypeRuleIndex(t.dtype);
+    if (j < 0) {
+      if (ctx == nullptr) return false;
+      MXFFI_THROW(TypeError) << *ctx << ": cannot make array elements from an array of dtype "
+                             << DataTypeToString(t.dtype);
+    }
+    arrays = arrays < 0 ? j : op::PromoteIndex(arrays, j);
+    if (arrays < 0) {
+      if (ctx == nullptr) return false;
+      MXFFI_THROW(TypeError) << *ctx << ": the arrays among the elements have no common dtype ("
+                             << DataTypeToString(t.dtype) << " is one of them)";
+    }
+    TShape here(cur->data(), depth);
+    here.resize(depth + t.ndim);
+    for (int k = 0; k < t.ndim; ++k) here[depth + k] = t.shape[k];
+    return Leaf(here);
+  }
+
+  /*! \return the dtype numpy gives what was walked (ctx names a failure to promote). */
+  bool ResultDType(DLDataType* out) const {
+    const DLDataType numbers = !has_elements                       ? kFloat64DType
+                               : widest == ScalarLike::Kind::kBool ? DLDataType{kDLBool, 8, 1}
+                               : widest == ScalarLike::Kind::kInt  ? DLDataType{kDLInt, 64, 1}
+                               : widest == ScalarLike::Kind::kComplex
+                                   ? DLDataType{kDLComplex, 128, 1}
+                                   : kFloat64DType;
+    if (arrays < 0) {
+      *out = numbers;
+      return true;
+    }
+    if (!has_elements) {
+      *out = op::DTypeAt(arrays);
+      return true;
+    }
+    // numpy reads the numbers next to arrays in a sequence as their default dtypes, not as
+    // weak scalars: [float32 array, 1.0] is float64.
+    const int r = op::PromoteIndex(arrays, op::DTypeRuleIndex(numbers));
+    if (r < 0) {
+      if (ctx == nullptr) return false;
+      MXFFI_THROW(TypeError) << *ctx << ": the arrays (" << DataTypeToString(op::DTypeAt(arrays))
+                             << ") and the numbers (" << DataTypeToString(numbers)
+                             << ") among the elements have no common dtype";
+    }
+    *out = op::DTypeAt(r);
     return true;
   }
 
@@ -227,14 +293,11 @@ bool ParseStorageTypeArg(std::string_view text, const ArgContext* ctx, StorageTy
                           << "'; expected 'default', 'csr' or 'row_sparse'";
 }
 
-bool WalkSequenceArg(const MXFFIAny* src, const ArgContext* ctx, TShape* shape,
-                     ScalarLike::Kind* widest, bool* has_elements) {
+bool WalkSequenceArg(const MXFFIAny* src, const ArgContext* ctx, TShape* shape, DLDataType* dtype) {
   SequenceWalk walk{ctx};
   TShape cur;
-  if (!walk.Walk(src, 0, &cur)) return false;
+  if (!walk.Walk(src, 0, &cur) || !walk.ResultDType(dtype)) return false;
   *shape = walk.shape;
-  *widest = walk.widest;
-  *has_elements = walk.has_elements;
   return true;
 }
 

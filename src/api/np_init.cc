@@ -96,11 +96,34 @@ void CheckIntFill(int64_t v, DLDataType dt, const char* fname) {
 // The sequence's shape and element types were checked when the argument was converted
 // (ArrayLike); these walk its cells again to check the ints against the dtype and to copy.
 
+/*!
+ * \return an array element of a sequence (a kMXFFINDArray cell) as a contiguous host array of
+ *  dtype: converted as numpy's array() converts it (an unsafe cast), moved from its device.
+ */
+NDArray ArrayCellAs(const MXFFIAny* c, DLDataType dtype, const char* fname) {
+  static const Op* cast = Op::Get("_cast");
+  NDArray a(ObjectPtr<Object>::CopyFromRaw(details::ObjectUnsafe::FromHeader(c->v_obj)));
+  if (!op::SameDType(a.tensor().dtype, dtype)) {
+    op::CastParam p;
+    p.dtype = dtype;
+    a = InvokeOp(cast, p, {a});
+  }
+  if (a.tensor().device.device_type != kDLCPU) a = cuda::ToDevice(a, kCPU, fname);
+  return a.Contiguous();
+}
+
 template <typename DType>
-void FillCells(const MXFFIAny* c, DType** out) {
+void FillCells(const MXFFIAny* c, DType** out, DLDataType dtype, const char* fname) {
   if (c->type_index == kMXFFIArray) {
     const auto* a = reinterpret_cast<const MXFFIArrayObj*>(c->v_obj);
-    for (int64_t i = 0; i < a->size; ++i) FillCells<DType>(&a->data[i], out);
+    for (int64_t i = 0; i < a->size; ++i) FillCells<DType>(&a->data[i], out, dtype, fname);
+    return;
+  }
+  if (c->type_index == kMXFFINDArray) {
+    const NDArray a = ArrayCellAs(c, dtype, fname);
+    const int64_t n = op::NumElements(a.tensor());
+    if (n > 0) std::memcpy(*out, op::DataPtr<DType>(a.tensor()), sizeof(DType) * n);
+    *out += n;
     return;
   }
   std::complex<double> z;
@@ -122,6 +145,7 @@ void CheckIntCellsFit(const MXFFIAny* c, DLDataType dtype, const char* fname) {
     for (int64_t i = 0; i < a->size; ++i) CheckIntCellsFit(&a->data[i], dtype, fname);
     return;
   }
+  if (c->type_index == kMXFFINDArray) return;  // arrays convert unsafely, as numpy's do
   if (c->type_index == kMXFFIFloat) {
     // A Python float: truncated toward zero, then checked as numpy checks it.
     if (dtype.code == kDLInt || dtype.code == kDLUInt)
@@ -150,15 +174,41 @@ bool HasComplexCell(const MXFFIAny* c) {
     }
     return false;
   }
+  if (c->type_index == kMXFFINDArray) {
+    return reinterpret_cast<const MXFFINDArrayObj*>(c->v_obj)->tensor.dtype.code == kDLComplex;
+  }
   return c->type_index == kMXFFIComplexView || c->type_index == kMXFFIComplex;
 }
 
 /*! \brief FillCells for a complex dtype: numbers of every kind, as (real, imaginary) pairs. */
 template <typename Real>
-void FillComplexCells(const MXFFIAny* c, Real** out) {
+void FillComplexCells(const MXFFIAny* c, Real** out, const char* fname) {
   if (c->type_index == kMXFFIArray) {
     const auto* a = reinterpret_cast<const MXFFIArrayObj*>(c->v_obj);
-    for (int64_t i = 0; i < a->size; ++i) FillComplexCells<Real>(&a->data[i], out);
+    for (int64_t i = 0; i < a->size; ++i) FillComplexCells<Real>(&a->data[i], out, fname);
+    return;
+  }
+  if (c->type_index == kMXFFINDArray) {
+    // No kernel casts to or from complex yet: complex elements are read as they are, real
+    // ones through float64, here.
+    const DLDataType from = reinterpret_cast<const MXFFINDArrayObj*>(c->v_obj)->tensor.dtype;
+    const bool cplx = from.code == kDLComplex;
+    const NDArray a = ArrayCellAs(c, cplx ? from : DLDataType{kDLFloat, 64, 1}, fname);
+    const int64_t n = op::NumElements(a.tensor());
+    for (int64_t i = 0; i < n; ++i) {
+      if (cplx && from.bits == 64) {
+        const float* p = op::DataPtr<float>(a.tensor());
+        *(*out)++ = static_cast<Real>(p[2 * i]);
+        *(*out)++ = static_cast<Real>(p[2 * i + 1]);
+      } else if (cplx) {
+        const double* p = op::DataPtr<double>(a.tensor());
+        *(*out)++ = static_cast<Real>(p[2 * i]);
+        *(*out)++ = static_cast<Real>(p[2 * i + 1]);
+      } else {
+        *(*out)++ = static_cast<Real>(op::DataPtr<double>(a.tensor())[i]);
+        *(*out)++ = Real(0);
+      }
+    }
     return;
   }
   std::complex<double> v;
@@ -175,10 +225,10 @@ NDArray FromCells(const MXFFIAny* cell, const TShape& shape, DLDataType dtype, c
     NDArray out = NDArray::Empty(shape.data(), shape.ndim(), dtype, kCPU);
     if (dtype.bits == 64) {
       float* p = op::DataPtr<float>(out.tensor());
-      FillComplexCells<float>(cell, &p);
+      FillComplexCells<float>(cell, &p, fname);
     } else {
       double* p = op::DataPtr<double>(out.tensor());
-      FillComplexCells<double>(cell, &p);
+      FillComplexCells<double>(cell, &p, fname);
     }
     return out;
   }
@@ -189,7 +239,7 @@ NDArray FromCells(const MXFFIAny* cell, const TShape& shape, DLDataType dtype, c
   NDArray out = NDArray::Empty(shape.data(), shape.ndim(), dtype, kCPU);
   MXFFI_TYPE_SWITCH(dtype, fname, DType, {
     DType* p = op::DataPtr<DType>(out.tensor());
-    FillCells<DType>(cell, &p);
+    FillCells<DType>(cell, &p, dtype, fname);
   });
   return out;
 }

@@ -263,7 +263,7 @@ TEST(ArgTypes, ArraysAndWritableArrays) {
 
   EXPECT_EQ(ErrorOf("test_args.arrays", {Any("abc")}),
             "TypeError: test_args.arrays: argument #0 'object' expected an array, a number or a "
-            "nested sequence of numbers, got str");
+            "nested sequence of numbers and arrays, got str");
   Array<Any> ragged;
   ragged.push_back(Ints({1, 2}));
   ragged.push_back(Ints({3}));
@@ -276,7 +276,7 @@ TEST(ArgTypes, ArraysAndWritableArrays) {
   text.push_back(Any("a"));
   EXPECT_EQ(ErrorOf("test_args.arrays", {text}),
             "TypeError: test_args.arrays: argument #0 'object': cannot make an array element "
-            "from str; expected numbers and nested lists of them");
+            "from str; expected numbers, arrays and nested lists of them");
 
   EXPECT_EQ(ErrorOf("test_args.arrays", {out, Any(int64_t{1})}),
             "TypeError: test_args.arrays: argument #1 'out' expected None or a writable mxffi "

@@ -147,8 +147,8 @@ CASES = [
     (
         lambda: mnp.asarray("abc"),
         TypeError,
-        "np.asarray: argument #0 'a' expected an array, a number or a nested sequence of numbers, "
-        "got str",
+        "np.asarray: argument #0 'a' expected an array, a number or a nested sequence of numbers "
+        "and arrays, got str",
     ),
     (
         lambda: mnp.array([[1], [2, 3]]),
@@ -159,8 +159,8 @@ CASES = [
     (
         lambda: mnp.array([[1], ["2"]]),
         TypeError,
-        "np.array: argument #0 'object': cannot make an array element from str; expected numbers "
-        "and nested lists of them",
+        "np.array: argument #0 'object': cannot make an array element from str; expected numbers, "
+        "arrays and nested lists of them",
     ),
     # WritableArray (out=)
     (

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import mxffi
 import mxffi.np as mnp
 
 LINSPACE = [(0, 1, 5), (0, 10, 5), (1, -1, 4), (0, 1, 1), (0, 1, 0), (2.5, 7, 6), (0, 0, 3)]
@@ -74,3 +75,55 @@ def test_full_like_is_numpys():
         mnp.full_like(x, 300)  # numpy 2 refuses it too
     with pytest.raises(OverflowError):
         np.full_like(np.zeros(2, np.int8), 300)
+
+
+# ---------------------------------------------------------------------------------------------
+# Arrays among the elements of a sequence: numpy's np.array([a, b]).
+
+
+def _arrays_in_lists(m):
+    f32 = m.asarray([1.0, 2.0], dtype="float32")
+    i8 = m.asarray([1, 2], dtype="int8")
+    return [
+        [m.asarray(1.5), 2.0],  # a 0-d array and a number
+        [[m.asarray(1)], [2]],
+        [m.arange(3), m.arange(3)],  # stacking
+        [f32, f32],  # the arrays' dtype
+        [f32, [3.0, 4.0]],  # numbers next to arrays are float64, not weak
+        [i8, [3, 4]],
+        [m.asarray(True), False],
+        [m.asarray([1 + 1j]), [2.0]],
+        [m.zeros(0), m.zeros(0)],
+        [m.asarray([1, 2], dtype="uint64"), [-1, 2]],  # uint64 with int64: float64
+        [[m.arange(6).reshape(2, 3)[:, ::2]], [m.asarray([[7, 8], [9, 10]])]],  # strided
+    ]
+
+
+@pytest.mark.parametrize("i", range(11))
+def test_arrays_among_sequence_elements_read_as_numpy(i):
+    got = mnp.asarray(_arrays_in_lists(mnp)[i])
+    want = np.asarray(_arrays_in_lists(np)[i])
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_arrays_among_sequence_elements_with_dtype_and_numpy_arrays():
+    got = mnp.asarray([mnp.asarray([1.5, 2.5]), np.asarray([1, 2])], dtype="int32")
+    np.testing.assert_array_equal(got.numpy(), [[1, 2], [1, 2]])
+    assert got.dtype == "int32"
+    n = np.arange(3.0)
+    got = mnp.array([n, n * 2])  # numpy arrays in a list: copied when the list is converted
+    n[0] = 9.0
+    np.testing.assert_array_equal(got.numpy(), [[0.0, 1.0, 2.0], [0.0, 2.0, 4.0]])
+
+
+def test_arrays_among_sequence_elements_bad_input():
+    with pytest.raises(ValueError, match="inhomogeneous shape"):
+        mnp.asarray([mnp.arange(3), mnp.arange(2)])
+    with pytest.raises(ValueError, match="inhomogeneous shape"):
+        mnp.asarray([mnp.arange(3), 1])
+    with pytest.raises(TypeError, match=r"cannot store a complex number in an array of float64"):
+        mnp.asarray([mnp.asarray([1j]), [2.0]], dtype="float64")
+    csr = mxffi.nd.sparse.csr_matrix(np.eye(2))
+    with pytest.raises(TypeError, match=r"cannot make array elements from a csr array"):
+        mnp.asarray([csr])

@@ -264,17 +264,16 @@ class ArrayLike {
   ArrayLike(ArrayOrScalar value)  // NOLINT(runtime/explicit)
       : value_(std::move(value)), kind_(value_.is_array() ? Kind::kArray : Kind::kScalar) {}
   /*!
-   * \brief A sequence (an Array cell, borrowed for the call) of the given shape; or, with an
-   *  empty shape, one complex number's cell.
+   * \brief A sequence (an Array cell, borrowed for the call) of the given shape, whose
+   *  elements make the given dtype (WalkSequenceArg); or, with an empty shape, one complex
+   *  number's cell.
    */
-  static ArrayLike Sequence(const MXFFIAny* cell, const TShape& shape, ScalarLike::Kind widest,
-                            bool has_elements) {
+  static ArrayLike Sequence(const MXFFIAny* cell, const TShape& shape, DLDataType dtype) {
     ArrayLike a;
     a.kind_ = Kind::kSequence;
     a.cell_ = cell;
     a.shape_ = shape;
-    a.widest_ = widest;
-    a.has_elements_ = has_elements;
+    a.dtype_ = dtype;
     return a;
   }
 
@@ -286,24 +285,18 @@ class ArrayLike {
   /*! \return the sequence's shape (kSequence). */
   const TShape& sequence_shape() const { return shape_; }
   /*!
-   * \return the dtype numpy gives the sequence: that of its widest element kind (bool, int64,
-   *  float64, complex128), float64 when it holds no number.
+   * \return the dtype numpy gives the sequence: its numbers' widest kind (bool, int64,
+   *  float64, complex128) promoted with the dtypes of the arrays among its elements; float64
+   *  when it holds neither.
    */
-  DLDataType SequenceDType() const {
-    if (!has_elements_) return kFloat64DType;
-    return widest_ == ScalarLike::Kind::kBool      ? DLDataType{kDLBool, 8, 1}
-           : widest_ == ScalarLike::Kind::kInt     ? DLDataType{kDLInt, 64, 1}
-           : widest_ == ScalarLike::Kind::kComplex ? DLDataType{kDLComplex, 128, 1}
-                                                   : kFloat64DType;
-  }
+  DLDataType SequenceDType() const { return dtype_; }
 
  private:
   ArrayOrScalar value_;
   Kind kind_ = Kind::kScalar;
   const MXFFIAny* cell_ = nullptr;
   TShape shape_;
-  ScalarLike::Kind widest_ = ScalarLike::Kind::kBool;
-  bool has_elements_ = false;
+  DLDataType dtype_ = kFloat64DType;
 };
 
 /*! \brief An array a function writes into: an mxffi ndarray (not a lent tensor), writable. */
@@ -354,9 +347,13 @@ MXFFI_DLL bool ParseDeviceArg(const MXFFIAny* src, const ArgContext* ctx, DLDevi
 [[noreturn]] MXFFI_DLL void ThrowUnsupportedDevice(const ArgContext& ctx, DLDevice device);
 /*! \brief A storage type name; ValueError naming the argument for another str. */
 MXFFI_DLL bool ParseStorageTypeArg(std::string_view text, const ArgContext* ctx, StorageType* out);
-/*! \brief Walk a nested sequence: its shape and widest element kind; errors name ctx. */
+/*!
+ * \brief Walk a nested sequence of numbers and arrays (an array element stands for the nested
+ *  sequences of its shape, as numpy reads it): its shape and the dtype numpy gives it; errors
+ *  name ctx.
+ */
 MXFFI_DLL bool WalkSequenceArg(const MXFFIAny* src, const ArgContext* ctx, TShape* shape,
-                               ScalarLike::Kind* widest, bool* has_elements);
+                               DLDataType* dtype);
 /*! \brief TypeError for a lent tensor where an array is written in place. */
 [[noreturn]] MXFFI_DLL void ThrowNotWritable(const ArgContext& ctx, const MXFFIAny* src);
 
@@ -600,15 +597,14 @@ struct TypeTraits<ArrayLike> : details::ConvertArgTraits<ArrayLike, TypeTraits<A
   static bool ConvertArg(const MXFFIAny* src, const details::ArgContext* ctx, ArrayLike* out) {
     if (src->type_index == kMXFFIComplexView || src->type_index == kMXFFIComplex) {
       // A complex number: a 0-d sequence of one element, which FromCells writes.
-      *out = ArrayLike::Sequence(src, TShape(), ScalarLike::Kind::kComplex, true);
+      *out = ArrayLike::Sequence(src, TShape(), DLDataType{kDLComplex, 128, 1});
       return true;
     }
     if (src->type_index == kMXFFIArray) {
       TShape shape;
-      ScalarLike::Kind widest = ScalarLike::Kind::kBool;
-      bool has_elements = false;
-      if (!details::WalkSequenceArg(src, ctx, &shape, &widest, &has_elements)) return false;
-      *out = ArrayLike::Sequence(src, shape, widest, has_elements);
+      DLDataType dtype;
+      if (!details::WalkSequenceArg(src, ctx, &shape, &dtype)) return false;
+      *out = ArrayLike::Sequence(src, shape, dtype);
       return true;
     }
     ArrayOrScalar v;
@@ -617,7 +613,9 @@ struct TypeTraits<ArrayLike> : details::ConvertArgTraits<ArrayLike, TypeTraits<A
     return true;
   }
   static std::string TypeStr() { return "ArrayLike"; }
-  static std::string TypeDesc() { return "an array, a number or a nested sequence of numbers"; }
+  static std::string TypeDesc() {
+    return "an array, a number or a nested sequence of numbers and arrays";
+  }
 };
 
 template <>
