@@ -217,6 +217,10 @@ inline T AnyView::cast() const {
         MXFFI_THROW(OverflowError)
             << "value " << data_.v_int64 << " out of range for " << TypeTraits<T>::TypeStr();
       }
+      if (data_.type_index == kMXFFIUInt64) {
+        MXFFI_THROW(OverflowError) << "value " << static_cast<uint64_t>(data_.v_int64)
+                                   << " out of range for " << TypeTraits<T>::TypeStr();
+      }
     }
     MXFFI_THROW(TypeError) << "cannot convert from type '" << GetTypeName() << "' to '"
                            << TypeTraits<T>::TypeStr() << "'";
@@ -256,7 +260,12 @@ struct TypeTraits<bool> {
 template <typename Int>
 struct TypeTraits<Int, std::enable_if_t<std::is_integral_v<Int> && !std::is_same_v<Int, bool>>> {
   static void CopyToAnyView(Int v, MXFFIAny* out) {
-    out->type_index = kMXFFIInt;
+    // A uint64 past int64's range travels as kMXFFIUInt64 (its bits), never as a negative int.
+    if constexpr (std::is_unsigned_v<Int> && sizeof(Int) == 8) {
+      out->type_index = v > static_cast<uint64_t>(INT64_MAX) ? kMXFFIUInt64 : kMXFFIInt;
+    } else {
+      out->type_index = kMXFFIInt;
+    }
     out->v_int64 = static_cast<int64_t>(v);
   }
   static void MoveToAny(Int v, MXFFIAny* out) { CopyToAnyView(v, out); }
@@ -267,6 +276,9 @@ struct TypeTraits<Int, std::enable_if_t<std::is_integral_v<Int> && !std::is_same
         if (!InRange(v)) return std::nullopt;
       }
       return static_cast<Int>(v);
+    }
+    if constexpr (std::is_unsigned_v<Int> && sizeof(Int) == 8) {
+      if (src->type_index == kMXFFIUInt64) return static_cast<Int>(src->v_int64);
     }
     return std::nullopt;
   }
@@ -297,6 +309,9 @@ struct TypeTraits<Float, std::enable_if_t<std::is_floating_point_v<Float>>> {
   static void MoveToAny(Float v, MXFFIAny* out) { CopyToAnyView(v, out); }
   static std::optional<Float> TryCast(const MXFFIAny* src) {
     if (src->type_index == kMXFFIFloat) return static_cast<Float>(src->v_float64);
+    if (src->type_index == kMXFFIUInt64) {
+      return static_cast<Float>(static_cast<uint64_t>(src->v_int64));
+    }
     if (src->type_index == kMXFFIInt || src->type_index == kMXFFIBool) {
       return static_cast<Float>(src->v_int64);
     }

@@ -32,7 +32,7 @@
 /*! \brief C ABI major version: bumped when anything frozen here changes. */
 #define MXFFI_VERSION_MAJOR 1
 /*! \brief C ABI minor version: bumped when something is added. */
-#define MXFFI_VERSION_MINOR 3
+#define MXFFI_VERSION_MINOR 4
 /*! \brief C ABI patch version. */
 #define MXFFI_VERSION_PATCH 0
 
@@ -112,6 +112,12 @@ typedef enum {
    *  Arguments only; an owned one is a kMXFFIComplex object. (ABI 1.3)
    */
   kMXFFIComplexView = 13,
+  /*!
+   * \brief An integer past int64's range that fits 64 bits unsigned (2**63 to 2**64 - 1): its
+   *  bits in v_int64, to be read as uint64_t. An integer that fits int64 is always kMXFFIInt.
+   *  (ABI 1.4)
+   */
+  kMXFFIUInt64 = 14,
   /*! \brief First code whose payload is an object. */
   kMXFFIStaticObjectBegin = 64,
   /*! \brief Base object. */

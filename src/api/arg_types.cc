@@ -56,6 +56,8 @@ struct SequenceWalk {
   bool has_elements = false;
   /*! \brief The promotion-table index of the arrays' dtypes so far; -1 before the first. */
   int arrays = -1;
+  /*! \brief Whether an int past int64 (a kMXFFIUInt64 cell, 2**63 to 2**64 - 1) was seen. */
+  bool big_uint = false;
 
   /*! \return false (without ctx) for a ragged sequence or an element that is no number. */
   bool Walk(const MXFFIAny* v, int depth, TShape* cur) {
@@ -77,6 +79,10 @@ struct SequenceWalk {
       return true;
     }
     if (v->type_index == kMXFFINDArray) return WalkArray(v, depth, cur);
+    if (v->type_index == kMXFFIUInt64) {
+      big_uint = true;
+      return Leaf(TShape(cur->data(), depth));
+    }
     ScalarLike::Kind kind;
     switch (v->type_index) {
       case kMXFFIBool:
@@ -137,17 +143,24 @@ struct SequenceWalk {
 
   /*! \return the dtype numpy gives what was walked (ctx names a failure to promote). */
   bool ResultDType(DLDataType* out) const {
-    const DLDataType numbers = !has_elements                       ? kFloat64DType
-                               : widest == ScalarLike::Kind::kBool ? DLDataType{kDLBool, 8, 1}
-                               : widest == ScalarLike::Kind::kInt  ? DLDataType{kDLInt, 64, 1}
-                               : widest == ScalarLike::Kind::kComplex
-                                   ? DLDataType{kDLComplex, 128, 1}
-                                   : kFloat64DType;
+    const bool any_numbers = has_elements || big_uint;
+    // numpy: ints past int64 alone (or with bools) make uint64; with other ints float64.
+    const bool uint_only = big_uint && (!has_elements || widest == ScalarLike::Kind::kBool);
+    DLDataType numbers = kFloat64DType;
+    if (uint_only) {
+      numbers = DLDataType{kDLUInt, 64, 1};
+    } else if (has_elements && widest == ScalarLike::Kind::kBool) {
+      numbers = DLDataType{kDLBool, 8, 1};
+    } else if (has_elements && widest == ScalarLike::Kind::kInt && !big_uint) {
+      numbers = DLDataType{kDLInt, 64, 1};
+    } else if (has_elements && widest == ScalarLike::Kind::kComplex) {
+      numbers = DLDataType{kDLComplex, 128, 1};
+    }
     if (arrays < 0) {
       *out = numbers;
       return true;
     }
-    if (!has_elements) {
+    if (!any_numbers) {
       *out = op::DTypeAt(arrays);
       return true;
     }
@@ -225,6 +238,10 @@ bool ReadIntTuple(const MXFFIAny* src, const ArgContext* ctx, TShape* out, bool*
 }
 
 void ThrowIntTupleElement(const ArgContext& ctx, int64_t i, const MXFFIAny* item) {
+  if (item->type_index == kMXFFIUInt64) {
+    MXFFI_THROW(OverflowError) << ctx << " element " << i << " value "
+                               << static_cast<uint64_t>(item->v_int64) << " does not fit in int64";
+  }
   MXFFI_THROW(TypeError) << ctx << " element " << i << " expected an int, got "
                          << CellTypeName(item);
 }

@@ -127,7 +127,14 @@ void FillCells(const MXFFIAny* c, DType** out, DLDataType dtype, const char* fna
     return;
   }
   std::complex<double> z;
-  if (c->type_index == kMXFFIFloat) {
+  if (c->type_index == kMXFFIUInt64) {  // 2**63 to 2**64 - 1 (CheckIntCellsFit checked it)
+    const uint64_t u = static_cast<uint64_t>(c->v_int64);
+    if constexpr (std::is_integral_v<DType>) {
+      *(*out)++ = static_cast<DType>(u);
+    } else {
+      *(*out)++ = DType(static_cast<double>(u));
+    }
+  } else if (c->type_index == kMXFFIFloat) {
     *(*out)++ = static_cast<DType>(c->v_float64);
   } else if (details::CellComplex(c, &z)) {  // only into bool (FromCells), as numpy: nonzero
     *(*out)++ = DType(static_cast<double>(z.real() != 0.0 || z.imag() != 0.0));
@@ -146,6 +153,12 @@ void CheckIntCellsFit(const MXFFIAny* c, DLDataType dtype, const char* fname) {
     return;
   }
   if (c->type_index == kMXFFINDArray) return;  // arrays convert unsafely, as numpy's do
+  if (c->type_index == kMXFFIUInt64) {
+    MXFFI_CHECK(dtype.code == kDLUInt && dtype.bits == 64, OverflowError)
+        << fname << ": Python integer " << static_cast<uint64_t>(c->v_int64)
+        << " out of bounds for " << DataTypeToString(dtype);
+    return;
+  }
   if (c->type_index == kMXFFIFloat) {
     // A Python float: truncated toward zero, then checked as numpy checks it.
     if (dtype.code == kDLInt || dtype.code == kDLUInt)
@@ -213,7 +226,9 @@ void FillComplexCells(const MXFFIAny* c, Real** out, const char* fname) {
   }
   std::complex<double> v;
   if (!details::CellComplex(c, &v)) {
-    v = c->type_index == kMXFFIFloat ? c->v_float64 : static_cast<double>(c->v_int64);
+    v = c->type_index == kMXFFIFloat    ? c->v_float64
+        : c->type_index == kMXFFIUInt64 ? static_cast<double>(static_cast<uint64_t>(c->v_int64))
+                                        : static_cast<double>(c->v_int64);
   }
   *(*out)++ = static_cast<Real>(v.real());
   *(*out)++ = static_cast<Real>(v.imag());

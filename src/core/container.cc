@@ -51,6 +51,8 @@ std::string ReprForMessage(const Any& value) {
     os << "'" << s.substr(0, 64) << (s.size() > 64 ? "...'" : "'");
   } else if (cell->type_index == kMXFFIInt) {
     os << cell->v_int64;
+  } else if (cell->type_index == kMXFFIUInt64) {
+    os << static_cast<uint64_t>(cell->v_int64);
   } else if (cell->type_index == kMXFFIBool) {
     os << (cell->v_int64 ? "True" : "False");
   } else if (cell->type_index == kMXFFIFloat) {

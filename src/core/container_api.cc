@@ -164,7 +164,8 @@ int MXFFIArrayCreate(const MXFFIAny* items, int64_t n, MXFFIObjectHandle* out) {
     obj->capacity = n;
     for (int64_t i = 0; i < n; ++i) {
       const int32_t code = items[i].type_index;
-      if (code == kMXFFINone || code == kMXFFIInt || code == kMXFFIBool || code == kMXFFIFloat) {
+      if (code == kMXFFINone || code == kMXFFIInt || code == kMXFFIBool || code == kMXFFIFloat ||
+          code == kMXFFIUInt64) {
         obj->data[i] = items[i];  // plain values: nothing to own
       } else {
         // Codes between the plain ones and the objects name no type: such a cell would make an

@@ -66,6 +66,16 @@ void ThrowArgError(const FuncInfo* info, int32_t index, const std::string& expec
     os << " value " << actual.raw()->v_int64 << " out of range for " << expected;
     throw Error("OverflowError", os.str());
   }
+  if (actual.type_index() == kMXFFIUInt64) {
+    // An int past int64 (2**63 to 2**64 - 1) where no uint64 is taken.
+    os << " value " << static_cast<uint64_t>(actual.raw()->v_int64);
+    if (integral_expected && expected != "int") {
+      os << " out of range for " << expected;
+    } else {
+      os << " does not fit in int64";
+    }
+    throw Error("OverflowError", os.str());
+  }
   os << " expected " << expected << ", got " << actual.GetTypeName();
   if (actual.type_index() == kMXFFIArray && expected.rfind("Array[", 0) == 0) {
     // An Array whose elements did not fit: their types say more than the container's.

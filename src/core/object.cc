@@ -80,7 +80,8 @@ class TypeTable {
         {kMXFFIDevice, "Device"},    {kMXFFIDLTensorPtr, "DLTensor*"},
         {kMXFFIRawStr, "str"},       {kMXFFISmallStr, "str"},
         {kMXFFISmallBytes, "bytes"}, {kMXFFIStrView, "str"},
-        {kMXFFIBytesView, "bytes"},  {kMXFFIComplexView, "complex"}};
+        {kMXFFIBytesView, "bytes"},  {kMXFFIComplexView, "complex"},
+        {kMXFFIUInt64, "int"}};
     for (const auto& [code, name] : pods) {
       table_[code].store(new TypeInfo{name, code, 0, true, {code}}, std::memory_order_relaxed);
     }

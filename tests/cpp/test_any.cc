@@ -95,6 +95,32 @@ TEST(Any, ComplexNumbersBorrowedThenOwned) {
   EXPECT_FALSE(mxffi::Any(mxffi::String("1j")).try_cast<std::complex<double>>().has_value());
 }
 
+TEST(Any, UInt64PastInt64TravelsAsItsOwnCode) {
+  // 2**63 to 2**64 - 1 is kMXFFIUInt64 (its bits), never a negative int; smaller uint64
+  // values stay kMXFFIInt.
+  const uint64_t big = (uint64_t{1} << 63) + 5;
+  mxffi::Any a = big;
+  EXPECT_EQ(a.type_index(), kMXFFIUInt64);
+  EXPECT_EQ(a.GetTypeName(), "int");
+  EXPECT_EQ(a.cast<uint64_t>(), big);
+  EXPECT_EQ(a.cast<double>(), static_cast<double>(big));
+  EXPECT_FALSE(a.try_cast<int64_t>().has_value());
+  EXPECT_FALSE(a.try_cast<uint32_t>().has_value());
+  try {
+    a.cast<int64_t>();
+    FAIL() << "expected an OverflowError";
+  } catch (const mxffi::Error& e) {
+    EXPECT_EQ(e.kind(), "OverflowError");
+    EXPECT_EQ(e.message(), "value 9223372036854775813 out of range for int");
+  }
+  EXPECT_EQ(mxffi::Any(uint64_t{7}).type_index(), kMXFFIInt);
+  EXPECT_EQ(mxffi::Any(std::numeric_limits<uint64_t>::max()).cast<uint64_t>(),
+            std::numeric_limits<uint64_t>::max());
+  mxffi::Array<mxffi::Any> arr;
+  arr.push_back(a);
+  EXPECT_EQ(arr[0].cast<uint64_t>(), big);
+}
+
 TEST(Any, TypeNames) {
   EXPECT_EQ(mxffi::Any().GetTypeName(), "None");
   EXPECT_EQ(mxffi::Any(1).GetTypeName(), "int");

@@ -127,3 +127,22 @@ def test_arrays_among_sequence_elements_bad_input():
     csr = mxffi.nd.sparse.csr_matrix(np.eye(2))
     with pytest.raises(TypeError, match=r"cannot make array elements from a csr array"):
         mnp.asarray([csr])
+
+
+@pytest.mark.parametrize(
+    "value",
+    [[2**63], [2**63, 1], [2**63, 1.0], [2**63, True], [2**64 - 1], 2**63, [[2**63], [1]]],
+)
+def test_ints_past_int64_make_uint64_as_numpy(value):
+    got, want = mnp.asarray(value), np.asarray(value)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tolist() == want.tolist()
+
+
+def test_ints_past_int64_into_dtypes():
+    assert mnp.asarray([2**64 - 1, 3], dtype="uint64").tolist() == [2**64 - 1, 3]
+    assert mnp.asarray(2**63, dtype="float32").tolist() == float(np.float32(2**63))
+    with pytest.raises(OverflowError, match=r"^np\.asarray: Python integer 9223372036854775808 "):
+        mnp.asarray([2**63], dtype="int64")
+    with pytest.raises(OverflowError, match=r"value 18446744073709551616 does not fit in int64"):
+        mnp.asarray([2**64])

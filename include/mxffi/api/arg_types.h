@@ -600,6 +600,10 @@ struct TypeTraits<ArrayLike> : details::ConvertArgTraits<ArrayLike, TypeTraits<A
       *out = ArrayLike::Sequence(src, TShape(), DLDataType{kDLComplex, 128, 1});
       return true;
     }
+    if (src->type_index == kMXFFIUInt64) {  // an int past int64: numpy's uint64, the same way
+      *out = ArrayLike::Sequence(src, TShape(), DLDataType{kDLUInt, 64, 1});
+      return true;
+    }
     if (src->type_index == kMXFFIArray) {
       TShape shape;
       DLDataType dtype;

@@ -56,6 +56,7 @@ __all__ = [
 # Type codes, as c_api.h fixes them.
 NONE, INT, BOOL, FLOAT, OPAQUE_PTR, DATA_TYPE, DEVICE, DLTENSOR_PTR = range(8)
 RAW_STR, SMALL_STR, SMALL_BYTES, STR_VIEW, BYTES_VIEW = range(8, 13)
+UINT64 = 14  # an int from 2**63 to 2**64 - 1, its bits in v_int64 (ABI 1.4)
 OBJECT_BEGIN, STRING, BYTES, FUNCTION, SHAPE = 64, 65, 66, 68, 72
 # Storage types, as c_api.h's MXFFIStorageType fixes them (kMXFFIStorageDefault, ...).
 STORAGE_DEFAULT, STORAGE_ROW_SPARSE, STORAGE_CSR = 0, 1, 2
@@ -535,9 +536,12 @@ def _to_cell(func, index, arg, cell, keep):
         cell.type_index, cell.v_int64 = BOOL, arg
     elif isinstance(arg, int):
         arg = int.__index__(arg)  # the int's own value: a subclass's __int__ is not asked
-        if not -(1 << 63) <= arg < (1 << 63):
+        if (1 << 63) <= arg < (1 << 64):
+            cell.type_index, cell.v_int64 = UINT64, arg - (1 << 64)  # the same 64 bits
+        elif not -(1 << 63) <= arg < (1 << 63):
             raise OverflowError(f"{_label(func, index)} value {arg} does not fit in int64")
-        cell.type_index, cell.v_int64 = INT, arg
+        else:
+            cell.type_index, cell.v_int64 = INT, arg
     elif isinstance(arg, float):
         cell.type_index, cell.v_float64 = FLOAT, arg
     elif isinstance(arg, str):
@@ -714,6 +718,8 @@ def _from_cell(cell, owned=True, func=None):
         return None
     if t == INT:
         return cell.v_int64
+    if t == UINT64:
+        return cell.v_int64 + (1 << 64)
     if t == BOOL:
         return bool(cell.v_int64)
     if t == FLOAT:

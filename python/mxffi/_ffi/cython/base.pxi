@@ -53,6 +53,7 @@ cdef extern from "mxffi/c_api.h":
         kMXFFIStrView
         kMXFFIBytesView
         kMXFFIComplexView
+        kMXFFIUInt64
         kMXFFIStaticObjectBegin
         kMXFFIObject
         kMXFFIString
@@ -223,6 +224,8 @@ cdef extern from "Python.h":
     double PyFloat_AsDouble(object) except? -1.0
     int PyType_IsSubtype(PyTypeObject*, PyTypeObject*)
     long long PyLong_AsLongLongAndOverflow(object, int*) except? -1
+    unsigned long long PyLong_AsUnsignedLongLong(object) except? -1
+    object PyLong_FromUnsignedLongLong(unsigned long long)
     void* PyCapsule_GetPointer(object, const char*) except? NULL
     int PyCapsule_IsValid(object, const char*)
     int PyObject_GetBuffer(object, Py_buffer*, int) except -1

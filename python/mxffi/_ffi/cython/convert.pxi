@@ -185,6 +185,11 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
         # The int's own digits, as PyLong_AsLongLongAndOverflow reads them: a subclass's
         # __int__ or __index__ is not asked.
         value = PyLong_AsLongLongAndOverflow(arg, &overflow)
+        if overflow > 0 and int.__le__(arg, 0xFFFFFFFFFFFFFFFF):
+            # 2**63 to 2**64 - 1: a uint64 (kMXFFIUInt64), for the functions taking one
+            cell.type_index = kMXFFIUInt64
+            cell.v_int64 = <int64_t>PyLong_AsUnsignedLongLong(arg)
+            return 0
         if overflow != 0:
             raise OverflowError(f"{_arg_label(fn, index)} value {int.__repr__(arg)} does not "
                                 "fit in int64")
@@ -442,6 +447,8 @@ cdef object _hook_ret_slow(PyObject* func, MXFFIAny* r):
             MXFFIObjectFree(r.v_obj)
     if index == kMXFFISmallBytes:
         return PyBytes_FromStringAndSize(r.v_bytes, r.small_len)
+    if index == kMXFFIUInt64:
+        return PyLong_FromUnsignedLongLong(<unsigned long long>r.v_int64)
     if index == kMXFFIComplex:
         c = <MXFFIComplexObj*>r.v_obj
         try:
