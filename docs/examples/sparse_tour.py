@@ -52,7 +52,7 @@ assert mnp.sum(a, axis=0).stype == "default"
 # [dispatch.begin]
 assert mxffi.ops.dispatch("quadratic", a, a=1.0, b=2.0) == ("fcompute_ex", ["csr"])
 assert mxffi.ops.dispatch("quadratic", a, a=1.0, b=2.0, c=1.0) == ("fallback", ["default"])
-q = sparse.quadratic(a, a=1.0, b=2.0, c=1.0)  # right, dense, and one warning on stderr
+q = sparse.quadratic(a, a=1.0, b=2.0, c=1.0)  # right, dense, and one warning
 assert q.stype == "default" and q.asnumpy()[1, 0] == 1.0
 # [dispatch.end]
 

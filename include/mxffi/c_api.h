@@ -32,7 +32,7 @@
 /*! \brief C ABI major version: bumped when anything frozen here changes. */
 #define MXFFI_VERSION_MAJOR 1
 /*! \brief C ABI minor version: bumped when something is added. */
-#define MXFFI_VERSION_MINOR 4
+#define MXFFI_VERSION_MINOR 5
 /*! \brief C ABI patch version. */
 #define MXFFI_VERSION_PATCH 0
 
@@ -345,6 +345,21 @@ typedef void (*MXFFIRestoreGILFunc)(void* state);
  * \return 0, or -1 when exactly one of the two is NULL.
  */
 MXFFI_DLL int MXFFIEnvSetGILHooks(MXFFIReleaseGILFunc release, MXFFIRestoreGILFunc restore);
+
+/*!
+ * \brief Warning hook: category names the warning's class (e.g. "StorageFallbackWarning"),
+ *  message is its UTF-8 text. Returns 0 when the warning was issued or filtered out, or -1 with
+ *  an error already set (for Python, a warnings filter that makes it an exception), which the
+ *  C++ code that warned then propagates before doing the work it warned about. It may be called
+ *  from any thread, the GIL held or not. (ABI 1.5)
+ */
+typedef int (*MXFFIWarnFunc)(const char* category, const char* message);
+
+/*!
+ * \brief Install the hook mxffi::Warn calls; NULL restores the default, a line on stderr.
+ * \return 0. (ABI 1.5)
+ */
+MXFFI_DLL int MXFFIEnvSetWarnHook(MXFFIWarnFunc func);
 
 /* Section: objects ------------------------------------------------------- */
 

@@ -1,8 +1,8 @@
 /*!
  * \file mxffi/env.h
  * \brief The hooks an embedding runtime (Python) installs through the C ABI, as C++ sees them:
- *  GIL release around long kernels (MXFFIEnvSetGILHooks). The signal check, CheckSignals, is
- *  declared in error.h, since what it does on a signal is throw.
+ *  GIL release around long kernels (MXFFIEnvSetGILHooks) and warnings (MXFFIEnvSetWarnHook). The
+ * signal check, CheckSignals, is declared in error.h, since what it does on a signal is throw.
  *
  * Both live in the core (src/core/env.cc), below the op layer, so that any long-running C++
  * code (a kernel, a function in an outside library) can use them.
@@ -12,6 +12,8 @@
 
 #include <mxffi/c_api.h>
 
+#include <string>
+
 namespace mxffi {
 
 /*!
@@ -20,6 +22,16 @@ namespace mxffi {
  * \note Code inside the scope must not touch Python objects; mxffi objects are fine (their
  *  reference counts are atomic).
  */
+/*!
+ * \brief Issue a warning of the named category ("StorageFallbackWarning", ...) through the hook
+ *  a Python binding installed (MXFFIEnvSetWarnHook: Python's warnings, with their filters), or
+ *  as a line on stderr without one.
+ * \return true when it was issued (or filtered out).
+ * \throws the hook's error (EnvErrorAlreadySet) when a filter turned the warning into one; warn
+ *  before doing the work, so that nothing is left half-done.
+ */
+MXFFI_DLL bool Warn(const char* category, const std::string& message);
+
 class ScopedGILRelease {
  public:
   MXFFI_DLL ScopedGILRelease();

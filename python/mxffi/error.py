@@ -7,9 +7,15 @@ where numpy is installed. This module makes the classes importable under the nam
 their ``repr`` shows, so they can be named in ``except`` clauses and pickled.
 """
 
-from ._ffi.error import _BUILTIN_KINDS, MXFFIError, error_class
+from ._ffi.error import (
+    _BUILTIN_KINDS,
+    MXFFIError,
+    MXFFIWarning,
+    StorageFallbackWarning,
+    error_class,
+)
 
-__all__ = ["MXFFIError", *_BUILTIN_KINDS, "AxisError"]
+__all__ = ["MXFFIError", "MXFFIWarning", "StorageFallbackWarning", *_BUILTIN_KINDS, "AxisError"]
 
 # One class per kind: the very classes the core raises (error_class returns the same object).
 TypeError = error_class("TypeError")  # noqa: A001

@@ -1,13 +1,16 @@
 /*!
  * \file env.cc
- * \brief The embedding runtime's hooks: the signal check (CheckSignals) and GIL release
- *  (ScopedGILRelease), installed through MXFFIEnvSetCheckSignals and MXFFIEnvSetGILHooks.
+ * \brief The embedding runtime's hooks: the signal check (CheckSignals), GIL release
+ *  (ScopedGILRelease) and warnings (Warn), installed through MXFFIEnvSetCheckSignals,
+ *  MXFFIEnvSetGILHooks and MXFFIEnvSetWarnHook.
  */
 #include <mxffi/c_api.h>
 #include <mxffi/env.h>
 #include <mxffi/error.h>
 
 #include <atomic>
+#include <iostream>
+#include <string>
 
 namespace mxffi {
 namespace {
@@ -15,8 +18,19 @@ namespace {
 std::atomic<MXFFICheckSignalsFunc> g_check_signals{nullptr};
 std::atomic<MXFFIReleaseGILFunc> g_release_gil{nullptr};
 std::atomic<MXFFIRestoreGILFunc> g_restore_gil{nullptr};
+std::atomic<MXFFIWarnFunc> g_warn{nullptr};
 
 }  // namespace
+
+bool Warn(const char* category, const std::string& message) {
+  MXFFIWarnFunc hook = g_warn.load(std::memory_order_acquire);
+  if (hook == nullptr) {
+    std::cerr << "mxffi: " << category << ": " << message << std::endl;
+    return true;
+  }
+  if (hook(category, message.c_str()) != 0) throw EnvErrorAlreadySet();
+  return true;
+}
 
 void CheckSignals() {
   MXFFICheckSignalsFunc hook = g_check_signals.load(std::memory_order_relaxed);
@@ -56,6 +70,11 @@ int MXFFIEnvSetGILHooks(MXFFIReleaseGILFunc release, MXFFIRestoreGILFunc restore
   }
   mxffi::g_restore_gil.store(restore, std::memory_order_release);
   mxffi::g_release_gil.store(release, std::memory_order_release);
+  return 0;
+}
+
+int MXFFIEnvSetWarnHook(MXFFIWarnFunc func) {
+  mxffi::g_warn.store(func, std::memory_order_release);
   return 0;
 }
 

@@ -5,6 +5,7 @@
  * Everything on this path lives on the stack (TShape, DLTensor arrays) except the outputs it
  * allocates and, for an op that wants contiguous inputs, copies of strided ones.
  */
+#include <mxffi/env.h>
 #include <mxffi/op/op.h>
 
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <new>
 #include <set>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -117,8 +119,11 @@ std::string StypeList(Span<const StorageType> s) {
 }
 
 /*!
- * \brief The first fallback of each (op, input storage types, output storage types) logs a
- *  warning on stderr, unless MXFFI_STORAGE_FALLBACK_LOG_VERBOSE is 0.
+ * \brief The first fallback of each (op, input storage types, output storage types) issues a
+ *  StorageFallbackWarning (mxffi::Warn: Python's warnings where Python installed its hook, else
+ *  a line on stderr), unless MXFFI_STORAGE_FALLBACK_LOG_VERBOSE is 0. A warning a filter turns
+ *  into an error throws it here, before any work; the combination then counts as not warned
+ *  yet, so the next call raises again.
  */
 void WarnFallback(const OpAttrs& attrs, Span<const StorageType> in, Span<const StorageType> out) {
   const char* verbose = std::getenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE");
@@ -128,7 +133,7 @@ void WarnFallback(const OpAttrs& attrs, Span<const StorageType> in, Span<const S
   static std::set<std::string> seen;
   {
     std::lock_guard<std::mutex> lock(mu);
-    if (!seen.insert(key).second) return;
+    if (seen.count(key) != 0) return;
   }
   std::string params;
   if (attrs.param != nullptr) {
@@ -138,11 +143,15 @@ void WarnFallback(const OpAttrs& attrs, Span<const StorageType> in, Span<const S
       }
     }
   }
-  std::cerr << "mxffi: storage fallback: " << attrs.op->name << " has no kernel for input "
-            << "storage types " << StypeList(in) << " and output storage types " << StypeList(out)
-            << " (parameters: {" << params << "}); the inputs are made dense, the dense kernel "
-            << "runs, and the outputs are cast back. This is logged once per combination; "
-            << "MXFFI_STORAGE_FALLBACK_LOG_VERBOSE=0 silences it." << std::endl;
+  std::ostringstream msg;
+  msg << "storage fallback: " << attrs.op->name << " has no kernel for input storage types "
+      << StypeList(in) << " and output storage types " << StypeList(out) << " (parameters: {"
+      << params << "}); the inputs are made dense, the dense kernel runs, and the outputs are "
+      << "cast back. This is warned once per combination; MXFFI_STORAGE_FALLBACK_LOG_VERBOSE=0 "
+      << "silences it.";
+  Warn("StorageFallbackWarning", msg.str());  // throws when a filter makes it an error
+  std::lock_guard<std::mutex> lock(mu);
+  seen.insert(key);
 }
 
 /*! \brief The fallback: dense copies of the sparse inputs, the dense kernel, sparse outputs cast
@@ -150,17 +159,17 @@ void WarnFallback(const OpAttrs& attrs, Span<const StorageType> in, Span<const S
 void InvokeFallback(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outputs,
                     Span<const StorageType> in_stype, Span<const StorageType> out_stype) {
   const char* name = attrs.op->name.c_str();
-  std::vector<NDArray> dense_in(inputs.size());
   bool any_sparse = false;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    any_sparse |= inputs[i].is_sparse();
-    dense_in[i] =
-        inputs[i].is_sparse() ? op::CastStorage(inputs[i], StorageType::kDefault, name) : inputs[i];
-  }
+  for (size_t i = 0; i < inputs.size(); ++i) any_sparse |= inputs[i].is_sparse();
   MXFFI_CHECK(any_sparse, NotImplementedError)
       << name << ": storage inference chose the fallback for dense inputs; the op has no dense "
       << "kernel to fall back to";
-  WarnFallback(attrs, in_stype, out_stype);
+  WarnFallback(attrs, in_stype, out_stype);  // first: a warning made an error stops all work
+  std::vector<NDArray> dense_in(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    dense_in[i] =
+        inputs[i].is_sparse() ? op::CastStorage(inputs[i], StorageType::kDefault, name) : inputs[i];
+  }
   std::vector<NDArray> dense_out(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (outputs[i].defined() && !outputs[i].is_sparse()) dense_out[i] = outputs[i];

@@ -103,3 +103,43 @@ TEST(Error, CheckSignalsHookInterruptsLongLoops) {
 }
 
 }  // namespace
+
+namespace {
+int g_warned = 0;
+std::string g_warning;
+int RecordWarning(const char* category, const char* message) {
+  ++g_warned;
+  g_warning = std::string(category) + "|" + message;
+  return 0;
+}
+int RefuseWarning(const char*, const char* message) {
+  MXFFIErrorSet("UserWarning", message, nullptr);
+  return -1;
+}
+}  // namespace
+
+TEST(Env, WarnWithoutAHookWritesStderr) {
+  ASSERT_EQ(MXFFIEnvSetWarnHook(nullptr), 0);
+  testing::internal::CaptureStderr();
+  EXPECT_TRUE(mxffi::Warn("StorageFallbackWarning", "made dense"));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "mxffi: StorageFallbackWarning: made dense\n");
+}
+
+TEST(Env, WarnGoesThroughTheHookAndItsErrorIsThrown) {
+  ASSERT_EQ(MXFFIEnvSetWarnHook(RecordWarning), 0);
+  g_warned = 0;
+  EXPECT_TRUE(mxffi::Warn("StorageFallbackWarning", "made dense"));
+  EXPECT_EQ(g_warned, 1);
+  EXPECT_EQ(g_warning, "StorageFallbackWarning|made dense");
+  ASSERT_EQ(MXFFIEnvSetWarnHook(RefuseWarning), 0);
+  try {
+    mxffi::Warn("StorageFallbackWarning", "turned into an error");
+    ADD_FAILURE() << "expected the hook's error";
+  } catch (const mxffi::EnvErrorAlreadySet&) {
+    const char *kind = nullptr, *message = nullptr;
+    MXFFIErrorGetLast(&kind, &message, nullptr);
+    EXPECT_STREQ(kind, "UserWarning");
+    EXPECT_STREQ(message, "turned into an error");
+  }
+  ASSERT_EQ(MXFFIEnvSetWarnHook(nullptr), 0);
+}

@@ -67,7 +67,12 @@ def test_register_api_page_quotes_the_library_load_messages(tmp_path):
 
 
 def test_error_classes_are_importable_where_their_names_say():
-    assert set(_BUILTIN_KINDS) | {"AxisError", "MXFFIError"} == set(mxffi.error.__all__)
+    warnings = {"MXFFIWarning", "StorageFallbackWarning"}
+    assert set(_BUILTIN_KINDS) | {"AxisError", "MXFFIError"} | warnings == set(mxffi.error.__all__)
+    for name in warnings:  # the warning classes too, by the name their repr shows
+        cls = getattr(mxffi.error, name)
+        assert f"{cls.__module__}.{cls.__qualname__}" == f"mxffi.error.{name}"
+        assert pickle.loads(pickle.dumps(cls)) is cls and issubclass(cls, UserWarning)
     for kind in _BUILTIN_KINDS:
         with pytest.raises(getattr(builtins, kind)) as info:
             mxffi.testing.raise_error(kind, "from C++")

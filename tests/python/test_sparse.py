@@ -2,11 +2,15 @@
 classes' properties and conversions, cast_storage between every pair, and the dense fallback
 (its warning and its result)."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import run_python
 
 import mxffi
+import mxffi.error
 import mxffi.np as mnp
 import mxffi.testing
 from mxffi.nd import sparse
@@ -291,40 +295,83 @@ def test_dispatch_reports_the_fallback_before_the_call():
     )
 
 
-def test_fallback_warns_once_per_combination_and_matches_dense(capfd, monkeypatch):
+def test_fallback_warns_once_per_combination_and_matches_dense(monkeypatch):
     monkeypatch.delenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE", raising=False)
     d = np.array([[0.0, 1.0], [2.0, 0.0]])
     r = sparse.row_sparse_array(d)
-    out = mxffi.ops.invoke("_copy", r)
-    out2 = mxffi.ops.invoke("_copy", r)
-    err = capfd.readouterr().err
-    assert err.count("storage fallback") == 1, err
-    assert (
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")  # every warning issued is recorded: C++ sends one
+        out = mxffi.ops.invoke("_copy", r)
+        out2 = mxffi.ops.invoke("_copy", r)
+    assert len(seen) == 1, [str(w.message) for w in seen]
+    w = seen[0]
+    assert w.category is mxffi.error.StorageFallbackWarning
+    assert issubclass(w.category, mxffi.error.MXFFIWarning) and issubclass(w.category, UserWarning)
+    assert str(w.message).startswith(
         "storage fallback: _copy has no kernel for input storage types (row_sparse,) and output "
-        "storage types (default,)" in err
+        "storage types (default,)"
     )
-    assert "MXFFI_STORAGE_FALLBACK_LOG_VERBOSE=0 silences it" in err
+    assert "MXFFI_STORAGE_FALLBACK_LOG_VERBOSE=0 silences it" in str(w.message)
+    assert w.filename == __file__  # attributed to the caller's line
     assert out.stype == "default"
     np.testing.assert_array_equal(np.asarray(out), d)
     np.testing.assert_array_equal(np.asarray(out2), d)
 
 
-def test_fallback_warning_names_the_parameters(capfd, monkeypatch):
+def test_fallback_warning_names_the_parameters(monkeypatch):
     monkeypatch.delenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE", raising=False)
     x = sparse.csr_matrix(np.array([[0.0, 1.0], [2.0, 0.0]]))
-    out = mxffi.ops.invoke("_cast", x, dtype="float32")
-    err = capfd.readouterr().err
-    assert "_cast has no kernel for input storage types (csr,)" in err
-    assert "dtype=float32" in err
+    with pytest.warns(mxffi.error.StorageFallbackWarning, match=r"dtype=float32") as seen:
+        out = mxffi.ops.invoke("_cast", x, dtype="float32")
+    assert "_cast has no kernel for input storage types (csr,)" in str(seen[0].message)
     np.testing.assert_array_equal(np.asarray(out), np.array([[0, 1], [2, 0]], np.float32))
 
 
-def test_fallback_warning_is_silenced_by_the_variable(capfd, monkeypatch):
+def test_fallback_warning_is_silenced_by_the_variable(monkeypatch):
     monkeypatch.setenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE", "0")
     x = sparse.csr_matrix(np.array([[0.0, 3.0]]))
-    out = mxffi.ops.invoke("_copy", x)
-    assert "storage fallback" not in capfd.readouterr().err
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = mxffi.ops.invoke("_copy", x)
+    assert seen == []
     np.testing.assert_array_equal(np.asarray(out), [[0.0, 3.0]])
+
+
+def test_fallback_warning_as_error_raises_before_any_work(monkeypatch):
+    # Under an "error" filter the call raises the warning and writes nothing; the combination
+    # stays unwarned, so each call raises until the filter goes.
+    monkeypatch.delenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE", raising=False)
+    x = sparse.csr_matrix(np.array([[0.0, 2.0], [1.0, 0.0]]))
+    out = mnp.full((2, 2), 7.0)
+    for _ in range(2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", mxffi.error.StorageFallbackWarning)
+            with pytest.raises(mxffi.error.StorageFallbackWarning, match="_npi_exp"):
+                mnp.exp(x, out=out)
+        np.testing.assert_array_equal(out.numpy(), np.full((2, 2), 7.0))  # untouched
+    with pytest.warns(mxffi.error.StorageFallbackWarning):
+        mnp.exp(x, out=out)
+    np.testing.assert_allclose(out.numpy(), np.exp([[0.0, 2.0], [1.0, 0.0]]))
+
+
+def test_fallback_warning_on_the_ctypes_core():
+    # The ctypes core installs the warning hook too (C++ alone writes the line on stderr:
+    # tests/cpp, Env.WarnWithoutAHookWritesStderr).
+    proc = run_python(
+        """
+        import warnings, numpy as np, mxffi
+        f = mxffi.get_global_func("ops.invoke")
+        import mxffi.testing
+        x = mxffi.get_global_func("sparse._cast_storage")(np.eye(2), "csr", None)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            f("_copy", 1, x)
+        print(seen[0].category.__name__, len(seen))
+        """,
+        env={"MXFFI_FFI": "ctypes"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["StorageFallbackWarning", "1"]
 
 
 def test_astype_keeps_the_storage_type_and_item_reads_the_value():
@@ -352,3 +399,101 @@ def test_row_sparse_array_of_a_0d_dense_array_is_refused():
     # numpy.ascontiguousarray made the 0-d array 1-d, so it came back with shape (1,).
     with pytest.raises(ValueError, match=r"a row_sparse array has at least one dimension"):
         mxffi.nd.sparse.row_sparse_array(np.ones(()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Constructors as scipy's users expect them
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda dev: sparse.zeros("csr", (2, 2), device=dev),
+        lambda dev: sparse.zeros("row_sparse", (2, 2), device=dev),
+        lambda dev: sparse.csr_matrix(np.eye(2), device=dev),
+        lambda dev: sparse.csr_matrix((2, 2), device=dev),
+        lambda dev: sparse.row_sparse_array(np.eye(2), device=dev),
+        lambda dev: sparse.row_sparse_array((np.eye(2), [0, 1]), device=dev),
+    ],
+)
+def test_constructors_keep_the_cpu_device_id(make):
+    x = make(mnp.cpu(1))
+    assert x.device == mnp.cpu(1)
+    d = mnp.ones((2, 2), device=mnp.cpu(1))
+    assert (x + d).device == mnp.cpu(1)  # mixes with dense arrays on the same device
+    assert make("cpu:0").device == mnp.cpu(0) and make(None).device == mnp.cpu(0)
+
+
+def test_dtype_is_honoured_for_sparse_inputs():
+    c = sparse.csr_matrix(np.array([[0.0, 1.5], [2.0, 0.0]]))
+    r = sparse.row_sparse_array(c, dtype="int32")
+    assert r.stype == "row_sparse" and r.dtype == "int32"
+    np.testing.assert_array_equal(r.asnumpy(), [[0, 1], [2, 0]])
+    c32 = sparse.csr_matrix(r, dtype="float32")
+    assert c32.stype == "csr" and c32.dtype == "float32"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: sparse.csr_matrix((2, 2), shape=(3, 2)),
+        lambda: sparse.csr_matrix(sp.eye(2, format="csr"), shape=(3, 2)),
+        lambda: sparse.csr_matrix(sparse.csr_matrix(np.eye(2)), shape=(3, 2)),
+        lambda: sparse.csr_matrix(np.eye(2), shape=(3, 2)),
+        lambda: sparse.row_sparse_array((2, 2), shape=(3, 2)),
+        lambda: sparse.row_sparse_array(sparse.csr_matrix(np.eye(2)), shape=(3, 2)),
+        lambda: sparse.row_sparse_array(sp.eye(2, format="csr"), shape=(3, 2)),
+    ],
+)
+def test_a_conflicting_shape_is_a_value_error_naming_both(make):
+    with pytest.raises(ValueError, match=r"shape \(3, 2\) does not match the data's \(2, 2\)"):
+        make()
+
+
+def test_shapes_of_numpy_integers_are_shapes():
+    assert sparse.row_sparse_array((np.int64(3), np.int64(2))).shape == (3, 2)
+    assert sparse.csr_matrix((np.int32(2), np.int64(5))).shape == (2, 5)
+    assert sparse.zeros("csr", (np.int64(2), 3)).shape == (2, 3)
+    assert sparse.zeros("row_sparse", np.int64(4)).shape == (4,)
+
+
+def test_no_stored_values_and_no_shape_is_refused():
+    with pytest.raises(ValueError, match=r"^csr_matrix: cannot infer the number of columns"):
+        sparse.csr_matrix((np.zeros(0), np.zeros(0, np.int64), np.zeros(4, np.int64)))
+    with pytest.raises(ValueError, match=r"^row_sparse_array: cannot infer the number of rows"):
+        sparse.row_sparse_array((np.zeros((0, 2)), np.zeros(0, np.int64)))
+    with pytest.raises(ValueError, match=r"^csr_matrix: cannot infer the shape from no stored"):
+        sparse.csr_matrix((np.zeros(0), (np.zeros(0, np.int64), np.zeros(0, np.int64))))
+    # with shape= they are fine
+    e = sparse.csr_matrix((np.zeros(0), np.zeros(0, np.int64), np.zeros(4, np.int64)), shape=(3, 5))
+    assert e.shape == (3, 5) and e.nnz == 0
+
+
+@pytest.mark.parametrize("shape", [None, (4, 5)])
+@pytest.mark.parametrize("idx", [np.int32, np.int64])
+def test_coo_form_sums_duplicates_as_scipy(shape, idx):
+    rng = np.random.default_rng(7)
+    row = rng.integers(0, 4, 30).astype(idx)
+    col = rng.integers(0, 5, 30).astype(idx)
+    data = rng.random(30)
+    got = sparse.csr_matrix((data, (row, col)), shape=shape)
+    want = sp.csr_matrix((data, (row, col)), shape=shape)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got.asnumpy(), want.toarray())
+    # canonical: sorted columns within rows, no duplicates
+    want.sum_duplicates()
+    np.testing.assert_array_equal(got.indptr.numpy(), want.indptr)
+    np.testing.assert_array_equal(got.indices.numpy(), want.indices)
+
+
+def test_coo_form_bad_input():
+    with pytest.raises(ValueError, match=r"^csr_matrix: row index 4 out of range for shape"):
+        sparse.csr_matrix(([1.0], ([4], [0])), shape=(4, 4))
+    with pytest.raises(ValueError, match=r"^csr_matrix: col index -1 out of range for shape"):
+        sparse.csr_matrix(([1.0], ([0], [-1])), shape=(4, 4))
+    with pytest.raises(ValueError, match=r"^csr_matrix: data, row and col must have one length"):
+        sparse.csr_matrix(([1.0, 2.0], ([0], [0])), shape=(4, 4))
+    with pytest.raises(ValueError, match=r"^csr_matrix: row indices must be integers"):
+        sparse.csr_matrix(([1.0], ([0.5], [0])), shape=(4, 4))
+    with pytest.raises(ValueError, match=r"^csr_matrix: the COO form is \(data, \(row, col\)\)"):
+        sparse.csr_matrix(([1.0], ([0],)), shape=(4, 4))

@@ -384,28 +384,48 @@ def test_row_sparse_input_that_is_not_2d():
         sparse.dot(a, np.ones((2, 2)))
 
 
+@pytest.mark.parametrize(
+    ("ldtype", "rdtype"),
+    [
+        (np.float32, np.float64),
+        (np.float64, np.float32),
+        (np.float64, np.int32),
+        (np.int64, np.float64),
+        (np.float16, np.float64),
+        (np.int32, np.float32),  # numpy: float64
+    ],
+)
+@pytest.mark.parametrize("sparse_side", ["lhs", "rhs"])
+def test_mixed_dtypes_promote_as_numpy(ldtype, rdtype, sparse_side):
+    rng = np.random.default_rng(3)
+    x = (rng.random((3, 4)) * 4).astype(ldtype)
+    y = (rng.random((4, 2)) * 4).astype(rdtype)
+    want = x @ y
+    if sparse_side == "lhs":
+        got = sparse.dot(sparse.csr_matrix(x), mnp.asarray(y))
+    else:
+        got = sparse.dot(mnp.asarray(x), sparse.csr_matrix(y))
+    assert str(got.dtype) == want.dtype.name
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
+
+
 def test_dtypes_must_be_one_float_dtype():
+    # Mixed dtypes promote (above); a promoted dtype the kernel lacks is the TypeError.
     a, _ = to_csr(random_dense((3, 4), 0.5, np.float64), np.int32)
-    with pytest.raises(TypeError, match=r"^dot: rhs has dtype int32; expected float32 or float64"):
-        sparse.dot(a, np.ones((4, 2), dtype=np.int32))
-    with pytest.raises(TypeError, match=r"^dot: lhs has dtype int64; expected float32 or float64"):
-        sparse.dot(np.ones((2, 3), dtype=np.int64), a)
-    with pytest.raises(TypeError, match=r"^dot: lhs has dtype float16; expected float32"):
-        sparse.dot(np.ones((2, 3), dtype=np.float16), a)
-    with pytest.raises(
-        TypeError,
-        match=r"^dot: lhs and rhs must have the same dtype; got lhs float64 and rhs float32",
-    ):
-        sparse.dot(a, np.ones((4, 2), dtype=np.float32))
-    f32, _ = to_csr(random_dense((4, 2), 0.5, np.float32), np.int64)
-    with pytest.raises(
-        TypeError,
-        match=r"^dot: lhs and rhs must have the same dtype; got lhs float64 and rhs float32",
-    ):
-        sparse.dot(np.ones((3, 4)), f32)
     ints = sparse.csr_matrix((np.array([1, 2], dtype=np.int32), [0, 1], [0, 1, 2]), shape=(2, 2))
     with pytest.raises(TypeError, match=r"^dot: lhs has dtype int32; expected float32 or float64"):
-        sparse.dot(ints, np.ones((2, 2)))
+        sparse.dot(ints, np.ones((2, 2), dtype=np.int32))
+    with pytest.raises(TypeError, match=r"^dot: lhs has dtype int64; expected float32 or float64"):
+        sparse.dot(np.ones((2, 2), dtype=np.int64), ints)  # both int64 once promoted
+    h = sparse.csr_matrix(np.eye(2, dtype=np.float16))
+    with pytest.raises(TypeError, match=r"^dot: lhs has dtype float16; expected float32"):
+        sparse.dot(h, np.ones((2, 2), dtype=np.float16))
+    # the op itself takes one dtype: sparse.dot is where promotion happens
+    with pytest.raises(
+        TypeError,
+        match=r"^dot: lhs and rhs must have the same dtype; got lhs float64 and rhs float32",
+    ):
+        mxffi.ops.invoke("dot", a, np.ones((4, 2), dtype=np.float32))
     with pytest.raises(TypeError, match=r"^dot: lhs has dtype int32"):
         mxffi.ops.invoke("dot", ints, np.ones((2, 2)))
 

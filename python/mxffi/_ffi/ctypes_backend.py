@@ -33,7 +33,14 @@ from ctypes import (
 
 from . import dtype as _dtype
 from . import libinfo
-from .error import MXFFIError, export_refused, make_error, named_error, stash_py_error
+from .error import (
+    MXFFIError,
+    emit_warning,
+    export_refused,
+    make_error,
+    named_error,
+    stash_py_error,
+)
 from .signature import bind_keywords, lazy_signature, parameter_kinds
 
 __all__ = [
@@ -121,6 +128,7 @@ _ARRAY_TYPES = [Any * max(n, 1) for n in range(8)]
 SafeCall = CFUNCTYPE(c_int, c_void_p, POINTER(Any), c_int32, POINTER(Any))
 Deleter = CFUNCTYPE(None, c_void_p)
 CheckSignals = CFUNCTYPE(c_int)
+WarnHook = CFUNCTYPE(c_int, c_char_p, c_char_p)
 
 _lib = ctypes.CDLL(os.path.join(libinfo.lib_dir(), "libmxffi.so"), mode=ctypes.RTLD_GLOBAL)
 _lib.MXFFIFuncCall.argtypes = [c_void_p, POINTER(Any), c_int32, POINTER(Any)]
@@ -135,6 +143,7 @@ _lib.MXFFITypeIndex2Key.argtypes = [c_int32, POINTER(c_char_p)]
 _lib.MXFFIErrorGetLast.argtypes = [POINTER(c_char_p)] * 3
 _lib.MXFFIErrorSet.argtypes = [c_char_p] * 3
 _lib.MXFFIEnvSetCheckSignals.argtypes = [CheckSignals]
+_lib.MXFFIEnvSetWarnHook.argtypes = [WarnHook]
 _pyapi = ctypes.pythonapi
 _pyapi.PyCapsule_GetPointer.restype = c_void_p
 _pyapi.PyCapsule_GetPointer.argtypes = [ctypes.py_object, c_char_p]
@@ -1037,6 +1046,20 @@ def _check_signals():
         return -1
 
 
+@WarnHook
+def _warn(category, message):
+    # C++ warnings (mxffi::Warn) as Python's; a filter that makes one an error hands it back.
+    try:
+        emit_warning(category.decode("utf-8", "replace"), message.decode("utf-8", "replace"))
+        return 0
+    except BaseException as exc:
+        kind, text, backtrace = stash_py_error(exc)
+        _lib.MXFFIErrorSet(
+            kind.encode(), text.encode("utf-8", "replace"), backtrace.encode("utf-8", "replace")
+        )
+        return -1
+
+
 # ---------------------------------------------------------------------------------------------
 # DLPack's C exchange API: the same route as the Cython core's dlpack.pxi, through ctypes. The
 # producer's function is called as a PYFUNCTYPE, holding the GIL as the DLPack text requires.
@@ -1124,3 +1147,4 @@ for _name in (
     _GLOBALS[_name] = get_global_func(_name)
 _GLOBALS_READY = True
 _lib.MXFFIEnvSetCheckSignals(_check_signals)
+_lib.MXFFIEnvSetWarnHook(_warn)

@@ -21,6 +21,9 @@ import traceback
 
 __all__ = [
     "MXFFIError",
+    "MXFFIWarning",
+    "StorageFallbackWarning",
+    "emit_warning",
     "error_class",
     "export_refused",
     "format_py_traceback",
@@ -30,6 +33,40 @@ __all__ = [
     "named_error",
     "stash_py_error",
 ]
+
+
+class MXFFIWarning(UserWarning):
+    """Base class of the warnings mxffi's C++ side issues (through Python's warnings module, so
+    filters, ``-W`` and ``pytest.warns`` see them)."""
+
+
+class StorageFallbackWarning(MXFFIWarning):
+    """An op ran on dense copies of sparse inputs: it has no kernel for their storage types.
+    Issued once per (op, input and output storage types) combination;
+    MXFFI_STORAGE_FALLBACK_LOG_VERBOSE=0 silences it."""
+
+
+# Named where they are imported from (mxffi.error), as the error classes are.
+MXFFIWarning.__module__ = StorageFallbackWarning.__module__ = "mxffi.error"
+_WARNING_CLASSES = {"MXFFIWarning": MXFFIWarning, "StorageFallbackWarning": StorageFallbackWarning}
+
+
+def emit_warning(category, message):
+    """Issue a C++ warning (MXFFIEnvSetWarnHook) as Python's warnings.warn of its class; a
+    category this version does not know is an MXFFIWarning. It is attributed to the innermost
+    frame outside the mxffi package (the user's call, past any mxffi wrapper and the ctypes
+    core's callback). A filter that makes it an error raises here, and the core's hook hands
+    that exception back to C++."""
+    import os
+    import sys
+    import warnings
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    cls = _WARNING_CLASSES.get(category, MXFFIWarning)
+    warnings.warn(message, cls, stacklevel=level)
 
 
 class MXFFIError(Exception):

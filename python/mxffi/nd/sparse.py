@@ -286,12 +286,73 @@ def _dense(arg, dtype):
 
 
 def _on(out, device):
-    """out (made on the CPU) copied to device, unless that is the CPU."""
+    """out (made on the CPU) on device: itself when that is where it is, else a copy there
+    (another CPU id included, as dense arrays keep theirs)."""
     if device is None:
         return out
     if not isinstance(device, Device):
         device = Device(device)
-    return out if device.device_type == 1 else out.to(device)
+    here = out.device
+    if (here.device_type, here.device_id) == (device.device_type, device.device_id):
+        return out
+    return out.to(device)
+
+
+def _is_int(d):
+    # An int of any kind (Python's, numpy's: numbers.Integral), never a bool.
+    import numbers
+
+    return isinstance(d, numbers.Integral) and not isinstance(d, bool)
+
+
+def _shape_tuple(arg):
+    """arg as a shape tuple of Python ints when it is a tuple of ints (numpy's included)."""
+    if isinstance(arg, tuple) and arg and all(_is_int(d) for d in arg):
+        return tuple(int(d) for d in arg)
+    return None
+
+
+def _check_shape(fname, shape, got):
+    """ValueError naming both shapes when shape= is given and differs from the data's."""
+    if shape is not None and tuple(int(d) for d in shape) != tuple(got):
+        raise ValueError(
+            f"{fname}: shape {tuple(int(d) for d in shape)} does not match the data's {tuple(got)}"
+        )
+
+
+def _coo_to_csr(fname, data, row, col, shape, dtype):
+    """(values, indices, indptr, shape) of a csr matrix from COO triplets, rows sorted; the
+    csr constructor then sorts each row's columns and sums duplicates, as scipy does."""
+    import numpy
+
+    r, c = numpy.asarray(row), numpy.asarray(col)
+    for name, a in (("row", r), ("col", c)):
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"{fname}: {name} indices must be integers, got dtype {a.dtype}")
+        if a.ndim != 1:
+            raise ValueError(f"{fname}: {name} indices must be 1-D, got shape {a.shape}")
+    values = _values(data, dtype)
+    n = len(values) if not hasattr(values, "shape") else values.shape[0]
+    if not (len(r) == len(c) == n):
+        raise ValueError(
+            f"{fname}: data, row and col must have one length; got {n}, {len(r)} and {len(c)}"
+        )
+    if shape is None:
+        if r.size == 0:
+            raise ValueError(f"{fname}: cannot infer the shape from no stored values; pass shape=")
+        shape = (int(r.max()) + 1, int(c.max()) + 1)
+    m, k = (int(d) for d in shape)
+    for name, a, bound in (("row", r, m), ("col", c, k)):
+        if a.size and (int(a.min()) < 0 or int(a.max()) >= bound):
+            raise ValueError(
+                f"{fname}: {name} index {int(a.min()) if int(a.min()) < 0 else int(a.max())} "
+                f"out of range for shape {(m, k)}"
+            )
+    order = numpy.argsort(r, kind="stable")
+    indptr = numpy.zeros(m + 1, dtype=numpy.int64)
+    numpy.cumsum(numpy.bincount(r, minlength=m), out=indptr[1:])
+    values = numpy.asarray(values)[order]
+    return values, c[order].astype(numpy.int64), indptr, (m, k)
 
 
 def csr_matrix(arg1, shape=None, dtype=None, idx_dtype=None, device=None):
@@ -299,38 +360,60 @@ def csr_matrix(arg1, shape=None, dtype=None, idx_dtype=None, device=None):
     CPU; a CUDA device gets a copy of each part of the matrix built on the CPU).
 
     - ``csr_matrix((data, indices, indptr), shape=(M, N))``: from parts (shape defaults to
-      (len(indptr) - 1, max(indices) + 1)); validated, copied and made canonical.
+      (len(indptr) - 1, max(indices) + 1); with no stored values it must be given); validated,
+      copied and made canonical.
+    - ``csr_matrix((data, (row, col)), shape=(M, N))``: from COO triplets, duplicates summed
+      (shape defaults to (max(row) + 1, max(col) + 1)).
     - ``csr_matrix(S)`` for a scipy.sparse matrix, ``csr_matrix(D)`` for a dense 2-D array
       (numpy, mxffi or nested lists), ``csr_matrix((M, N))`` for an empty one.
     - a CSRNDArray gives a copy; a RowSparseNDArray is converted.
 
-    idx_dtype (int32 or int64) sets the index dtype of a matrix made from dense values
-    (default int64); parts keep theirs.
+    A shape= that differs from the data's is a ValueError naming both. idx_dtype (int32 or
+    int64) sets the index dtype of a matrix made from dense values (default int64); parts keep
+    theirs.
     """
     return _on(_csr_matrix(arg1, shape, dtype, idx_dtype), device)
 
 
 def _csr_matrix(arg1, shape, dtype, idx_dtype):
+    fname = "csr_matrix"
     if isinstance(arg1, BaseSparseNDArray):
+        _check_shape(fname, shape, arg1.shape)
         out = arg1.tostype("csr")
-        return out if dtype is None else csr_matrix(out.asscipy().astype(dtype))
+        return out if dtype is None else out.astype(dtype)
     if _is_scipy_sparse(arg1):
+        _check_shape(fname, shape, arg1.shape)
         m = arg1.tocsr()
         data = m.data if dtype is None else m.data.astype(dtype)
         ix, ip = _index_pair(m.indices, m.indptr)
         return _csr(tuple(m.shape), data, ix, ip)
-    if isinstance(arg1, tuple) and len(arg1) == 2 and all(isinstance(d, int) for d in arg1):
-        return _zeros("csr", arg1, dtype, idx_dtype)
+    dims = _shape_tuple(arg1)
+    if dims is not None and len(dims) == 2:
+        _check_shape(fname, shape, dims)
+        return _zeros("csr", dims, dtype, idx_dtype)
+    if isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], tuple):
+        data, (row, col) = arg1[0], arg1[1] if len(arg1[1]) == 2 else (None, None)
+        if row is None:
+            raise ValueError(
+                f"{fname}: the COO form is (data, (row, col)); got {len(arg1[1])} index arrays"
+            )
+        values, ix, ip, dims = _coo_to_csr(fname, data, row, col, shape, dtype)
+        return _csr(dims, values, ix, ip)
     if isinstance(arg1, tuple) and len(arg1) == 3:
         data, indices, indptr = arg1
         ix, ip = _index_pair(indices, indptr)
         if shape is None:
-            shape = (len(ip) - 1, int(ix.max()) + 1 if ix.size else 0)
-        return _csr(tuple(shape), _values(data, dtype), ix, ip)
+            if ix.size == 0:
+                raise ValueError(
+                    f"{fname}: cannot infer the number of columns from no stored values; "
+                    "pass shape="
+                )
+            shape = (len(ip) - 1, int(ix.max()) + 1)
+        return _csr(tuple(int(d) for d in shape), _values(data, dtype), ix, ip)
     if isinstance(arg1, tuple):
         raise ValueError(
-            f"csr_matrix: a tuple argument is (data, indices, indptr) or (M, N); got {len(arg1)} "
-            "items"
+            f"csr_matrix: a tuple argument is (data, indices, indptr), (data, (row, col)) or "
+            f"(M, N); got {len(arg1)} items"
         )
     dense = _dense(arg1, dtype)
     if len(dense.shape) != 2:
@@ -357,10 +440,18 @@ def row_sparse_array(arg1, shape=None, dtype=None, idx_dtype=None, device=None):
 def _row_sparse_array(arg1, shape, dtype, idx_dtype):
     import numpy
 
+    fname = "row_sparse_array"
     if isinstance(arg1, BaseSparseNDArray):
-        return arg1.tostype("row_sparse")
-    if isinstance(arg1, tuple) and arg1 and all(isinstance(d, int) for d in arg1):
-        return _zeros("row_sparse", arg1, dtype, idx_dtype)
+        _check_shape(fname, shape, arg1.shape)
+        out = arg1.tostype("row_sparse")
+        return out if dtype is None else out.astype(dtype)
+    if _is_scipy_sparse(arg1):
+        _check_shape(fname, shape, arg1.shape)
+        return _cast(_dense(arg1.toarray(), dtype), "row_sparse", idx_dtype)
+    dims = _shape_tuple(arg1)
+    if dims is not None:
+        _check_shape(fname, shape, dims)
+        return _zeros("row_sparse", dims, dtype, idx_dtype)
     if isinstance(arg1, tuple) and len(arg1) == 2:
         data, indices = arg1
         data = _values(data, dtype)
@@ -370,8 +461,12 @@ def _row_sparse_array(arg1, shape, dtype, idx_dtype):
         if ix.dtype not in (numpy.int32, numpy.int64):
             ix = ix.astype(numpy.int64)
         if shape is None:
-            shape = (int(ix.max()) + 1 if ix.size else 0,) + tuple(data.shape[1:])
-        return _rsp(tuple(shape), data, ix)
+            if ix.size == 0:
+                raise ValueError(
+                    f"{fname}: cannot infer the number of rows from no stored rows; pass shape="
+                )
+            shape = (int(ix.max()) + 1,) + tuple(data.shape[1:])
+        return _rsp(tuple(int(d) for d in shape), data, ix)
     if isinstance(arg1, tuple):
         raise ValueError(
             f"row_sparse_array: a tuple argument is (data, indices) or a shape; got {arg1!r}"
@@ -387,7 +482,7 @@ def _row_sparse_array(arg1, shape, dtype, idx_dtype):
 
 def zeros(stype, shape, dtype=None, idx_dtype=None, device=None):
     """An all-zero sparse array ("csr" or "row_sparse") with no stored values, on device."""
-    shape = tuple(shape) if not isinstance(shape, int) else (shape,)
+    shape = (int(shape),) if _is_int(shape) else tuple(shape)
     return _on(_zeros(stype, shape, dtype, idx_dtype), device)
 
 

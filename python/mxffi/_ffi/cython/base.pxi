@@ -125,6 +125,8 @@ cdef extern from "mxffi/c_api.h":
     ctypedef void* (*MXFFIReleaseGILFunc)() noexcept nogil
     ctypedef void (*MXFFIRestoreGILFunc)(void*) noexcept nogil
     int MXFFIEnvSetGILHooks(MXFFIReleaseGILFunc release, MXFFIRestoreGILFunc restore) nogil
+    ctypedef int (*MXFFIWarnFunc)(const char* category, const char* message) noexcept nogil
+    int MXFFIEnvSetWarnHook(MXFFIWarnFunc func) nogil
     int MXFFIObjectIncRef(void* obj) nogil
     int MXFFIObjectFree(void* obj) nogil
     int MXFFIObjectGetTypeIndex(void* obj, int32_t* out) nogil

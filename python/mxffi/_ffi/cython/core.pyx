@@ -29,6 +29,7 @@ from mxffi._ffi.error import MXFFIError, make_error as _make_error, named_error 
 from mxffi._ffi.error import export_refused as _export_refused, stash_py_error as _stash_py_error
 from mxffi._ffi.error import make_lazy_error as _make_lazy_error, with_callee as _with_callee
 from mxffi._ffi.error import format_py_traceback as _format_py_traceback
+from mxffi._ffi.error import emit_warning as _emit_warning
 from mxffi._ffi.error import _PENDING as _PENDING_ERRORS, _TOKENS as _PENDING_TOKENS
 from mxffi._ffi.error import _MARKER as _PENDING_MARKER, _BUILTIN_KINDS as _BUILTIN_ERROR_KINDS
 from functools import partial as _partial
@@ -91,6 +92,7 @@ def _init():
                        <char*>&dtype_probe.cdtype - <char*><PyObject*>dtype_probe)
     MXFFIEnvSetCheckSignals(_check_signals)
     MXFFIEnvSetGILHooks(_release_gil, _restore_gil)
+    MXFFIEnvSetWarnHook(_warn)
     _ARRAY = get_global_func("container.array")
     _MAP = get_global_func("container.map")
     _SHAPE = get_global_func("container.shape")

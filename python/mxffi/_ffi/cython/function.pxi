@@ -290,6 +290,24 @@ cdef int _py_callback(void* resource, const MXFFIAny* args, int32_t num_args,
         return -1
 
 
+cdef int _warn(const char* category, const char* message) noexcept nogil:
+    # C++ warnings (mxffi::Warn) as Python's: the GIL taken through the exit gate, as for the
+    # signal check; a filter that makes the warning an error hands that error back to C++.
+    cdef PyGILState_STATE st = MXFFIPyEnsureGIL()
+    cdef int rc = _warn_held(category, message)
+    PyGILState_Release(st)
+    return rc
+
+
+cdef int _warn_held(const char* category, const char* message) noexcept with gil:
+    try:
+        _emit_warning(category.decode("utf-8", "replace"), message.decode("utf-8", "replace"))
+    except BaseException as exc:
+        _set_error_from_py(exc)
+        return -1
+    return 0
+
+
 cdef int _check_signals() noexcept nogil:
     # Called by C++ loops with the GIL released: the GIL is taken through the exit gate.
     cdef PyGILState_STATE st = MXFFIPyEnsureGIL()
