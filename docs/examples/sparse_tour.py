@@ -17,6 +17,7 @@ data, indices, indptr = [1.0, 2.0, 3.0], [0, 2, 1], [0, 2, 2, 3]
 a = sparse.csr_matrix((data, indices, indptr), shape=(3, 4))  # from parts
 b = sparse.csr_matrix(scipy.sparse.random(3, 4, density=0.5, random_state=0))  # from scipy
 c = sparse.csr_matrix(np.eye(3), idx_dtype="int32")  # from dense values
+e = sparse.csr_matrix(([1.0, 2.0, 5.0], ([0, 2, 0], [1, 0, 1])), shape=(3, 4))  # COO: edges
 r = sparse.row_sparse_array((np.ones((2, 16)), [0, 5]), shape=(8, 16))  # rows 0 and 5 stored
 x = mnp.array(np.eye(3)).tostype("csr")  # a dense mxffi array converted
 assert (a.stype, a.shape, str(a.dtype), a.nnz) == ("csr", (3, 4), "float64", 3)
@@ -24,6 +25,7 @@ assert type(a) is sparse.CSRNDArray and type(r) is sparse.RowSparseNDArray
 assert np.asarray(a.indptr).tolist() == [0, 2, 2, 3]
 assert a.asnumpy()[2, 1] == 3.0 and (a.asscipy() != a.asscipy()).nnz == 0
 assert r.tostype("csr").nnz == 32 and str(c.indices.dtype) == "int32"
+assert e.nnz == 2 and e.asnumpy()[0, 1] == 6.0  # duplicates summed, as scipy does
 # [make.end]
 
 # [canonical.begin]
