@@ -1,8 +1,8 @@
 /*!
  * \file np_reduce.cc
- * \brief np.sum, np.mean, np.max, np.min: numpy's reductions over an axis, a tuple of axes or
- *  all of them, into a new array or into out= (an mxffi array of the result's shape, which may
- *  overlap a; the result is converted to its dtype unsafely, as numpy does).
+ * \brief np.sum, np.mean, np.max, np.min, np.all, np.any: numpy's reductions over an axis, a tuple
+ * of axes or all of them, into a new array or into out= (an mxffi array of the result's shape,
+ * which may overlap a; the result is converted to its dtype unsafely, as numpy does).
  */
 #include <mxffi/registry.h>
 
@@ -101,6 +101,32 @@ MXFFI_REGISTER_API("np.min")
     .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims, Optional<WritableArray> out) {
       static const Op* op = Op::Get("_min");
       return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.min");
+    });
+
+MXFFI_REGISTER_API("np.all")
+    .describe(
+        "Whether every element over axis (None: all) is nonzero: a bool array. Any dtype is read "
+        "as x != 0 (NaN is true); all of nothing is True. out= as in np.sum.")
+    .arg("a")
+    .arg("axis", nullptr)
+    .arg("keepdims", false)
+    .arg("out", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims, Optional<WritableArray> out) {
+      static const Op* op = Op::Get("_all");
+      return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.all");
+    });
+
+MXFFI_REGISTER_API("np.any")
+    .describe(
+        "Whether any element over axis (None: all) is nonzero: a bool array. Any dtype is read "
+        "as x != 0 (NaN is true); any of nothing is False. out= as in np.sum.")
+    .arg("a")
+    .arg("axis", nullptr)
+    .arg("keepdims", false)
+    .arg("out", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims, Optional<WritableArray> out) {
+      static const Op* op = Op::Get("_any");
+      return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.any");
     });
 
 }  // namespace api

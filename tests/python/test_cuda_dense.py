@@ -1,7 +1,7 @@
 """The dense CUDA kernels against the CPU kernels of the same ops: init (zeros, ones, full,
 arange, copy, astype), elementwise (add, subtract, multiply, divide, power, maximum, minimum on
 two arrays and with Python numbers on either side; negative, absolute, square, sqrt, exp, log,
-sin, sign, relu, quadratic) and reductions (sum, mean, max, min).
+sin, sign, relu, quadratic) and reductions (sum, mean, max, min, all, any).
 
 Each test runs the op on CUDA inputs and on the same inputs on the CPU and compares the
 results: bit for bit where both devices compute the same IEEE operations (integers, bools, add,
@@ -521,6 +521,29 @@ def test_sum_and_mean_with_dtype_match_cpu(name, dtype):
         c, g = both(small(rng, shape, dtype))
         for out in ["float64", "float32", "int64", "int32", "uint64", "int8", "bool", dtype]:
             compare_reduce(name, c, g, axis, False, dtype=out)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["all", "any"])
+def test_logical_reductions_match_cpu(name, dtype):
+    """all and any read x != 0 (NaN true): inputs mostly true and mostly false, so both results
+    occur, with single deciding elements in the large ones."""
+    rng = np.random.default_rng()
+    for shape, axis in REDUCE_CASES:
+        for p_zero in (0.001, 0.99):
+            x = small(rng, shape, dtype)
+            if x.dtype != np.bool_:
+                x = np.where(x == 0, 1, x).astype(x.dtype)
+            x[rng.random(shape) < p_zero] = 0
+            if dtype in FLOATS and x.size > 100:
+                x.flat[rng.integers(0, x.size, 3)] = np.nan
+            c, g = both(x)
+            for keepdims in (False, True):
+                compare_reduce(name, c, g, axis, keepdims)
+    c, g = both(small(rng, (6, 7, 8), dtype))
+    for axes in [(2, 0, 1), (1, 2, 0)]:
+        for axis in [None, 0, 1, 2, (0, 2)]:
+            compare_reduce(name, mnp.transpose(c, axes), mnp.transpose(g, axes), axis, False)
 
 
 def test_integer_sums_wrap_as_on_the_cpu():

@@ -1,7 +1,7 @@
 /*!
  * \file reduce.cu
  * \brief The reductions' entry points (reduce_cuda.h) and the max and min kernels; sum and mean
- *  are in reduce_sum.cu (the kernels: reduce_kernels.cuh).
+ *  are in reduce_sum.cu, all and any in reduce_logical.cu (the kernels: reduce_kernels.cuh).
  */
 #include "reduce_kernels.cuh"
 
@@ -26,6 +26,9 @@ void Reduce(ReduceOpCode op, const DLTensor& in, const DLTensor& out, const op::
       return Dispatch<MaxOp, false>(in, out, plan, scratch, fname, s);
     case ReduceOpCode::kMin:
       return Dispatch<MinOp, false>(in, out, plan, scratch, fname, s);
+    case ReduceOpCode::kAll:
+    case ReduceOpCode::kAny:
+      return ReduceLogical(op, in, out, plan, scratch, fname, s);
   }
   MXFFI_THROW(ValueError) << fname << ": unknown reduction code " << static_cast<int>(op);
 }

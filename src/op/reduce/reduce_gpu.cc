@@ -1,7 +1,7 @@
 /*!
  * \file reduce_gpu.cc
- * \brief FCompute<gpu> of _sum, _mean, _max and _min (src/op/reduce): the CPU kernel's plan
- *  (MakeReducePlan) and dtype rules, run by reduce.cu on the op's stream.
+ * \brief FCompute<gpu> of _sum, _mean, _max, _min, _all and _any (src/op/reduce): the CPU kernel's
+ * plan (MakeReducePlan) and dtype rules, run by reduce.cu on the op's stream.
  *
  * As on the CPU, a result dtype other than the input's or the op's natural one (sum and mean's
  * dtype=) reduces a converted copy of the input: numpy converts each element to dtype before
@@ -74,6 +74,10 @@ MXFFI_EXTEND_OP(_max).set_attr<FCompute>("FCompute<gpu>",
                                          MakeGpuCompute<cuda::ReduceOpCode::kMax>("np.max"));
 MXFFI_EXTEND_OP(_min).set_attr<FCompute>("FCompute<gpu>",
                                          MakeGpuCompute<cuda::ReduceOpCode::kMin>("np.min"));
+MXFFI_EXTEND_OP(_all).set_attr<FCompute>("FCompute<gpu>",
+                                         MakeGpuCompute<cuda::ReduceOpCode::kAll>("np.all"));
+MXFFI_EXTEND_OP(_any).set_attr<FCompute>("FCompute<gpu>",
+                                         MakeGpuCompute<cuda::ReduceOpCode::kAny>("np.any"));
 
 }  // namespace op
 }  // namespace mxffi

@@ -1,7 +1,8 @@
 /*!
  * \file reduce_kernels.cuh
  * \brief The reduction CUDA kernels (instantiated in reduce.cu for max and min, reduce_sum.cu
- *  for sum and mean, which compile in parallel): sum, mean, max and min over any set of axes of a
+ *  for sum and mean, reduce_logical.cu for all and any, which compile in parallel): sum, mean,
+ *  max, min, all and any over any set of axes of a
  * strided array, with the CPU kernel's reducers (reducers.h): integer sums in unsigned arithmetic
  *  (numpy's wraparound), float16/bfloat16 in float, max and min propagating NaN, mean dividing
  *  the sum by the count (integer means through float64, as numpy).
@@ -42,6 +43,8 @@ constexpr int64_t kTargetThreads = 1 << 18;
 constexpr int64_t kMinWarpChunk = 2048;
 constexpr int64_t kMinThreadChunk = 64;
 
+using op::reduce::AllOp;
+using op::reduce::AnyOp;
 using op::reduce::Finish;
 using op::reduce::kIsInt;
 using op::reduce::Load;
@@ -105,7 +108,7 @@ __global__ void ReduceWarps(const In* __restrict__ in, Out* __restrict__ out,
     Acc acc = R::template Identity<Acc>();
 #pragma unroll 4
     for (int64_t j = begin + lane; j < end; j += 32) {
-      acc = R::Combine(acc, Load<Acc, Out>(in[base + OffsetOf(red, j)]));
+      acc = R::Combine(acc, Load<R, Acc, Out>(in[base + OffsetOf(red, j)]));
     }
     acc = WarpCombine<R>(acc);
     if (lane == 0) {
@@ -132,7 +135,7 @@ __global__ void ReduceThreads(const In* __restrict__ in, Out* __restrict__ out,
     const int64_t end = begin + chunk < red_size ? begin + chunk : red_size;
     Acc acc = R::template Identity<Acc>();
     for (int64_t r = begin; r < end; ++r) {
-      acc = R::Combine(acc, Load<Acc, Out>(base[OffsetOf(red, r)]));
+      acc = R::Combine(acc, Load<R, Acc, Out>(base[OffsetOf(red, r)]));
     }
     if (parts == 1) {
       out[o] = Finish<kMean, Out>(acc, red_size);
@@ -268,11 +271,24 @@ void Dispatch(const DLTensor& in, const DLTensor& out, const op::ReducePlan& l, 
   });
 }
 
+/*! \brief R of in into out, whose element type is Out whatever in's dtype (all and any: bool). */
+template <typename R, typename Out>
+void DispatchTo(const DLTensor& in, const DLTensor& out, const op::ReducePlan& l, void* scratch,
+                const char* fname, cudaStream_t stream) {
+  MXFFI_TYPE_SWITCH(in.dtype, fname, In,
+                    { Launch<R, false, In, Out>(in, out, l, scratch, fname, stream); });
+}
+
 }  // namespace
 
 /*! \brief Sum (mean false) or mean of in into out (reduce_sum.cu). */
 void ReduceSum(bool mean, const DLTensor& in, const DLTensor& out, const op::ReducePlan& plan,
                void* scratch, const char* fname, cudaStream_t stream);
+
+/*! \brief all or any (op) of in into the bool array out (reduce_logical.cu). */
+void ReduceLogical(ReduceOpCode op, const DLTensor& in, const DLTensor& out,
+                   const op::ReducePlan& plan, void* scratch, const char* fname,
+                   cudaStream_t stream);
 
 }  // namespace cuda
 }  // namespace mxffi

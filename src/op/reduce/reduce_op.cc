@@ -1,6 +1,6 @@
 /*!
  * \file reduce_op.cc
- * \brief _sum, _mean, _max and _min over any set of axes, on strided inputs.
+ * \brief _sum, _mean, _max, _min, _all and _any over any set of axes, on strided inputs.
  *
  * The input's axes are split into kept ones (in output order) and reduced ones; extent-1 axes
  * are dropped and neighbours whose strides allow it are merged, so a C-contiguous input reduced
@@ -145,6 +145,8 @@ namespace {
 
 // ---- reducers: reducers.h, shared with the CUDA kernels --------------------------------------
 
+using reduce::AllOp;
+using reduce::AnyOp;
 using reduce::Finish;
 using reduce::Load;
 using reduce::MaxOp;
@@ -157,24 +159,24 @@ template <typename Acc, typename Out, typename In>
 Acc PairwiseSum(const In* p, int64_t n, int64_t s) {
   if (n < 8) {
     Acc r = Acc(0);
-    for (int64_t i = 0; i < n; ++i) r += Load<Acc, Out>(p[i * s]);
+    for (int64_t i = 0; i < n; ++i) r += Load<SumOp, Acc, Out>(p[i * s]);
     return r;
   }
   if (n <= 128) {
     Acc r[8];
-    for (int j = 0; j < 8; ++j) r[j] = Load<Acc, Out>(p[j * s]);
+    for (int j = 0; j < 8; ++j) r[j] = Load<SumOp, Acc, Out>(p[j * s]);
     int64_t i = 8;
     if (s == 1) {
       for (; i < n - n % 8; i += 8) {
-        for (int j = 0; j < 8; ++j) r[j] += Load<Acc, Out>(p[i + j]);
+        for (int j = 0; j < 8; ++j) r[j] += Load<SumOp, Acc, Out>(p[i + j]);
       }
     } else {
       for (; i < n - n % 8; i += 8) {
-        for (int j = 0; j < 8; ++j) r[j] += Load<Acc, Out>(p[(i + j) * s]);
+        for (int j = 0; j < 8; ++j) r[j] += Load<SumOp, Acc, Out>(p[(i + j) * s]);
       }
     }
     Acc res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; ++i) res += Load<Acc, Out>(p[i * s]);
+    for (; i < n; ++i) res += Load<SumOp, Acc, Out>(p[i * s]);
     return res;
   }
   int64_t n2 = n / 2;
@@ -220,10 +222,15 @@ T ExtremumContiguous(const T* p, int64_t n) {
   return any_nan ? std::numeric_limits<T>::quiet_NaN() : r;
 }
 
-/*! \brief Whether R over contiguous T has a vectorized kernel in simd.h: float32 or float64
- *  read, accumulated and returned as itself. */
+/*! \brief Whether R is the sum, max or min (the reducers simd.h has kernels of). */
+template <typename R>
+constexpr bool kArith =
+    std::is_same_v<R, SumOp> || std::is_same_v<R, MaxOp> || std::is_same_v<R, MinOp>;
+
+/*! \brief Whether R over contiguous T has a vectorized kernel in simd.h: sum, max or min of
+ *  float32 or float64 read, accumulated and returned as itself. */
 template <typename R, typename T, typename Acc, typename Out>
-constexpr bool kSimdReduce = (std::is_same_v<T, float> || std::is_same_v<T, double>) &&
+constexpr bool kSimdReduce = kArith<R> && (std::is_same_v<T, float> || std::is_same_v<T, double>) &&
                              std::is_same_v<T, Acc> && std::is_same_v<T, Out>;
 
 /*! \brief R (sum, max, min) of n contiguous floats or doubles, vectorized. */
@@ -263,8 +270,8 @@ inline Acc ReduceRow(const In* p, int64_t n, int64_t s) {
   if constexpr (std::is_same_v<R, SumOp> && std::is_floating_point_v<Acc>) {
     return PairwiseSum<Acc, Out>(p, n, s);
   } else {
-    if constexpr (!std::is_same_v<R, SumOp> && std::is_floating_point_v<In> &&
-                  std::is_same_v<In, Acc>) {
+    if constexpr ((std::is_same_v<R, MaxOp> || std::is_same_v<R, MinOp>) &&
+                  std::is_floating_point_v<In> && std::is_same_v<In, Acc>) {
       if (s == 1) return ExtremumContiguous<R>(p, n);
     }
     Acc acc[8];
@@ -272,14 +279,14 @@ inline Acc ReduceRow(const In* p, int64_t n, int64_t s) {
     int64_t i = 0;
     if (s == 1) {
       for (; i + 8 <= n; i += 8) {
-        for (int j = 0; j < 8; ++j) acc[j] = R::Combine(acc[j], Load<Acc, Out>(p[i + j]));
+        for (int j = 0; j < 8; ++j) acc[j] = R::Combine(acc[j], Load<R, Acc, Out>(p[i + j]));
       }
     } else {
       for (; i + 8 <= n; i += 8) {
-        for (int j = 0; j < 8; ++j) acc[j] = R::Combine(acc[j], Load<Acc, Out>(p[(i + j) * s]));
+        for (int j = 0; j < 8; ++j) acc[j] = R::Combine(acc[j], Load<R, Acc, Out>(p[(i + j) * s]));
       }
     }
-    for (; i < n; ++i) acc[0] = R::Combine(acc[0], Load<Acc, Out>(p[i * s]));
+    for (; i < n; ++i) acc[0] = R::Combine(acc[0], Load<R, Acc, Out>(p[i * s]));
     return R::Combine(R::Combine(R::Combine(acc[0], acc[1]), R::Combine(acc[2], acc[3])),
                       R::Combine(R::Combine(acc[4], acc[5]), R::Combine(acc[6], acc[7])));
   }
@@ -417,10 +424,10 @@ void ReduceKernel(const ReducePlan& p, const In* in, Out* out) {
           }
         }
         if (s_in == 1) {
-          for (int64_t j = 0; j < len; ++j) acc[j] = R::Combine(acc[j], Load<Acc, Out>(q[j]));
+          for (int64_t j = 0; j < len; ++j) acc[j] = R::Combine(acc[j], Load<R, Acc, Out>(q[j]));
         } else {
           for (int64_t j = 0; j < len; ++j) {
-            acc[j] = R::Combine(acc[j], Load<Acc, Out>(q[j * s_in]));
+            acc[j] = R::Combine(acc[j], Load<R, Acc, Out>(q[j * s_in]));
           }
         }
       }
@@ -471,6 +478,16 @@ FInferType MakeSameType(const char* fname) {
   };
 }
 
+/*! \brief all and any: any supported input dtype, a bool result, no dtype=. */
+FInferType MakeBoolType(const char* fname) {
+  return [fname](const OpAttrs& attrs, Span<const DLDataType> in, Span<DLDataType> out) {
+    CheckSupported(in[0], fname);
+    MXFFI_CHECK(attrs.get<ReduceParam>().dtype.is_none, TypeError)
+        << fname << ": takes no dtype; got " << attrs.get<ReduceParam>().dtype;
+    out[0] = DLDataType{kDLBool, 8, 1};
+  };
+}
+
 template <typename R, bool kMean, typename In, typename Out>
 void RunTyped(const ReducePlan& p, const DLTensor& x, const DLTensor& y) {
   ReduceKernel<R, kMean>(p, DataPtr<const In>(x), DataPtr<Out>(y));
@@ -485,7 +502,9 @@ template <typename R, bool kMean>
 void Dispatch(const ReducePlan& p, const DLTensor& x, const DLTensor& y, const char* fname) {
   const DLDataType out_t = y.dtype;
   MXFFI_TYPE_SWITCH(x.dtype, fname, In, {
-    if (SameDType(x.dtype, out_t)) {
+    if constexpr (R::kTruth) {
+      RunTyped<R, kMean, In, bool>(p, x, y);  // all, any: a bool result (MakeBoolType)
+    } else if (SameDType(x.dtype, out_t)) {
       RunTyped<R, kMean, In, In>(p, x, y);
     } else if (SameDType(out_t, DLDataType{kDLInt, 64, 1})) {
       RunTyped<R, kMean, In, int64_t>(p, x, y);
@@ -573,6 +592,24 @@ MXFFI_REGISTER_OP(_min)
     .set_attr<FInferType>("FInferType", MakeSameType("np.min"))
     .set_attr<bool>("TStridedInputs", true)
     .set_attr<FCompute>("FCompute<cpu>", MakeCompute<MinOp, false>("np.min"));
+
+MXFFI_REGISTER_OP(_all)
+    .describe("Whether every element over axes is nonzero (NaN is), as numpy.all; a bool result.")
+    .add_argument("a", "NDArray", "the input")
+    .set_param<ReduceParam>()
+    .set_attr<FInferShape>("FInferShape", MakeShape("np.all", false))
+    .set_attr<FInferType>("FInferType", MakeBoolType("np.all"))
+    .set_attr<bool>("TStridedInputs", true)
+    .set_attr<FCompute>("FCompute<cpu>", MakeCompute<AllOp, false>("np.all"));
+
+MXFFI_REGISTER_OP(_any)
+    .describe("Whether any element over axes is nonzero (NaN is), as numpy.any; a bool result.")
+    .add_argument("a", "NDArray", "the input")
+    .set_param<ReduceParam>()
+    .set_attr<FInferShape>("FInferShape", MakeShape("np.any", false))
+    .set_attr<FInferType>("FInferType", MakeBoolType("np.any"))
+    .set_attr<bool>("TStridedInputs", true)
+    .set_attr<FCompute>("FCompute<cpu>", MakeCompute<AnyOp, false>("np.any"));
 
 }  // namespace op
 }  // namespace mxffi

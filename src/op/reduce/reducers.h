@@ -1,11 +1,13 @@
 /*!
  * \file reducers.h
- * \brief The reductions of _sum, _mean, _max and _min, each written once for both devices: g++
- *  compiles them into the CPU kernels (reduce_op.cc) and nvcc into the CUDA ones (reduce.cu).
- *  A reducer has an identity and a combining function; RedAcc is the type it accumulates in,
- *  Load how an input element enters the accumulator and Finish how the accumulator becomes the
- *  output element, so both devices give numpy's results: integer sums wrap, max and min
- *  propagate NaN, float16 and bfloat16 accumulate in float32, integer means divide in float64.
+ * \brief The reductions of _sum, _mean, _max, _min, _all and _any, each written once for both
+ *  devices: g++ compiles them into the CPU kernels (reduce_op.cc) and nvcc into the CUDA ones
+ *  (reduce.cu, reduce_sum.cu, reduce_logical.cu). A reducer has an identity, a combining
+ *  function and kTruth (whether it reads an element as its truth, x != 0); RedAcc is the type
+ *  it accumulates in, Load how an input element enters the accumulator and Finish how the
+ *  accumulator becomes the output element, so both devices give numpy's results: integer sums
+ *  wrap, max and min propagate NaN, float16 and bfloat16 accumulate in float32, integer means
+ *  divide in float64, all and any read NaN as true.
  *  Float sums agree to rounding, not bit for bit: the CPU sums pairwise, the GPU by warps. The
  *  sums of a csr array's values (SumAcc, ToSum, FinishSum) are shared the same way.
  */
@@ -50,6 +52,7 @@ MXFFI_XINLINE constexpr T Highest() {
 
 /*! \brief Sum (bools: logical or, numpy's add on bool). */
 struct SumOp {
+  static constexpr bool kTruth = false;
   template <typename A>
   static MXFFI_XINLINE A Identity() {
     return A(0);
@@ -66,6 +69,7 @@ struct SumOp {
 
 /*! \brief Maximum; NaN wins, as numpy's maximum. */
 struct MaxOp {
+  static constexpr bool kTruth = false;
   template <typename A>
   static MXFFI_XINLINE A Identity() {
     if constexpr (std::is_floating_point_v<A>) {
@@ -89,6 +93,7 @@ struct MaxOp {
 
 /*! \brief Minimum; NaN wins. */
 struct MinOp {
+  static constexpr bool kTruth = false;
   template <typename A>
   static MXFFI_XINLINE A Identity() {
     if constexpr (std::is_floating_point_v<A>) {
@@ -107,6 +112,33 @@ struct MinOp {
   }
 };
 
+/*! \brief Logical and of the elements' truth (numpy's all: true for nothing). */
+struct AllOp {
+  static constexpr bool kTruth = true;
+  template <typename A>
+  static MXFFI_XINLINE A Identity() {
+    return A(true);
+  }
+  // Bitwise on bools (0 or 1): no branch, so the CPU loops around it vectorise.
+  template <typename A>
+  static MXFFI_XINLINE A Combine(A a, A b) {
+    return static_cast<A>(a & b);
+  }
+};
+
+/*! \brief Logical or of the elements' truth (numpy's any: false for nothing). */
+struct AnyOp {
+  static constexpr bool kTruth = true;
+  template <typename A>
+  static MXFFI_XINLINE A Identity() {
+    return A(false);
+  }
+  template <typename A>
+  static MXFFI_XINLINE A Combine(A a, A b) {
+    return static_cast<A>(a | b);
+  }
+};
+
 /*!
  * \brief The type reducer R accumulates Out in: integer sums in unsigned arithmetic (numpy's
  *  wraparound, without signed overflow; 32 bits are enough for types up to 32 bits since the
@@ -117,10 +149,17 @@ using RedAcc =
     std::conditional_t<std::is_same_v<R, SumOp> && kIsInt<Out>,
                        std::conditional_t<sizeof(Out) == 8, uint64_t, uint32_t>, AccT<Out>>;
 
-/*! \return one input element as the accumulator sees it: converted to Out, then to Acc. */
-template <typename Acc, typename Out, typename In>
+/*!
+ * \return one input element as reducer R's accumulator sees it: converted to Out, then to
+ *  Acc; for a reducer of truths (R::kTruth) whether it is nonzero (NaN is, -0.0 is not).
+ */
+template <typename R, typename Acc, typename Out, typename In>
 MXFFI_XINLINE Acc Load(In x) {
-  return static_cast<Acc>(static_cast<AccT<Out>>(ToAcc(x)));
+  if constexpr (R::kTruth) {
+    return static_cast<Acc>(ToAcc(x) != AccT<In>(0));
+  } else {
+    return static_cast<Acc>(static_cast<AccT<Out>>(ToAcc(x)));
+  }
 }
 
 /*!
