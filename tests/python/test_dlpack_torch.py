@@ -31,6 +31,8 @@ DTYPES = {
     torch.bfloat16: ("bfloat16", -2.5, 96.0),
     torch.float32: ("float32", 3.25, -1e30),
     torch.float64: ("float64", -1e300, 0.1),
+    torch.complex64: ("complex64", 1.5 - 2j, -0.25j),
+    torch.complex128: ("complex128", -1e300 + 3j, 0.1 + 0.2j),
 }
 
 _api = ctypes.PyDLL(None)
