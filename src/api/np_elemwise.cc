@@ -5,7 +5,7 @@
  *  their array-API names bitwise_left_shift, bitwise_right_shift), the comparisons (equal,
  *  not_equal, less, less_equal, greater, greater_equal), logical_and/or/xor, negative,
  *  positive, absolute (abs), square, sqrt, exp, log, sign, sin, invert (bitwise_invert),
- *  logical_not, quadratic.
+ *  logical_not, quadratic; the shared bodies of every np.* ufunc (np_ufunc.h).
  *
  * Operands are arrays (mxffi or numpy) or Python numbers. A number next to an array is weakly
  * typed (NEP 50) and goes to a `_npi_<op>_scalar` op as a parameter, never as an array, so
@@ -27,6 +27,7 @@
 #include "../op/init/init_op.h"
 #include "../op/sparse/cast_storage.h"
 #include "api_util.h"
+#include "np_ufunc.h"
 
 namespace mxffi {
 namespace api {
@@ -164,12 +165,7 @@ NDArray InvokeInto(const OpAttrs& attrs, NDArray* inputs, size_t nin, const TSha
   return out;
 }
 
-/*! \brief The ops behind one binary np function. */
-struct BinaryOps {
-  const Op* array;    // _npi_<op>: two arrays
-  const Op* scalar;   // _npi_<op>_scalar: array op number
-  const Op* rscalar;  // _npi_r<op>_scalar: number op array
-};
+}  // namespace
 
 NDArray BinaryAPI(BinaryKind kind, const BinaryOps& ops, ArrayOrScalar* x1, ArrayOrScalar* x2,
                   const Optional<WritableArray>& out_arg, const DTypeLike& dtype_arg) {
@@ -232,8 +228,9 @@ NDArray UnaryAPI(UnaryKind kind, const Op* unary, ArrayOrScalar* x_arg,
   const char* fname = op::UnaryName(kind);
   Operand x = ToOperand(x_arg);
   std::optional<NDArray> out = OutArray(out_arg);
-  if (dtype_arg.has_value() && kind == UnaryKind::kLogicalNot) {
-    // As for the comparisons: only bool loops, so dtype=bool changes nothing.
+  if (dtype_arg.has_value() && op::IsBoolResult(kind)) {
+    // As for the comparisons: logical_not, isnan, isinf, isfinite and signbit have only bool
+    // results, so dtype=bool changes nothing (and names no input dtype).
     const DLDataType d = dtype_arg.value();
     MXFFI_CHECK(d.code == kDLBool && d.bits == 8 && d.lanes == 1, TypeError)
         << fname << ": no loop computes a " << DataTypeToString(d) << " result; expected "
@@ -258,8 +255,6 @@ NDArray UnaryAPI(UnaryKind kind, const Op* unary, ArrayOrScalar* x_arg,
   return InvokeInto(attrs, &input, 1, TShape(t.shape, t.ndim), op::UnaryResultType(kind, t.dtype),
                     *out, fname);
 }
-
-}  // namespace
 
 #define MXFFI_NP_BINARY(Name, Kind, ArrayOp, ScalarOp, RScalarOp, Doc)                           \
   MXFFI_REGISTER_API("np." Name)                                                                 \
@@ -352,19 +347,6 @@ MXFFI_REGISTER_API("np.divmod")
       result.push_back(BinaryAPI(BinaryKind::kRemainder, rem, &y1, &y2, {}, DTypeLike()));
       return result;
     });
-
-#define MXFFI_NP_UNARY(Name, Kind, OpName, Doc)                                           \
-  MXFFI_REGISTER_API("np." Name)                                                          \
-      .describe(Doc                                                                       \
-                " x is an array or a number; out= is an mxffi array to write into, "      \
-                "dtype= the dtype to compute in (numpy's ufunc rules).")                  \
-      .arg("x")                                                                           \
-      .arg("out", nullptr)                                                                \
-      .arg("dtype", nullptr)                                                              \
-      .set_body_typed([](ArrayOrScalar x, Optional<WritableArray> out, DTypeLike dtype) { \
-        static const Op* op = Op::Get(OpName);                                            \
-        return UnaryAPI(Kind, op, &x, out, dtype);                                        \
-      })
 
 MXFFI_NP_UNARY("negative", UnaryKind::kNegative, "_npi_negative", "-x, elementwise.");
 MXFFI_NP_UNARY("absolute", UnaryKind::kAbsolute, "_npi_absolute", "|x|, elementwise.");

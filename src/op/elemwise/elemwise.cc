@@ -47,6 +47,17 @@ bool IsBoolResult(BinaryKind kind) {
          kind == BinaryKind::kLogicalXor;
 }
 
+bool IsBoolResult(UnaryKind kind) {
+  switch (kind) {
+#define MXFFI_UNARY_OP(Kind, OpName, Name, Functor, Doc)             \
+  case UnaryKind::k##Kind:                                           \
+    return elemwise::Functor::kRule == elemwise::UnaryRule::kBool || \
+           elemwise::Functor::kRule == elemwise::UnaryRule::kPredicate;
+#include "unary_ops.def"
+  }
+  return false;
+}
+
 const char* UnaryName(UnaryKind kind) {
   switch (kind) {
 #define MXFFI_UNARY_OP(Kind, OpName, Name, Functor, Doc) \
@@ -246,6 +257,7 @@ DLDataType UnaryResultType(UnaryKind kind, DLDataType a) {
           << "; expected integers or bools";
       return a;
     case elemwise::UnaryRule::kBool:
+    case elemwise::UnaryRule::kPredicate:
       return kBoolT;
   }
   return a;

@@ -38,6 +38,11 @@ enum class UnaryKind : int {
 const char* BinaryName(BinaryKind kind);
 /*! \return whether the op always gives a bool array: the comparisons and the logical ops. */
 bool IsBoolResult(BinaryKind kind);
+/*!
+ * \return whether the unary op always gives a bool array: logical_not and the predicates
+ *  (isnan, isinf, isfinite, signbit).
+ */
+bool IsBoolResult(UnaryKind kind);
 /*! \return whether the op is a comparison (equal, not_equal, less, ...). */
 bool IsComparison(BinaryKind kind);
 /*!

@@ -12,6 +12,7 @@
  *     the merged layout (one multiply per input when it has one dimension), inputs of another
  *     dtype are read through a switch on their dtype, uniform across the grid, converted as
  *     numpy's astype does (CastOne).
+ * A unary predicate (isnan, ...) has one general kernel per input dtype, storing bools.
  * Nothing is instantiated per rank: the layout is data.
  */
 #ifndef MXFFI_SRC_OP_ELEMWISE_ELEMWISE_KERNELS_CUH_
@@ -188,6 +189,17 @@ __global__ void UnaryGeneral(F f, StridedIndex<1> idx, const void* x, int cx, T*
   }
 }
 
+/*! \brief out = f(x) for a unary predicate f: x read in its own dtype T, out bool. */
+template <typename F, typename T>
+__global__ void UnaryPredicateKernel(F f, StridedIndex<1> idx, const T* __restrict__ x,
+                                     bool* __restrict__ out, int64_t n) {
+  MXFFI_CUDA_LOOP(i, n) {
+    int64_t off[1];
+    InputOffsets(idx, i, off);
+    out[i] = f(ToAcc(x[off[0]]));
+  }
+}
+
 inline bool Aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
 
 inline bool SameDType(DLDataType a, DLDataType b) {
@@ -308,24 +320,33 @@ void LaunchUnary(const F& f, const ElemInput& x, const op::elemwise::StridedLoop
                  const DLTensor& out, const char* fname, cudaStream_t stream) {
   const int64_t n = NumElements(out);
   if (n == 0) return;
-  MXFFI_TYPE_SWITCH(out.dtype, fname, T, {
-    if constexpr (F::template Valid<T>()) {
-      T* o = DataPtr<T>(out);
-      if (!x.is_scalar && IsContiguous(x, loop, 0, out.dtype)) {
-        const bool vec = Aligned16(o) && Aligned16(x.data);
-        constexpr int kN = Vec16<T>::kN;
-        const int64_t nvec = vec ? n / kN : 0;
-        UnaryContiguous<F, T><<<ContiguousBlocks(n, nvec, kN), kThreads, 0, stream>>>(
-            f, static_cast<const T*>(x.data), o, n, nvec);
-      } else {
-        UnaryGeneral<F, T><<<Blocks(n), kThreads, 0, stream>>>(f, MakeIndex<1>(loop), x.data,
-                                                               InputCode(x, fname), o, n);
-      }
+  if constexpr (op::elemwise::kIsPredicate<F>) {
+    // isnan, signbit, ...: computed in the input's dtype, a bool stored.
+    MXFFI_TYPE_SWITCH(x.dtype, fname, T, {
+      UnaryPredicateKernel<F, T><<<Blocks(n), kThreads, 0, stream>>>(
+          f, MakeIndex<1>(loop), static_cast<const T*>(x.data), DataPtr<bool>(out), n);
       MXFFI_CUDA_CHECK_LAUNCH(fname);
-    } else {
-      op::ThrowNoKernel(fname, out.dtype);
-    }
-  });
+    });
+  } else {
+    MXFFI_TYPE_SWITCH(out.dtype, fname, T, {
+      if constexpr (F::template Valid<T>()) {
+        T* o = DataPtr<T>(out);
+        if (!x.is_scalar && IsContiguous(x, loop, 0, out.dtype)) {
+          const bool vec = Aligned16(o) && Aligned16(x.data);
+          constexpr int kN = Vec16<T>::kN;
+          const int64_t nvec = vec ? n / kN : 0;
+          UnaryContiguous<F, T><<<ContiguousBlocks(n, nvec, kN), kThreads, 0, stream>>>(
+              f, static_cast<const T*>(x.data), o, n, nvec);
+        } else {
+          UnaryGeneral<F, T><<<Blocks(n), kThreads, 0, stream>>>(f, MakeIndex<1>(loop), x.data,
+                                                                 InputCode(x, fname), o, n);
+        }
+        MXFFI_CUDA_CHECK_LAUNCH(fname);
+      } else {
+        op::ThrowNoKernel(fname, out.dtype);
+      }
+    });
+  }
 }
 
 }  // namespace

@@ -16,9 +16,11 @@
  * inference never asks for the others), kCost is the CPU's work per element for splitting
  * loops across threads, and a unary functor's kRule is how its result dtype follows the
  * input's (elemwise.cc's UnaryResultType). A comparison derives from Predicate: its Map gives
- * a bool, stored into a bool output, while A is the dtype the inputs are compared in. Adding
- * a unary op is one functor here and one line in unary_ops.def; a binary op, one functor and
- * one line in binary_ops.def (and its result dtype rule in elemwise.cc).
+ * a bool, stored into a bool output, while A is the dtype the inputs are compared in; a unary
+ * predicate (UnaryPredicate: isnan, ...) likewise gives a bool, computed in the input's dtype.
+ * Adding a unary op is one functor here and one line in unary_ops.def;
+ * a binary op, one functor and one line in binary_ops.def (and its result dtype rule in
+ * elemwise.cc).
  *
  * The transcendental functions are the C++ library's on the CPU and CUDA's on the device, so
  * they may differ in the last bits. A multiply followed by an add is rounded twice on both
@@ -435,7 +437,10 @@ struct Predicate {
   }
 };
 
-/*! \brief Whether OP is a comparison (a Predicate): a bool output, a loop dtype of its own. */
+/*!
+ * \brief Whether OP is a comparison or a unary predicate (a Predicate): a bool output, a loop
+ *  dtype of its own.
+ */
 template <typename OP>
 constexpr bool kIsPredicate = std::is_base_of_v<Predicate, OP>;
 
@@ -475,12 +480,13 @@ MXFFI_COMPARE_FUNCTOR(GreaterEqualOp, >=);
 
 /*! \brief How a unary op's result dtype follows its input's (elemwise.cc's UnaryResultType). */
 enum class UnaryRule : int {
-  kSame,     // the input's dtype
-  kNoBool,   // the input's dtype; a bool input is a TypeError (numpy has no such loop)
-  kSquare,   // the input's dtype; a bool squares in int8
-  kFloat,    // floats keep theirs; a bool or an integer gives the smallest float holding it
-  kInteger,  // the input's dtype; integers and bools only (a float input is a TypeError)
-  kBool,     // bool, for any input dtype (the input is read as x != 0)
+  kSame,       // the input's dtype
+  kNoBool,     // the input's dtype; a bool input is a TypeError (numpy has no such loop)
+  kSquare,     // the input's dtype; a bool squares in int8
+  kFloat,      // floats keep theirs; a bool or an integer gives the smallest float holding it
+  kInteger,    // the input's dtype; integers and bools only (a float input is a TypeError)
+  kBool,       // bool, for any input dtype (the input is read as x != 0)
+  kPredicate,  // bool, computed in the input's own dtype (UnaryPredicate: isnan, signbit, ...)
 };
 
 /*! \brief -x; integers wrap (-(-128) of int8 is -128); not for bools. */
@@ -622,6 +628,70 @@ struct LogicalNotOp {
   template <typename A>
   MXFFI_XINLINE A operator()(A x) const {
     return !x;
+  }
+};
+
+/*!
+ * \brief The base of the unary predicates (isnan, isinf, isfinite, signbit): operator() gives
+ *  a bool, stored into a bool output, while the input is read in its own dtype, never
+ *  converted (isnan of a float needs the float, not the bool of it). Every dtype has a loop:
+ *  integers and bools have no NaN, infinity or sign bit, as numpy's integer loops say (for
+ *  signbit numpy casts an integer to a float, whose sign bit is x < 0).
+ */
+struct UnaryPredicate : Predicate {
+  static constexpr UnaryRule kRule = UnaryRule::kPredicate;
+};
+
+/*! \brief Whether x is NaN; false for integers and bools. */
+struct IsNanOp : UnaryPredicate {
+  template <typename A>
+  MXFFI_XINLINE bool operator()(A x) const {
+    if constexpr (std::is_floating_point_v<A>) {
+      return x != x;
+    } else {
+      return false;
+    }
+  }
+};
+
+/*! \brief Whether x is +inf or -inf; false for integers and bools. */
+struct IsInfOp : UnaryPredicate {
+  template <typename A>
+  MXFFI_XINLINE bool operator()(A x) const {
+    if constexpr (std::is_floating_point_v<A>) {
+      return std::fabs(x) == static_cast<A>(INFINITY);
+    } else {
+      return false;
+    }
+  }
+};
+
+/*! \brief Whether x is neither NaN nor infinite; true for integers and bools. */
+struct IsFiniteOp : UnaryPredicate {
+  template <typename A>
+  MXFFI_XINLINE bool operator()(A x) const {
+    if constexpr (std::is_floating_point_v<A>) {
+      return std::fabs(x) < static_cast<A>(INFINITY);  // false for NaN
+    } else {
+      return true;
+    }
+  }
+};
+
+/*!
+ * \brief Whether x's sign bit is set: true for -0.0 and a NaN with its sign bit; x < 0 for
+ *  signed integers; false for unsigned integers and bools.
+ */
+struct SignbitOp : UnaryPredicate {
+  template <typename A>
+  MXFFI_XINLINE bool operator()(A x) const {
+    if constexpr (std::is_floating_point_v<A>) {
+      return std::copysign(A(1), x) < A(0);
+    } else if constexpr (std::is_signed_v<A>) {
+      return x < 0;
+    } else {
+      return false;
+    }
   }
 };
 

@@ -80,19 +80,36 @@ struct Unary {
     const DLTensor* ins[1] = {&a};
     const StridedLoop<2> loop(out[0], ins);
     const int64_t sa = loop.stride[1][loop.ndim - 1];
-    MXFFI_TYPE_SWITCH(out[0].dtype, fname, T, {
-      if constexpr (OP::template Valid<T>()) {
-        const Operand<T> oa(a, fname);
-        T* o = DataPtr<T>(out[0]);
+    if constexpr (elemwise::kIsPredicate<OP>) {
+      // A bool result computed in the input's own dtype (isnan of a float reads the float).
+      MXFFI_TYPE_SWITCH(a.dtype, fname, T, {
+        using A = typename AccType<T>::type;
+        const T* x = DataPtr<const T>(a);
+        bool* o = DataPtr<bool>(out[0]);
         RunParallel(n, OP::kCost, [&](int64_t begin, int64_t end) {
+          const OP op{};
           loop.ForEachRun(begin, end, [&](const int64_t* off, int64_t len) {
-            UnaryRunAs<T>(oa, off[1], sa, o + off[0], len, UnaryBody<OP, T>());
+            const T* xr = x + off[1];
+            bool* orun = o + off[0];
+            for (int64_t i = 0; i < len; ++i) orun[i] = op(A(xr[i * sa]));
           });
         });
-      } else {
-        ThrowNoKernel(fname, out[0].dtype);
-      }
-    });
+      });
+    } else {
+      MXFFI_TYPE_SWITCH(out[0].dtype, fname, T, {
+        if constexpr (OP::template Valid<T>()) {
+          const Operand<T> oa(a, fname);
+          T* o = DataPtr<T>(out[0]);
+          RunParallel(n, OP::kCost, [&](int64_t begin, int64_t end) {
+            loop.ForEachRun(begin, end, [&](const int64_t* off, int64_t len) {
+              UnaryRunAs<T>(oa, off[1], sa, o + off[0], len, UnaryBody<OP, T>());
+            });
+          });
+        } else {
+          ThrowNoKernel(fname, out[0].dtype);
+        }
+      });
+    }
   }
 };
 

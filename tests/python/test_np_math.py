@@ -1,0 +1,154 @@
+"""mxffi.np's predicates (isnan, isinf, isfinite, signbit) against numpy 2 (ml_dtypes for
+bfloat16): bool results computed in the input's own dtype, for every real dtype, with NaN
+(of either sign), infinities and signed zeros, every shape (0-size included), views, out= and
+dtype=, Python numbers, and the errors.
+"""
+
+import numpy as np
+import pytest
+from conftest import DTYPES, np_dtype
+
+import mxffi
+import mxffi.np as mnp
+
+FLOATS = {"float16", "bfloat16", "float32", "float64"}
+PREDICATES = ["isnan", "isinf", "isfinite", "signbit"]
+SHAPES = [(), (0,), (0, 3), (7,), (3, 4), (2, 3, 5)]
+
+
+def special_values(rng, shape, dtype):
+    """Values with every special case of the dtype: for floats NaN, -NaN, +-inf, +-0.0, the
+    largest and smallest values; for integers the extremes, 0 and negatives."""
+    dt = np_dtype(dtype)
+    n = int(np.prod(shape))
+    if dtype == "bool":
+        return np.asarray(rng.random(shape) < 0.5)
+    if dtype in FLOATS:
+        f32 = np.float32 if dtype in ("float16", "bfloat16") else dt
+        specials = np.array(
+            [np.nan, -np.nan, np.copysign(np.nan, -1), np.inf, -np.inf, 0.0, -0.0, 1.5, -2.25],
+            dtype=f32,
+        )
+        if dtype != "bfloat16":
+            info = np.finfo(dt)
+            specials = np.concatenate([specials, np.array([info.max, -info.max, info.tiny], f32)])
+        x = (rng.standard_normal(n) * 10).astype(f32)
+        x[: min(n, len(specials))] = specials[: min(n, len(specials))]
+        rng.shuffle(x)
+        return np.asarray(x.astype(dt).reshape(shape))
+    info = np.iinfo(dt)
+    x = rng.integers(info.min, info.max, size=n, dtype=dt, endpoint=True)
+    x[: min(n, 3)] = np.array([info.min, info.max, 0], dtype=dt)[: min(n, 3)]
+    return np.asarray(x.reshape(shape))
+
+
+def want_of(name, x):
+    """numpy's answer; ml_dtypes' bfloat16 goes through float32 (exact)."""
+    x = np.asarray(x)
+    if x.dtype == np_dtype("bfloat16"):
+        x = x.astype(np.float32)
+    return getattr(np, name)(x)
+
+
+def check(ours, want):
+    assert isinstance(ours, mxffi.NDArray), type(ours)
+    want = np.asarray(want)
+    assert str(ours.dtype) == str(want.dtype), (str(ours.dtype), str(want.dtype))
+    got = ours.asnumpy()
+    assert got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", PREDICATES)
+def test_predicates_match_numpy_on_every_dtype(name, dtype):
+    rng = np.random.default_rng(abs(hash((name, dtype))) % 2**32)
+    for i, shape in enumerate(SHAPES):
+        x = special_values(rng, shape, dtype)
+        arg = mnp.array(x) if i % 2 else x
+        check(getattr(mnp, name)(arg), want_of(name, x))
+
+
+def test_special_values_exactly():
+    x = np.array([np.nan, np.copysign(np.nan, -1), np.inf, -np.inf, 0.0, -0.0, -1e-300, 5.0])
+    for dtype in ("float16", "bfloat16", "float32", "float64"):
+        xm = mnp.array(x.astype(np.float32)).astype(dtype)
+        assert mnp.isnan(xm).asnumpy().tolist() == [1, 1, 0, 0, 0, 0, 0, 0]
+        assert mnp.isinf(xm).asnumpy().tolist() == [0, 0, 1, 1, 0, 0, 0, 0]
+        assert mnp.isfinite(xm).asnumpy().tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
+        # -1e-300 rounds to -0.0 in the narrow dtypes: its sign bit stays
+        assert mnp.signbit(xm).asnumpy().tolist() == [0, 1, 0, 1, 0, 1, 1, 0]
+    i = np.array([-128, -1, 0, 1, 127], np.int8)
+    assert mnp.signbit(i).asnumpy().tolist() == [1, 1, 0, 0, 0]
+    assert mnp.isnan(i).asnumpy().tolist() == [0] * 5
+    assert mnp.isinf(i).asnumpy().tolist() == [0] * 5
+    assert mnp.isfinite(i).asnumpy().tolist() == [1] * 5
+    u = np.array([0, 2**63, 2**64 - 1], np.uint64)
+    assert mnp.signbit(u).asnumpy().tolist() == [0, 0, 0]
+
+
+def test_large_finite_values_are_not_converted_away():
+    # Computed in the input's dtype: a float64 beyond float16's range is finite, never inf.
+    x = np.array([1e300, -1e300, 70000.0, np.nan])
+    check(mnp.isfinite(x), np.isfinite(x))
+    check(mnp.isinf(x), np.isinf(x))
+    big = np.array([2**62, -(2**63)], np.int64)
+    check(mnp.isfinite(big), np.isfinite(big))
+
+
+@pytest.mark.parametrize("name", PREDICATES)
+def test_python_numbers(name):
+    for s in (True, False, 0, -3, 2**62, 2.5, -0.0, 0.0, float("nan"), float("inf"), -float("inf")):
+        r = getattr(mnp, name)(s)
+        want = getattr(np, name)(s)
+        assert str(r.dtype) == "bool" and r.shape == ()
+        assert bool(r.asnumpy()) == bool(want), (name, s)
+
+
+@pytest.mark.parametrize("name", PREDICATES)
+def test_views_and_parallel_inputs(name):
+    rng = np.random.default_rng(5)
+    m = special_values(rng, (6, 8), "float32")
+    for v in (m[:, ::2], m.T, m[::-1, ::-3], np.broadcast_to(m[0], (5, 8))):
+        check(getattr(mnp, name)(v), getattr(np, name)(v))
+    mx = mnp.array(m)
+    check(getattr(mnp, name)(mnp.transpose(mx)), getattr(np, name)(m.T))
+    big = special_values(rng, (700, 301), "float64")
+    check(getattr(mnp, name)(big[:, ::-1]), getattr(np, name)(big[:, ::-1]))
+
+
+@pytest.mark.parametrize("name", PREDICATES)
+def test_out_and_dtype(name):
+    x = np.array([[np.nan, -0.0, np.inf], [1.0, -np.inf, -2.0]], np.float32)
+    want = getattr(np, name)(x)
+    out = mnp.zeros((2, 3), dtype="bool")
+    r = getattr(mnp, name)(x, out=out)
+    assert r.same_as(out)
+    check(out, want)
+    # the result casts to out's dtype (bool to anything is same_kind) and broadcasts to it
+    out8 = mnp.zeros((4, 2, 3), dtype="int8")
+    getattr(mnp, name)(x, out=out8)
+    check(out8, np.broadcast_to(want, (4, 2, 3)).astype(np.int8))
+    with pytest.raises(ValueError, match=rf"^np\.{name}: non-broadcastable output operand"):
+        getattr(mnp, name)(x, out=mnp.zeros((3,), dtype="bool"))
+    check(getattr(mnp, name)(x, dtype="bool"), getattr(np, name)(x, dtype=bool))
+    with pytest.raises(TypeError, match=rf"^np\.{name}: no loop computes a float32 result"):
+        getattr(mnp, name)(x, dtype="float32")
+    with pytest.raises(TypeError):
+        getattr(np, name)(x, dtype=np.float32)
+
+
+@pytest.mark.parametrize("name", PREDICATES)
+def test_errors_name_the_function(name):
+    z = np.array([1 + 2j], np.complex64)
+    with pytest.raises(TypeError, match=rf"^np\.{name}: unsupported dtype complex64"):
+        getattr(mnp, name)(z)
+    with pytest.raises(TypeError, match=rf"^np\.{name}: argument #0 'x' expected an ndarray"):
+        getattr(mnp, name)("x")
+
+
+def test_ops_have_cpu_kernels_and_no_array_methods():
+    for name in PREDICATES:
+        assert "FCompute<cpu>" in mxffi.ops.info(f"_npi_{name}")["kernels"], name
+        # numpy's ndarray has no such methods either
+        assert not hasattr(np.ndarray, name)
