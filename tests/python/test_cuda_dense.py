@@ -185,6 +185,24 @@ def test_copy_of_contiguous_and_strided_arrays(dtype):
     check(mnp.copy(g.T), mnp.copy(c.T))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_tril_triu_and_views_match_cpu(dtype):
+    rng = np.random.default_rng()
+    for shape in [(0, 3), (1, 1), (7, 5), (3, 64, 65), (2, 0, 4)]:
+        c, g = both(rand(rng, shape, dtype))
+        for k in [0, 1, -2, 70, -70]:
+            check(mnp.tril(g, k=k), mnp.tril(c, k=k))
+            check(mnp.triu(g, k=k), mnp.triu(c, k=k))
+    c, g = both(rand(rng, (4, 6, 5), dtype))
+    # strided, negative-stride and zero-stride inputs: the views are the same on both devices
+    for f in (lambda a: a.mT, lambda a: mnp.flip(a, axis=(0, 2)), lambda a: a[:, ::2, 1:]):
+        check(mnp.tril(f(g), k=1), mnp.tril(f(c), k=1))
+        check(mnp.copy(f(g)), mnp.copy(f(c)))
+    b = lambda a: mnp.broadcast_to(mnp.expand_dims(a[0, 0], 0), (3, 5))  # noqa: E731
+    check(mnp.triu(b(g)), mnp.triu(b(c)))
+    check(mnp.copy(mnp.moveaxis(g, 0, -1)), mnp.copy(mnp.moveaxis(c, 0, -1)))
+
+
 @pytest.mark.parametrize("src", DTYPES)
 def test_astype_to_every_dtype_matches_cpu(src):
     rng = np.random.default_rng()
