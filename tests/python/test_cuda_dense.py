@@ -201,6 +201,13 @@ def test_tril_triu_and_views_match_cpu(dtype):
     b = lambda a: mnp.broadcast_to(mnp.expand_dims(a[0, 0], 0), (3, 5))  # noqa: E731
     check(mnp.triu(b(g)), mnp.triu(b(c)))
     check(mnp.copy(mnp.moveaxis(g, 0, -1)), mnp.copy(mnp.moveaxis(c, 0, -1)))
+    # roll, tile and repeat copy through views on the array's own device
+    for f in (lambda a: a, lambda a: mnp.flip(a, axis=1), lambda a: a[:, ::2]):
+        check(mnp.roll(f(g), (1, -2), axis=(0, 2)), mnp.roll(f(c), (1, -2), axis=(0, 2)))
+        check(mnp.roll(f(g), 5), mnp.roll(f(c), 5))
+        check(mnp.tile(f(g), (2, 1, 1, 3)), mnp.tile(f(c), (2, 1, 1, 3)))
+        check(mnp.repeat(f(g), 3, axis=1), mnp.repeat(f(c), 3, axis=1))
+        check(mnp.repeat(f(g), [2, 0, 1, 3], axis=0), mnp.repeat(f(c), [2, 0, 1, 3], axis=0))
 
 
 @pytest.mark.parametrize("src", DTYPES)
