@@ -142,3 +142,11 @@ def test_sparse_inputs_are_refused_by_name():
             TypeError, match=rf"^np\.{f.__name__}: takes a dense array; got storage type csr"
         ):
             f(s, *args)
+
+
+def test_repeat_method_is_np_repeat():
+    xn = np.arange(6).reshape(2, 3)
+    x = mnp.asarray(xn)
+    np.testing.assert_array_equal(x.repeat(2).asnumpy(), xn.repeat(2))
+    np.testing.assert_array_equal(x.repeat([1, 0, 2], axis=1).asnumpy(), xn.repeat([1, 0, 2], 1))
+    np.testing.assert_array_equal(x.repeat(3, axis=-2).asnumpy(), xn.repeat(3, axis=-2))
