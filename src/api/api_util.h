@@ -53,6 +53,15 @@ NDArray ArrayImpl(const ArrayLike& obj, const DTypeLike& dtype, const DeviceLike
 NDArray Full(const ShapeLike& shape, const ScalarLike& fill_value, DLDataType dtype,
              const DeviceLike& device, const char* fname);
 
+/*! \return a for a use that may outlive the call: a lent tensor is copied (np_init.cc). */
+NDArray OwnedArray(const NDArrayLike& a);
+
+/*!
+ * \brief np.transpose (np_init.cc): a view of a with its axes permuted by axes (reversed when
+ *  None); numpy's errors, naming fname, for a wrong count or a repeated axis.
+ */
+NDArray Transpose(const NDArrayLike& a, const AxisLike& axes, const char* fname);
+
 /*!
  * \brief Run op on inputs with param, one output.
  * \param device where an op without inputs puts its output.

@@ -1,8 +1,9 @@
 /*!
  * \file np_create.cc
- * \brief More of the array API's creation functions: np.empty_like and np.full_like,
- *  np.eye and np.linspace, made on the host and moved where asked, and np.meshgrid, copies of
- *  broadcast views on the inputs' device.
+ * \brief More of the array API's creation functions: np.empty_like and np.full_like, np.eye
+ *  and np.linspace (made on the host and moved where asked), np.tril and np.triu (the
+ *  _npi_tril / _npi_triu ops, on x's device), and np.meshgrid, copies of broadcast views on the
+ *  inputs' device.
  */
 #include <mxffi/container/array.h>
 #include <mxffi/registry.h>
@@ -17,6 +18,7 @@
 
 #include "../ndarray/cuda/device.h"
 #include "../op/dtype.h"
+#include "../op/tri/tri_op.h"
 #include "../op/type_switch.h"
 #include "api_util.h"
 
@@ -51,7 +53,40 @@ void CheckCount(int64_t n, const char* what, const char* fname) {
   MXFFI_CHECK(n >= 0, ValueError) << fname << ": " << what << " must be non-negative, got " << n;
 }
 
+/*! \return np.tril (lower) or np.triu of x: the op on x's stack of matrices. */
+NDArray Triangle(const NDArrayLike& x, int64_t k, bool lower) {
+  static const Op* tril = Op::Get("_npi_tril");
+  static const Op* triu = Op::Get("_npi_triu");
+  const char* fname = lower ? "np.tril" : "np.triu";
+  MXFFI_CHECK(!x->is_sparse(), TypeError)
+      << fname << ": takes a dense array; got storage type " << StorageTypeName(x->stype());
+  const int ndim = x->tensor().ndim;
+  MXFFI_CHECK(ndim >= 2, ValueError)
+      << fname << ": input array must be at least 2-dimensional, but it is " << ndim;
+  op::TriParam p;
+  p.k = k;
+  return InvokeOp(lower ? tril : triu, p, {x.array()});
+}
+
 }  // namespace
+
+MXFFI_REGISTER_API("np.tril")
+    .describe(
+        "A copy of x (a stack of matrices, at least 2-dimensional) with the elements above the "
+        "k-th diagonal of each matrix zero (k 0 the main diagonal, positive above it, negative "
+        "below).")
+    .arg("x")
+    .arg("k", 0)
+    .set_body_typed([](NDArrayLike x, int64_t k) { return Triangle(x, k, true); });
+
+MXFFI_REGISTER_API("np.triu")
+    .describe(
+        "A copy of x (a stack of matrices, at least 2-dimensional) with the elements below the "
+        "k-th diagonal of each matrix zero (k 0 the main diagonal, positive above it, negative "
+        "below).")
+    .arg("x")
+    .arg("k", 0)
+    .set_body_typed([](NDArrayLike x, int64_t k) { return Triangle(x, k, false); });
 
 MXFFI_REGISTER_API("np.empty_like")
     .describe(

@@ -30,9 +30,6 @@ NDArray CopyOf(const NDArray& a) {
   return Invoke(attrs, Span<const NDArray>(&a, 1));
 }
 
-/*! \return a for a use that may outlive the call: a lent tensor is copied. */
-NDArray OwnedArray(const NDArrayLike& a) { return a.borrowed() ? CopyOf(a) : a.array(); }
-
 NDArray Fill(const Op* op, const ShapeLike& shape, DLDataType dtype, const DeviceLike& device,
              double value) {
   InitParam p;
@@ -375,6 +372,10 @@ NDArray Reshape(const NDArrayLike& a_arg, const IntTupleLike& shape_arg, CopyMod
   return NDArray::View(a, shape.data(), nullptr, shape.ndim(), 0);
 }
 
+}  // namespace
+
+NDArray OwnedArray(const NDArrayLike& a) { return a.borrowed() ? CopyOf(a) : a.array(); }
+
 NDArray Transpose(const NDArrayLike& a_arg, const AxisLike& axes_arg, const char* fname) {
   NDArray a = OwnedArray(a_arg);
   const DLTensor& t = a.tensor();
@@ -407,8 +408,6 @@ NDArray Transpose(const NDArrayLike& a_arg, const AxisLike& axes_arg, const char
   }
   return NDArray::View(a, new_shape, new_strides, ndim, 0);
 }
-
-}  // namespace
 
 MXFFI_REGISTER_API("np.empty")
     .describe("A new array of the given shape and dtype, without initialising its elements.")

@@ -185,6 +185,31 @@ def test_copy_of_contiguous_and_strided_arrays(dtype):
     check(mnp.copy(g.T), mnp.copy(c.T))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_tril_triu_and_views_match_cpu(dtype):
+    rng = np.random.default_rng()
+    for shape in [(0, 3), (1, 1), (7, 5), (3, 64, 65), (2, 0, 4)]:
+        c, g = both(rand(rng, shape, dtype))
+        for k in [0, 1, -2, 70, -70]:
+            check(mnp.tril(g, k=k), mnp.tril(c, k=k))
+            check(mnp.triu(g, k=k), mnp.triu(c, k=k))
+    c, g = both(rand(rng, (4, 6, 5), dtype))
+    # strided, negative-stride and zero-stride inputs: the views are the same on both devices
+    for f in (lambda a: a.mT, lambda a: mnp.flip(a, axis=(0, 2)), lambda a: a[:, ::2, 1:]):
+        check(mnp.tril(f(g), k=1), mnp.tril(f(c), k=1))
+        check(mnp.copy(f(g)), mnp.copy(f(c)))
+    b = lambda a: mnp.broadcast_to(mnp.expand_dims(a[0, 0], 0), (3, 5))  # noqa: E731
+    check(mnp.triu(b(g)), mnp.triu(b(c)))
+    check(mnp.copy(mnp.moveaxis(g, 0, -1)), mnp.copy(mnp.moveaxis(c, 0, -1)))
+    # roll, tile and repeat copy through views on the array's own device
+    for f in (lambda a: a, lambda a: mnp.flip(a, axis=1), lambda a: a[:, ::2]):
+        check(mnp.roll(f(g), (1, -2), axis=(0, 2)), mnp.roll(f(c), (1, -2), axis=(0, 2)))
+        check(mnp.roll(f(g), 5), mnp.roll(f(c), 5))
+        check(mnp.tile(f(g), (2, 1, 1, 3)), mnp.tile(f(c), (2, 1, 1, 3)))
+        check(mnp.repeat(f(g), 3, axis=1), mnp.repeat(f(c), 3, axis=1))
+        check(mnp.repeat(f(g), [2, 0, 1, 3], axis=0), mnp.repeat(f(c), [2, 0, 1, 3], axis=0))
+
+
 @pytest.mark.parametrize("src", DTYPES)
 def test_astype_to_every_dtype_matches_cpu(src):
     rng = np.random.default_rng()

@@ -5,6 +5,8 @@ import pytest
 
 import mxffi
 import mxffi.np as mnp
+import mxffi.ops
+from mxffi.nd import sparse
 
 LINSPACE = [(0, 1, 5), (0, 10, 5), (1, -1, 4), (0, 1, 1), (0, 1, 0), (2.5, 7, 6), (0, 0, 3)]
 LINSPACE += [(-1e300, 1e300, 7), (1, 1 + 1e-15, 4), (0, 1, 50)]
@@ -146,3 +148,78 @@ def test_ints_past_int64_into_dtypes():
         mnp.asarray([2**63], dtype="int64")
     with pytest.raises(OverflowError, match=r"value 18446744073709551616 does not fit in int64"):
         mnp.asarray([2**64])
+
+
+TRI_DTYPES = ["bool", "int8", "uint16", "int32", "uint64", "float16", "bfloat16", "float32"]
+TRI_DTYPES += ["float64", "complex64", "complex128"]
+
+
+def _tri_input(dtype, shape):
+    n = int(np.prod(shape))
+    v = np.arange(1, n + 1).reshape(shape)
+    if dtype == "bool":
+        return v % 3 != 0
+    if dtype == "bfloat16":
+        return v.astype("float32")  # converted to bfloat16 in mxffi, compared as float32
+    if dtype.startswith("complex"):
+        return (v - 2.5j * v).astype(dtype)
+    return v.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", TRI_DTYPES)
+@pytest.mark.parametrize(
+    "shape", [(3, 4), (4, 3), (1, 1), (2, 3, 5), (2, 1, 3, 3), (0, 3), (2, 0, 4)]
+)
+def test_tril_triu_are_numpys(dtype, shape):
+    xn = _tri_input(dtype, shape)
+    x = mnp.asarray(xn, dtype=dtype)
+    for k in [0, 1, -1, 2, -3, 10, -10]:
+        for f in ("tril", "triu"):
+            got = getattr(mnp, f)(x, k=k)
+            want = getattr(np, f)(xn, k=k)
+            assert str(got.dtype) == dtype and got.shape == want.shape
+            g = got.asnumpy()
+            np.testing.assert_array_equal(g.astype(want.dtype) if dtype == "bfloat16" else g, want)
+    assert np.array_equal(mnp.tril(x).asnumpy(), mnp.tril(x, k=0).asnumpy())
+
+
+def test_tril_triu_read_strided_inputs_and_write_positive_zeros():
+    base = mnp.asarray(np.arange(60.0).reshape(3, 4, 5) - 30)
+    for view in (base[:, ::2, 1:], base.mT, base[::-1, :, ::-2], mnp.flip(base, axis=1)):
+        vn = view.asnumpy()
+        np.testing.assert_array_equal(mnp.tril(view, k=-1).asnumpy(), np.tril(vn, -1))
+        np.testing.assert_array_equal(mnp.triu(view, k=1).asnumpy(), np.triu(vn, 1))
+    # numpy's zeros are +0.0, whatever the element was
+    z = mnp.tril(mnp.asarray(-np.ones((2, 2))))
+    assert np.signbit(z.asnumpy()[0, 1]) == np.False_
+    # a broadcast (zero-stride) input
+    b = mnp.broadcast_to(mnp.arange(4.0), (3, 4))
+    np.testing.assert_array_equal(
+        mnp.triu(b).asnumpy(), np.triu(np.broadcast_to(np.arange(4.0), (3, 4)))
+    )
+    # numpy inputs are read where they are
+    np.testing.assert_array_equal(
+        mnp.tril(np.ones((3, 3), "int16")).asnumpy(), np.tril(np.ones((3, 3), "int16"))
+    )
+
+
+def test_tril_triu_errors():
+    with pytest.raises(
+        ValueError,
+        match=r"^np\.tril: input array must be at least 2-dimensional, "
+        r"but it is 1",
+    ):
+        mnp.tril(mnp.zeros(3))
+    with pytest.raises(
+        ValueError,
+        match=r"^np\.triu: input array must be at least 2-dimensional, "
+        r"but it is 0",
+    ):
+        mnp.triu(mnp.zeros(()))
+    with pytest.raises(TypeError, match=r"^np\.tril: argument #1 'k' expected"):
+        mnp.tril(mnp.zeros((2, 2)), k=1.5)
+    with pytest.raises(TypeError, match=r"^np\.triu: takes a dense array; got storage type csr"):
+        mnp.triu(sparse.csr_matrix(np.eye(3)))
+    # the op itself checks its input, for ops.invoke
+    with pytest.raises(ValueError, match=r"^_npi_tril: input array must be at least 2-dimensional"):
+        mxffi.ops.invoke("_npi_tril", mnp.zeros(3), k=0)

@@ -661,6 +661,7 @@ cdef object _np_exp = None
 cdef object _np_log = None
 cdef object _np_square = None
 cdef object _np_sign = None
+cdef object _np_repeat = None
 
 
 cdef int _load_np_functions() except -1:
@@ -669,6 +670,7 @@ cdef int _load_np_functions() except -1:
     global _np_bitwise_invert, _np_transpose, _np_reshape, _np_copy, _np_astype, _np_sum, _np_mean, _np_max, _np_min, _np_dot
     global _np_all, _np_any
     global _np_tensordot, _np_asarray, _np_maximum, _np_minimum, _np_sqrt, _np_exp, _np_log, _np_square, _np_sign
+    global _np_repeat
     _np_add = get_global_func("np.add", allow_missing=True)
     _np_subtract = get_global_func("np.subtract", allow_missing=True)
     _np_multiply = get_global_func("np.multiply", allow_missing=True)
@@ -703,6 +705,7 @@ cdef int _load_np_functions() except -1:
     _np_all = get_global_func("np.all", allow_missing=True)
     _np_any = get_global_func("np.any", allow_missing=True)
     _np_dot = get_global_func("np.dot", allow_missing=True)
+    _np_repeat = get_global_func("np.repeat", allow_missing=True)
     _np_tensordot = get_global_func("np.tensordot", allow_missing=True)
     _np_asarray = get_global_func("np.asarray", allow_missing=True)
     _np_maximum = get_global_func("np.maximum", allow_missing=True)
@@ -1158,6 +1161,11 @@ cdef class NDArray(Object):
     def squeeze(self, axis=None):
         """A view without the axes of extent 1 (those of axis, which must be of extent 1)."""
         return _squeeze(self, axis)
+
+    def repeat(self, repeats, axis=None):
+        """np.repeat of this array: each element repeated repeats times along axis (None: of
+        the flattened array)."""
+        return _np_repeat(self, repeats, axis)
 
     def ravel(self):
         """The elements as a 1-d array (a view when the array is contiguous)."""
