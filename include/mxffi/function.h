@@ -67,6 +67,8 @@ struct FuncInfo {
   int32_t num_positional_only = 0;
   int32_t first_keyword_only = -1;
   int32_t variadic_index = -1;
+  /*! \brief Python gets the body's Array result as a list (registry: returns_list()). */
+  bool returns_list = false;
 };
 
 namespace details {

@@ -62,6 +62,11 @@ class Registry {
    *  It takes no default, and no argument before it may have one.
    */
   MXFFI_DLL Registry& arg_variadic(std::string name);
+  /*!
+   * \brief Python receives the body's result, an Array, as a list (what numpy and the array
+   *  API give for several arrays, e.g. meshgrid); C++ and C callers still get the Array.
+   */
+  MXFFI_DLL Registry& returns_list();
   /*! \brief Mark as long-running: Python calls it with the GIL released. */
   MXFFI_DLL Registry& set_long_running(bool value = true);
   /*! \brief Allow replacing an existing global of the same name. */

@@ -63,6 +63,9 @@ def signature_of(name):
     if info["long_running"]:
         doc += "\n\nLong-running: called with the GIL released."
     returns = annotation(ret) if ret else inspect.Signature.empty
+    if info["returns_list"]:  # Python gets the Array as a list
+        element = re.fullmatch(r"Array\[(.*)\]", ret)
+        returns = list[annotation(element[1])] if element else list
     return inspect.Signature(params, return_annotation=returns), doc
 
 

@@ -169,6 +169,9 @@ def function_stub(full_name, short=None):
         if params_positional_only and params:
             params.append("/")
     ret = type_text(str(info["return_type"]) or "Any", result=True)
+    if info["returns_list"]:  # Python gets the Array as a list
+        element = re.fullmatch(r"Array\[(.*)\]", str(info["return_type"]))
+        ret = f"list[{type_text(element[1], result=True) if element else 'Any'}]"
     return _def(short, params, ret)
 
 

@@ -12,6 +12,7 @@
 #include <mxffi/container/string.h>
 #include <mxffi/op/op.h>
 
+#include <complex>
 #include <initializer_list>
 
 namespace mxffi {
@@ -50,6 +51,18 @@ NDArray ArrayImpl(const ArrayLike& obj, const DTypeLike& dtype, const DeviceLike
  * \brief np.full's array (np_init.cc): shape filled with fill_value in dtype on device (None:
  *  the CPU), the value checked against the dtype as numpy 2 checks it; errors name fname.
  */
+/*!
+ * \brief np.full's fill: a number, a complex number or an array broadcast to shape; dtype None
+ *  takes the fill's own (see np.full).
+ */
+NDArray FullOf(const ShapeLike& shape, const ArrayLike& fill_value, const DTypeLike& dtype,
+               const DeviceLike& device, const char* fname);
+/*!
+ * \brief An array of shape holding value everywhere, of a complex dtype, on device (written on
+ *  the host and moved).
+ */
+NDArray ComplexFull(const int64_t* shape, int ndim, DLDataType dtype, DLDevice device,
+                    std::complex<double> value, const char* fname);
 NDArray Full(const ShapeLike& shape, const ScalarLike& fill_value, DLDataType dtype,
              const DeviceLike& device, const char* fname);
 

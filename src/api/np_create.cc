@@ -111,13 +111,13 @@ MXFFI_REGISTER_API("np.full_like")
     .arg("fill_value")
     .arg("dtype", nullptr)
     .arg("device", nullptr)
-    .set_body_typed([](NDArrayLike x, ScalarLike fill_value, DTypeLike dtype, DeviceLike device) {
+    .set_body_typed([](NDArrayLike x, ArrayLike fill_value, DTypeLike dtype, DeviceLike device) {
       const DLTensor& t = x->tensor();
       MXFFI_CHECK(!x->is_sparse(), TypeError)
           << "np.full_like: takes a dense array; got storage type " << StorageTypeName(x->stype());
       const DLDevice d = device.has_value() ? DeviceOf(device, "np.full_like") : t.device;
-      return Full(ShapeLike(t.shape, t.ndim), fill_value, dtype.value_or(t.dtype), DeviceLike(d),
-                  "np.full_like");
+      return FullOf(ShapeLike(t.shape, t.ndim), fill_value, DTypeLike(dtype.value_or(t.dtype)),
+                    DeviceLike(d), "np.full_like");
     });
 
 MXFFI_REGISTER_API("np.eye")
@@ -138,6 +138,17 @@ MXFFI_REGISTER_API("np.eye")
       const DLDevice d = DeviceOf(device, fname);
       const int64_t shape[2] = {n_rows, n_cols};
       const DLDataType dt = dtype.value_or(kDefaultFloat);
+      if (dt.code == kDLComplex && dt.lanes == 1 && (dt.bits == 64 || dt.bits == 128)) {
+        NDArray out = ComplexFull(shape, 2, dt, kHost, 0.0, fname);
+        for (int64_t i = std::max<int64_t>(0, -k); i < n_rows && i + k < n_cols; ++i) {
+          if (dt.bits == 64) {
+            op::DataPtr<float>(out.tensor())[2 * (i * n_cols + i + k)] = 1.0f;
+          } else {
+            op::DataPtr<double>(out.tensor())[2 * (i * n_cols + i + k)] = 1.0;
+          }
+        }
+        return MoveTo(out, d, fname);
+      }
       NDArray out = NDArray::Empty(shape, 2, dt, kHost);
       MXFFI_TYPE_SWITCH(dt, fname, DType, {
         DType* p = op::DataPtr<DType>(out.tensor());
@@ -198,9 +209,11 @@ MXFFI_REGISTER_API("np.meshgrid")
         "..., nN, N new arrays of one shape, (n2, n1, n3, ..., nN) with indexing='xy' (the "
         "default) or (n1, ..., nN) with 'ij', the i-th holding arrays[i] repeated along the other "
         "axes, in its dtype, on the arrays' device (an array of another dimension is flattened, "
-        "as numpy does). Returns them in a list (an empty one for no arrays).")
+        "as numpy does). Returns them in a list (an empty one for no arrays), as the array API "
+        "standard (2024.12) does.")
     .arg_variadic("arrays")
     .arg("indexing", "xy")
+    .returns_list()
     .set_body_typed([](Array<NDArray> arrays, std::string_view indexing) {
       constexpr const char* fname = "np.meshgrid";
       MXFFI_CHECK(indexing == "xy" || indexing == "ij", ValueError)
@@ -236,7 +249,7 @@ MXFFI_REGISTER_API("np.meshgrid")
       }
       const bool xy = indexing == "xy" && n >= 2;
       if (xy) std::swap(shape[0], shape[1]);
-      Array<Any> out;
+      Array<NDArray> out;
       std::vector<int64_t> strides(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) {
         std::fill(strides.begin(), strides.end(), int64_t{0});

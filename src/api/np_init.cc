@@ -30,8 +30,43 @@ NDArray CopyOf(const NDArray& a) {
   return Invoke(attrs, Span<const NDArray>(&a, 1));
 }
 
+/*! \return whether dtype is complex64 or complex128. */
+bool IsComplex(DLDataType dtype) {
+  return dtype.code == kDLComplex && dtype.lanes == 1 && (dtype.bits == 64 || dtype.bits == 128);
+}
+
+}  // namespace
+
+NDArray ComplexFull(const int64_t* shape, int ndim, DLDataType dtype, DLDevice device,
+                    std::complex<double> value, const char* fname) {
+  // No kernel computes in complex yet: written on the host, then moved.
+  const bool host = device.device_type == kDLCPU;
+  NDArray out = NDArray::Empty(shape, ndim, dtype, host ? device : kCPU);
+  const int64_t n = op::NumElements(out.tensor());
+  if (dtype.bits == 64) {
+    float* p = op::DataPtr<float>(out.tensor());
+    for (int64_t i = 0; i < n; ++i) {
+      p[2 * i] = static_cast<float>(value.real());
+      p[2 * i + 1] = static_cast<float>(value.imag());
+    }
+  } else {
+    double* p = op::DataPtr<double>(out.tensor());
+    for (int64_t i = 0; i < n; ++i) {
+      p[2 * i] = value.real();
+      p[2 * i + 1] = value.imag();
+    }
+  }
+  return host ? out : cuda::ToDevice(out, device, fname);
+}
+
+namespace {
+
 NDArray Fill(const Op* op, const ShapeLike& shape, DLDataType dtype, const DeviceLike& device,
              double value) {
+  if (IsComplex(dtype)) {
+    return ComplexFull(shape.data(), shape.ndim(), dtype, device.value_or(kCPU), value,
+                       op->name.c_str());
+  }
   InitParam p;
   p.shape = shape;
   p.dtype = dtype;
@@ -42,6 +77,10 @@ NDArray Fill(const Op* op, const ShapeLike& shape, DLDataType dtype, const Devic
 NDArray FillLike(const Op* op, const NDArray& src, const DTypeLike& dtype, const DeviceLike& device,
                  double value) {
   const DLTensor& t = src.tensor();
+  if (IsComplex(dtype.value_or(t.dtype))) {
+    return ComplexFull(t.shape, t.ndim, dtype.value_or(t.dtype), device.value_or(t.device), value,
+                       op->name.c_str());
+  }
   InitParam p;
   p.shape.assign(t.shape, t.ndim);
   p.dtype = dtype.value_or(t.dtype);
@@ -447,16 +486,64 @@ NDArray Full(const ShapeLike& shape, const ScalarLike& fill_value, DLDataType dt
   return Fill(op, shape, dtype, device, fill_value.value());
 }
 
+NDArray FullOf(const ShapeLike& shape, const ArrayLike& fill_value, const DTypeLike& dtype,
+               const DeviceLike& device, const char* fname) {
+  if (fill_value.kind() == ArrayLike::Kind::kScalar) {
+    const ScalarLike& s = fill_value.value().scalar();
+    return Full(shape, s, dtype.value_or(s.DefaultDType()), device, fname);
+  }
+  std::complex<double> z;
+  if (fill_value.kind() == ArrayLike::Kind::kSequence && fill_value.sequence_shape().ndim() == 0 &&
+      details::CellComplex(fill_value.sequence(), &z)) {
+    // A Python complex: into a complex dtype, as numpy; a real dtype cannot hold it.
+    const DLDataType dt = dtype.value_or(DLDataType{kDLComplex, 128, 1});
+    MXFFI_CHECK(IsComplex(dt), TypeError)
+        << fname << ": cannot store a complex number in an array of " << DataTypeToString(dt)
+        << " (numpy's TypeError); take its .real or .imag, or ask for a complex dtype";
+    return ComplexFull(shape.data(), shape.ndim(), dt, device.value_or(kCPU), z, fname);
+  }
+  // An array or a sequence: broadcast to shape, as numpy's full does, in its dtype (or dtype).
+  const NDArray value = ArrayImpl(fill_value, dtype, device, CopyMode::kIfNeeded, fname);
+  MXFFI_CHECK(!value.is_sparse(), TypeError)
+      << fname << ": fill_value must be dense, got storage type " << StorageTypeName(value.stype());
+  const DLTensor& v = value.tensor();
+  const int nd = shape.ndim();
+  bool fits = v.ndim <= nd;
+  std::vector<int64_t> strides(static_cast<size_t>(nd), 0);
+  const NDArray c = value.Contiguous();
+  int64_t step = 1;
+  for (int i = v.ndim - 1; fits && i >= 0; --i) {
+    const int o = nd - v.ndim + i;
+    if (v.shape[i] == shape[o]) {
+      strides[static_cast<size_t>(o)] = v.shape[i] == 1 ? 0 : step;
+    } else {
+      fits = v.shape[i] == 1;
+    }
+    step *= v.shape[i];
+  }
+  MXFFI_CHECK(fits, ValueError) << fname << ": could not broadcast fill_value from shape "
+                                << TShape(v.shape, v.ndim).ToString() << " into shape "
+                                << shape.ToString();
+  const NDArray view = NDArray::View(c, shape.data(), strides.data(), nd, 0);
+  NDArray out = NDArray::Copy(view.tensor());
+  const DLDevice want = device.value_or(v.device);
+  return want.device_type == out.tensor().device.device_type &&
+                 want.device_id == out.tensor().device.device_id
+             ? out
+             : cuda::ToDevice(out, want, fname);
+}
+
 MXFFI_REGISTER_API("np.full")
     .describe(
-        "A new array of the given shape filled with fill_value; dtype None takes the value's "
-        "(bool, int64 or float64).")
+        "A new array of the given shape filled with fill_value: a number (dtype None takes its "
+        "own: bool, int64, float64 or complex128) or an array broadcast to the shape (dtype "
+        "None keeps the array's), as numpy's full.")
     .arg("shape")
     .arg("fill_value")
     .arg("dtype", nullptr)
     .arg("device", nullptr)
-    .set_body_typed([](ShapeLike shape, ScalarLike fill_value, DTypeLike dtype, DeviceLike device) {
-      return Full(shape, fill_value, dtype.value_or(fill_value.DefaultDType()), device, "np.full");
+    .set_body_typed([](ShapeLike shape, ArrayLike fill_value, DTypeLike dtype, DeviceLike device) {
+      return FullOf(shape, fill_value, dtype, device, "np.full");
     });
 
 MXFFI_REGISTER_API("np.zeros_like")

@@ -320,6 +320,43 @@ MXFFI_REGISTER_API("np.broadcast_to")
       return BroadcastTo(x, shape, "np.broadcast_to");
     });
 
+MXFFI_REGISTER_API("np.broadcast_arrays")
+    .describe(
+        "The arrays broadcast against each other (numpy's rules): read-only views of one shape, "
+        "in a list; the broadcast axes have stride 0.")
+    .arg_variadic("arrays")
+    .returns_list()
+    .set_body_typed([](Array<NDArray> arrays) {
+      constexpr const char* fname = "np.broadcast_arrays";
+      TShape shape;  // the broadcast shape so far, of the longest ndim
+      int64_t first = 0;
+      for (int64_t i = 0; i < arrays.size(); ++i) {
+        const DLTensor& t = arrays[i].tensor();
+        TShape here(t.shape, t.ndim);
+        const int nd = std::max(shape.ndim(), here.ndim());
+        TShape out;
+        out.resize(nd);
+        for (int k = 0; k < nd; ++k) {
+          const int a = k - (nd - shape.ndim()), b = k - (nd - here.ndim());
+          const int64_t x = a >= 0 ? shape[a] : 1, y = b >= 0 ? here[b] : 1;
+          MXFFI_CHECK(x == y || x == 1 || y == 1, ValueError)
+              << fname << ": shape mismatch: objects cannot be broadcast to a single shape. "
+              << "Mismatch is between arg " << first << " with shape "
+              << TShape(arrays[first].tensor().shape, arrays[first].tensor().ndim).ToString()
+              << " and arg " << i << " with shape " << here.ToString() << ".";
+          out[k] = x == 1 ? y : x;
+        }
+        if (!(out == shape)) first = i;
+        shape = out;
+      }
+      Array<NDArray> result;
+      const ShapeLike target(shape.data(), shape.ndim());
+      for (int64_t i = 0; i < arrays.size(); ++i) {
+        result.push_back(BroadcastTo(NDArrayLike(arrays[i], false), target, fname));
+      }
+      return result;
+    });
+
 MXFFI_REGISTER_API("np.flip")
     .describe(
         "A view of x with the order of the elements reversed along axis (an int or a tuple), or "

@@ -271,6 +271,11 @@ Registry& Registry::arg_variadic(std::string name) {
   return *this;
 }
 
+Registry& Registry::returns_list() {
+  info_->returns_list = true;
+  return *this;
+}
+
 Registry& Registry::set_long_running(bool value) {
   info_->long_running = value;
   return *this;
@@ -344,6 +349,7 @@ Map<String, Any> FunctionInfoMap(const FuncInfo& info) {
                                    : static_cast<int64_t>(info.arg_names.size());
   out.Set("keyword_only", Any(keyword_only));
   out.Set("variadic", Any(static_cast<int64_t>(info.variadic_index)));
+  out.Set("returns_list", Any(info.returns_list));
   return out;
 }
 
@@ -355,7 +361,8 @@ MXFFI_REGISTER_API("registry.function_info")
         "defaults (of the trailing arguments), num_args (-1 for a packed body), long_running, "
         "and how Python passes the arguments: positional_only (how many of the first are), "
         "keyword_only (the index of the first keyword-only one, or the count when none is) and "
-        "variadic (the index of the `*name` argument, or -1).")
+        "variadic (the index of the `*name` argument, or -1), and returns_list (Python gets "
+        "the Array result as a list).")
     .arg("name")
     .set_body_typed([](std::string_view name) {
       std::shared_ptr<const FuncInfo> info = details::GetFuncInfo(name);

@@ -112,9 +112,15 @@ CASES = [
     ),
     # ScalarLike
     (
+        lambda: mnp.arange("x"),
+        TypeError,
+        "np.arange: argument #0 'start' expected a number, got str",
+    ),
+    (
         lambda: mnp.full(2, "x"),
         TypeError,
-        "np.full: argument #1 'fill_value' expected a number, got str",
+        "np.full: argument #1 'fill_value' expected an array, a number or a nested sequence of "
+        "numbers and arrays, got str",
     ),
     (
         lambda: mnp.arange(0, None, "x"),

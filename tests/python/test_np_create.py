@@ -223,3 +223,69 @@ def test_tril_triu_errors():
     # the op itself checks its input, for ops.invoke
     with pytest.raises(ValueError, match=r"^_npi_tril: input array must be at least 2-dimensional"):
         mxffi.ops.invoke("_npi_tril", mnp.zeros(3), k=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Complex creation and np.full's array fill values
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m: m.full((2, 2), 1 + 2j),
+        lambda m: m.full((2, 2), 1.5j, dtype=m.complex64),
+        lambda m: m.full_like(m.zeros((2, 2), dtype=m.complex64), 1 - 1j),
+        lambda m: m.ones((2, 3), dtype=m.complex128),
+        lambda m: m.zeros((2,), dtype=m.complex64),
+        lambda m: m.ones_like(m.zeros(2, dtype=m.complex64)),
+        lambda m: m.zeros_like(m.zeros((0, 2), dtype=m.complex128)),
+        lambda m: m.eye(3, 4, k=1, dtype=m.complex64),
+        lambda m: m.eye(4, k=-2, dtype=m.complex128),
+        lambda m: m.full((2, 3), [1, 2, 3]),
+        lambda m: m.full((2, 3), m.asarray([[1.5], [2.5]], dtype=m.float32)),
+        lambda m: m.full((2, 3), [1, 2, 3], dtype=m.int8),
+        lambda m: m.full_like(m.zeros((2, 3)), [7, 8, 9]),
+    ],
+)
+def test_complex_and_array_fills_as_numpy(make):
+    got, want = make(mnp), make(np)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_fill_errors():
+    with pytest.raises(ValueError, match=r"^np\.full: could not broadcast fill_value from shape"):
+        mnp.full((2, 3), [1, 2])
+    with pytest.raises(TypeError, match=r"^np\.full: cannot store a complex number in an array"):
+        mnp.full((2,), 1j, dtype="float64")
+    with pytest.raises(TypeError, match=r"^np\.full_like: cannot store a complex number"):
+        mnp.full_like(mnp.zeros(2), 1j)
+
+
+# ---------------------------------------------------------------------------------------------
+# np.broadcast_arrays (variadic, a list of read-only views)
+
+
+@pytest.mark.parametrize(
+    "shapes", [(), ((3,),), ((3,), (2, 1), ()), ((0, 1), (1, 4)), ((2, 1, 3), (5, 1), (1,))]
+)
+def test_broadcast_arrays_matches_numpy(shapes):
+    xs = [np.arange(int(np.prod(s)), dtype=np.float32).reshape(s) for s in shapes]
+    got = mnp.broadcast_arrays(*[mnp.asarray(x) for x in xs])
+    want = np.broadcast_arrays(*xs)
+    assert type(got) is list and len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert g.shape == w.shape and g.dtype == w.dtype and g.read_only
+        np.testing.assert_array_equal(g.numpy(), w)
+
+
+def test_broadcast_arrays_shares_memory_and_names_the_mismatch():
+    a = mnp.arange(3)
+    b, c = mnp.broadcast_arrays(a, mnp.ones((2, 1)))
+    assert mnp.shares_memory(a, b) and b.shape == (2, 3)
+    with pytest.raises(ValueError) as e:
+        mnp.broadcast_arrays(mnp.arange(3), mnp.ones((2, 1)), mnp.ones((2, 2)))
+    assert str(e.value).splitlines()[0] == (
+        "np.broadcast_arrays: shape mismatch: objects cannot be broadcast to a single shape. "
+        "Mismatch is between arg 1 with shape (2, 1) and arg 2 with shape (2, 2)."
+    )

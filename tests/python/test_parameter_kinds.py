@@ -31,6 +31,7 @@ def test_signature_shows_the_kinds():
         ("scale", P.KEYWORD_ONLY),
     ]
     assert inspect.signature(mnp.meshgrid).parameters["arrays"].kind == P.VAR_POSITIONAL
+    assert inspect.signature(mnp.meshgrid).return_annotation == list[mxffi.NDArray]
 
 
 def test_function_info_reports_the_kinds():
@@ -41,6 +42,7 @@ def test_function_info_reports_the_kinds():
     assert (g["positional_only"], g["keyword_only"], g["variadic"]) == (0, 2, 1)
     a = info("testing.add")  # no kinds: every argument positional-or-keyword
     assert (a["positional_only"], a["keyword_only"], a["variadic"]) == (0, 2, -1)
+    assert not a["returns_list"] and info("np.meshgrid")["returns_list"]
 
 
 @pytest.mark.parametrize(
@@ -159,7 +161,7 @@ def test_meshgrid_matches_numpy(shapes, indexing):
     ]
     got = mnp.meshgrid(*[mnp.asarray(x) for x in inputs], indexing=indexing)
     want = numpy.meshgrid(*inputs, indexing=indexing)
-    assert len(got) == len(want)
+    assert type(got) is list and len(got) == len(want)  # the standard's (2024.12) list
     for g, w in zip(got, want, strict=True):
         assert g.dtype == w.dtype
         assert g.shape == w.shape

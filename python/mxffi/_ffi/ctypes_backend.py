@@ -799,7 +799,9 @@ class Function(Object):
             # Released now, last first, even when an error's traceback keeps this frame alive:
             # a torch stream made current for the call (_TorchStream) must not outlive it.
             keep.clear()
-        return _from_cell(result, True, self)
+        out = _from_cell(result, True, self)
+        kinds = getattr(self, "_kinds", None)
+        return list(out) if kinds is not None and kinds[3] else out
 
     def __get__(self, obj, objtype=None):
         return self

@@ -27,7 +27,7 @@ def bind_keywords(name, info, nargs, kwnames):
         )
     names, defaults = info[0], info[1]
     n = len(names)
-    pos_only, kw_start, var = info[3] if len(info) > 3 and info[3] else (0, n, -1)
+    pos_only, kw_start, var = info[3][:3] if len(info) > 3 and info[3] else (0, n, -1)
     if var >= 0:
         slots = list(range(min(nargs, var))) + [None] * (n - min(nargs, var))
         slots[var] = range(var, max(nargs, var))
@@ -79,12 +79,18 @@ def bind_keywords(name, info, nargs, kwnames):
 
 
 def parameter_kinds(names, get):
-    """(positional_only, first_keyword_only, variadic_index) from a function_info Map read
-    through get(key); None when every argument is positional-or-keyword."""
+    """(positional_only, first_keyword_only, variadic_index, returns_list) from a
+    function_info Map read through get(key); None when every argument is positional-or-keyword
+    and the result is as C++ gives it."""
     n = len(names)
     kw_start = int(get("keyword_only"))
-    kinds = (int(get("positional_only")), kw_start if kw_start >= 0 else n, int(get("variadic")))
-    return None if kinds == (0, n, -1) else kinds
+    kinds = (
+        int(get("positional_only")),
+        kw_start if kw_start >= 0 else n,
+        int(get("variadic")),
+        bool(get("returns_list")),
+    )
+    return None if kinds == (0, n, -1, False) else kinds
 
 
 def lazy_signature(func, name):

@@ -124,9 +124,10 @@ def get_global_func(name, allow_missing=False):
 
 
 cdef void _bind_by_kinds(Function f, tuple kinds):
-    # Keyword-only or variadic arguments: calls go through MXFFIPyFunctionVectorcallBound
-    # (fastcall.h), which binds by the signature all but the plain positional calls.
-    if kinds[2] >= 0:
+    # Keyword-only or variadic arguments, or a list result: calls go through
+    # MXFFIPyFunctionVectorcallBound (fastcall.h), which binds by the signature all but the plain
+    # positional calls (every call, for a variadic argument or a list result).
+    if kinds[2] >= 0 or kinds[3]:
         f._flags |= MXFFI_PY_VARIADIC
     else:
         f._flags |= <int>min(kinds[1], 0x7FFF) << MXFFI_PY_MAX_POS_SHIFT
@@ -209,6 +210,8 @@ cdef class _KwPlan:
     cdef Py_ssize_t pack_slot
     cdef Py_ssize_t pack_start
     cdef Py_ssize_t pack_stop
+    # Whether the Array result is handed to Python as a list (registry: returns_list()).
+    cdef bint returns_list
 
 
 cdef _KwPlan _make_kw_plan(Function f, Py_ssize_t nargs, tuple kwnames):
@@ -222,6 +225,8 @@ cdef _KwPlan _make_kw_plan(Function f, Py_ssize_t nargs, tuple kwnames):
     plan.size = len(slots)
     plan.defaults = []
     plan.pack_slot = -1
+    info = _func_info(f)
+    plan.returns_list = info is not None and info[3] is not None and info[3][3]
     for i, slot in enumerate(slots):
         if isinstance(slot, range):
             plan.pack_slot = i
@@ -254,6 +259,8 @@ cdef object _call_kw(Function f, PyObject** args, Py_ssize_t nargs, tuple kwname
     if plan.pack_slot >= 0:
         pack = [<object>args[i] for i in range(plan.pack_start, plan.pack_stop)]
         vec[plan.pack_slot] = <PyObject*>pack
+    if plan.returns_list:
+        return list(MXFFIPyCallPositional(<PyObject*>f, vec, plan.size))
     return MXFFIPyCallPositional(<PyObject*>f, vec, plan.size)
 
 
