@@ -1,6 +1,7 @@
 /*!
  * \file np_reduce.cc
- * \brief np.sum, np.mean, np.max, np.min, np.all, np.any: numpy's reductions over an axis, a tuple
+ * \brief np.sum, np.mean, np.prod, np.max, np.min, np.all, np.any, np.count_nonzero, np.argmax,
+ *  np.argmin: numpy's reductions over an axis, a tuple
  * of axes or all of them, into a new array or into out= (an mxffi array of the result's shape,
  * which may overlap a; the result is converted to its dtype unsafely, as numpy does).
  */
@@ -43,6 +44,13 @@ NDArray Reduce(const Op* op, const NDArray& x, const AxisLike& axis, const DType
   return InvokeIntoOut(attrs, Span<const NDArray>(&x, 1), out->array(), false, fname);
 }
 
+/*! \brief argmax and argmin take None or one int axis (numpy: a TypeError for a tuple). */
+void CheckOneAxis(const AxisLike& axis, const char* fname) {
+  MXFFI_CHECK(axis.is_none() || axis.is_int(), TypeError)
+      << fname << ": argument #1 'axis' expected None or an int, got the sequence "
+      << axis.tuple().ToString();
+}
+
 }  // namespace
 
 MXFFI_REGISTER_API("np.sum")
@@ -75,6 +83,22 @@ MXFFI_REGISTER_API("np.mean")
                        Optional<WritableArray> out) {
       static const Op* op = Op::Get("_mean");
       return Reduce(op, a, axis, dtype, keepdims, out, "np.mean");
+    });
+
+MXFFI_REGISTER_API("np.prod")
+    .describe(
+        "Product of the elements over axis (None: all). bool and signed integers multiply as "
+        "int64, unsigned ones as uint64 (wrapping), floats in their own dtype; dtype= overrides; "
+        "the product of nothing is 1. out= as in np.sum.")
+    .arg("a")
+    .arg("axis", nullptr)
+    .arg("dtype", nullptr)
+    .arg("keepdims", false)
+    .arg("out", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, DTypeLike dtype, bool keepdims,
+                       Optional<WritableArray> out) {
+      static const Op* op = Op::Get("_prod");
+      return Reduce(op, a, axis, dtype, keepdims, out, "np.prod");
     });
 
 MXFFI_REGISTER_API("np.max")
@@ -127,6 +151,49 @@ MXFFI_REGISTER_API("np.any")
     .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims, Optional<WritableArray> out) {
       static const Op* op = Op::Get("_any");
       return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.any");
+    });
+
+MXFFI_REGISTER_API("np.count_nonzero")
+    .describe(
+        "The number of nonzero elements over axis (None: all) as int64; NaN counts, -0.0 does "
+        "not.")
+    .arg("a")
+    .arg("axis", nullptr)
+    .arg("keepdims", false)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims) {
+      static const Op* op = Op::Get("_count_nonzero");
+      return Reduce(op, a, axis, DTypeLike(), keepdims, Optional<WritableArray>(),
+                    "np.count_nonzero");
+    });
+
+MXFFI_REGISTER_API("np.argmax")
+    .describe(
+        "Index (int64) of the largest element over axis; None: the index into the flattened "
+        "array (C order). The first occurrence wins, and the first NaN where there is one. "
+        "ValueError for an empty reduction. out= as in np.sum.")
+    .arg("a")
+    .arg("axis", nullptr)
+    .arg("out", nullptr)
+    .arg("keepdims", false)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, Optional<WritableArray> out, bool keepdims) {
+      static const Op* op = Op::Get("_argmax");
+      CheckOneAxis(axis, "np.argmax");
+      return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.argmax");
+    });
+
+MXFFI_REGISTER_API("np.argmin")
+    .describe(
+        "Index (int64) of the smallest element over axis; None: the index into the flattened "
+        "array (C order). The first occurrence wins, and the first NaN where there is one. "
+        "ValueError for an empty reduction. out= as in np.sum.")
+    .arg("a")
+    .arg("axis", nullptr)
+    .arg("out", nullptr)
+    .arg("keepdims", false)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, Optional<WritableArray> out, bool keepdims) {
+      static const Op* op = Op::Get("_argmin");
+      CheckOneAxis(axis, "np.argmin");
+      return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.argmin");
     });
 
 }  // namespace api
