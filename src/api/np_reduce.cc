@@ -196,5 +196,61 @@ MXFFI_REGISTER_API("np.argmin")
       return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.argmin");
     });
 
+namespace {
+
+/*! \brief np.var and np.std: ddof is numpy's name of the array API's correction. */
+NDArray Variance(const char* opname, const NDArray& a, const AxisLike& axis,
+                 const Optional<WritableArray>& out, Optional<double> ddof, bool keepdims,
+                 Optional<double> correction, const char* fname) {
+  MXFFI_CHECK(!(ddof.has_value() && correction.has_value()), ValueError)
+      << fname
+      << ": ddof and correction are one argument and cannot both be given; got ddof=" << *ddof
+      << " and correction=" << *correction;
+  op::VarParam p;
+  p.axis = AxisParam(axis, a.tensor().ndim);
+  p.keepdims = keepdims;
+  p.correction = ddof.has_value() ? *ddof : correction.value_or(0.0);
+  const Op* op = Op::Get(opname);
+  if (!out.has_value()) return InvokeOp(op, p, {a});
+  OpAttrs attrs;
+  attrs.op = op;
+  attrs.param = &p;
+  return InvokeIntoOut(attrs, Span<const NDArray>(&a, 1), out->array(), false, fname);
+}
+
+}  // namespace
+
+MXFFI_REGISTER_API("np.var")
+    .describe(
+        "Variance over axis (None: all): the mean of the squared deviations from the mean, "
+        "dividing by the count less correction (numpy's ddof; give one of the two). bool and "
+        "integers compute in float64, floats in their own dtype (float16 and bfloat16 in "
+        "float32); two passes with pairwise sums, as numpy. out= as in np.sum.")
+    .arg("a")
+    .arg("axis", nullptr)
+    .arg("out", nullptr)
+    .arg("ddof", nullptr)
+    .arg("keepdims", false)
+    .arg("correction", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, Optional<WritableArray> out,
+                       Optional<double> ddof, bool keepdims, Optional<double> correction) {
+      return Variance("_var", a, axis, out, ddof, keepdims, correction, "np.var");
+    });
+
+MXFFI_REGISTER_API("np.std")
+    .describe(
+        "Standard deviation over axis (None: all): the square root of np.var, with its "
+        "correction (ddof) and dtypes. out= as in np.sum.")
+    .arg("a")
+    .arg("axis", nullptr)
+    .arg("out", nullptr)
+    .arg("ddof", nullptr)
+    .arg("keepdims", false)
+    .arg("correction", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, Optional<WritableArray> out,
+                       Optional<double> ddof, bool keepdims, Optional<double> correction) {
+      return Variance("_std", a, axis, out, ddof, keepdims, correction, "np.std");
+    });
+
 }  // namespace api
 }  // namespace mxffi

@@ -2,7 +2,7 @@
 arange, copy, astype), elementwise (add, subtract, multiply, divide, power, maximum, minimum on
 two arrays and with Python numbers on either side; negative, absolute, square, sqrt, exp, log,
 sin, sign, relu, quadratic) and reductions (sum, mean, prod, max, min, all, any, count_nonzero,
-argmax, argmin).
+argmax, argmin, var, std).
 
 Each test runs the op on CUDA inputs and on the same inputs on the CPU and compares the
 results: bit for bit where both devices compute the same IEEE operations (integers, bools, add,
@@ -585,6 +585,20 @@ def test_argmax_argmin_match_cpu(name, dtype):
     c, g = both(small(rng, (6, 7, 8), dtype))
     for axis in [None, 0, 1, 2]:
         compare_reduce(name, mnp.transpose(c, (2, 0, 1)), mnp.transpose(g, (2, 0, 1)), axis, False)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_and_std_match_cpu(name, dtype):
+    rng = np.random.default_rng()
+    fn = getattr(mnp, name)
+    for shape, axis in REDUCE_CASES:
+        c, g = both(small(rng, shape, dtype))
+        for correction in (0, 1):
+            want = fn(c, axis=axis, correction=correction)
+            got = fn(g, axis=axis, correction=correction)
+            scale = np.abs(want.asnumpy().astype(np.float64)) + 1e-6
+            check_close(got, want, scale, 3e-2 if "16" in dtype else 1e-5)
 
 
 def test_integer_sums_wrap_as_on_the_cpu():

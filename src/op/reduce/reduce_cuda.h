@@ -1,9 +1,9 @@
 /*!
  * \file reduce_cuda.h
  * \brief Launchers of the reduction CUDA kernels (reduce.cu, reduce_sum.cu, reduce_logical.cu,
- *  reduce_arg.cu): sum, mean, prod, max, min, all, any and count_nonzero over any set of axes,
- *  argmax and argmin over one axis or all, of a strided device array. Plain functions
- * of DLTensors and plain values, for host-compiled callers.
+ *  reduce_arg.cu, reduce_var.cu): sum, mean, prod, max, min, all, any, count_nonzero, var and
+ *  std over any set of axes, argmax and argmin over one axis or all, of a strided device array.
+ * Plain functions of DLTensors and plain values, for host-compiled callers.
  */
 #ifndef MXFFI_SRC_OP_REDUCE_REDUCE_CUDA_H_
 #define MXFFI_SRC_OP_REDUCE_REDUCE_CUDA_H_
@@ -43,6 +43,15 @@ void Reduce(ReduceOpCode op, const DLTensor& in, const DLTensor& out, const op::
  */
 void ArgReduce(bool kmax, const DLTensor& in, const DLTensor& out, const op::ReducePlan& plan,
                const char* fname, void* stream);
+
+/*!
+ * \brief out = the variance (std_dev: the standard deviation) of in over the reduced dimensions
+ *  of plan, dividing by max(count - correction, 0), on stream; out is float64 for integer and
+ *  bool inputs, in's dtype otherwise (reduce_var.cu).
+ * \throws RuntimeError naming fname for a failed launch.
+ */
+void VarReduce(bool std_dev, const DLTensor& in, const DLTensor& out, const op::ReducePlan& plan,
+               double correction, const char* fname, void* stream);
 
 }  // namespace cuda
 }  // namespace mxffi

@@ -1,7 +1,7 @@
 /*!
  * \file reduce_gpu.cc
- * \brief FCompute<gpu> of _sum, _mean, _prod, _max, _min, _all, _any, _count_nonzero, _argmax and
- *  _argmin (src/op/reduce): the CPU kernel's
+ * \brief FCompute<gpu> of _sum, _mean, _prod, _max, _min, _all, _any, _count_nonzero, _argmax,
+ *  _argmin, _var and _std (src/op/reduce): the CPU kernel's
  * plan (MakeReducePlan) and dtype rules, run by reduce.cu on the op's stream.
  *
  * As on the CPU, a result dtype other than the input's or the op's natural one (sum and mean's
@@ -78,6 +78,19 @@ FCompute MakeGpuArgCompute(const char* fname) {
   };
 }
 
+template <bool kStd>
+FCompute MakeGpuVarCompute(const char* fname) {
+  return [fname](const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
+                 Span<const OpReqType>, Span<const DLTensor> out) {
+    const DLTensor& x = in[0];
+    const DLTensor& y = out[0];
+    const VarParam& param = attrs.get<VarParam>();
+    const uint64_t mask = ReduceAxesMask(param.axis, x.ndim, fname);
+    if (NumElements(y) == 0) return;
+    cuda::VarReduce(kStd, x, y, MakeReducePlan(x, mask), param.correction, fname, ctx.stream);
+  };
+}
+
 }  // namespace
 
 MXFFI_EXTEND_OP(_sum).set_attr<FCompute>("FCompute<gpu>",
@@ -99,6 +112,9 @@ MXFFI_EXTEND_OP(_count_nonzero)
                         MakeGpuCompute<cuda::ReduceOpCode::kCountNonzero>("np.count_nonzero"));
 MXFFI_EXTEND_OP(_argmax).set_attr<FCompute>("FCompute<gpu>", MakeGpuArgCompute<true>("np.argmax"));
 MXFFI_EXTEND_OP(_argmin).set_attr<FCompute>("FCompute<gpu>", MakeGpuArgCompute<false>("np.argmin"));
+
+MXFFI_EXTEND_OP(_var).set_attr<FCompute>("FCompute<gpu>", MakeGpuVarCompute<false>("np.var"));
+MXFFI_EXTEND_OP(_std).set_attr<FCompute>("FCompute<gpu>", MakeGpuVarCompute<true>("np.std"));
 
 }  // namespace op
 }  // namespace mxffi

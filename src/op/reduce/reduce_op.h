@@ -37,6 +37,23 @@ struct ReduceParam : public dmlc::Parameter<ReduceParam> {
   }
 };
 
+/*! \brief _var and _std: which axes, whether to keep them, the degrees of freedom removed. */
+struct VarParam : public dmlc::Parameter<VarParam> {
+  dmlc::optional<TShape> axis;
+  bool keepdims;
+  double correction;
+  DMLC_DECLARE_PARAMETER(VarParam) {
+    DMLC_DECLARE_FIELD(axis)
+        .set_default(dmlc::optional<TShape>())
+        .describe("Axes to reduce over (negative counts from the end); None means all.");
+    DMLC_DECLARE_FIELD(keepdims).set_default(false).describe(
+        "Keep the reduced axes as dimensions of extent 1.");
+    DMLC_DECLARE_FIELD(correction)
+        .set_default(0.0)
+        .describe("Subtracted from the count before dividing (numpy's ddof).");
+  }
+};
+
 #pragma GCC diagnostic pop
 
 /*!
