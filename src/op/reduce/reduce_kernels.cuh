@@ -50,10 +50,12 @@ using op::reduce::Finish;
 using op::reduce::kIsInt;
 using op::reduce::Load;
 using op::reduce::MaxOp;
+using op::reduce::MeanOut;
 using op::reduce::MinOp;
 using op::reduce::ProdOp;
 using op::reduce::RedAcc;
 using op::reduce::SumOp;
+using op::reduce::SumOut;
 
 /*! \brief v from the lane lane ^ mask of the warp, for any accumulator type. */
 template <typename A>
@@ -226,16 +228,6 @@ void Launch(const DLTensor& in, const DLTensor& out, const op::ReducePlan& l, vo
     MXFFI_CUDA_CHECK_LAUNCH(fname);
   }
 }
-
-/*! \brief numpy's sum dtype of In: int64 for bool and narrower signed integers, uint64 for
- *  narrower unsigned ones, In otherwise. */
-template <typename In>
-using SumOut = std::conditional_t<
-    std::is_same_v<In, bool> || (std::is_signed_v<In> && kIsInt<In> && sizeof(In) < 8), int64_t,
-    std::conditional_t<std::is_unsigned_v<In> && kIsInt<In> && sizeof(In) < 8, uint64_t, In>>;
-/*! \brief numpy's mean dtype of In: float64 for integers and bools, In otherwise. */
-template <typename In>
-using MeanOut = std::conditional_t<std::is_integral_v<In>, double, In>;
 
 template <typename T>
 bool IsDType(DLDataType t) {

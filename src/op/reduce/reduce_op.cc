@@ -475,24 +475,28 @@ void RunTyped(const ReducePlan& p, const DLTensor& x, const DLTensor& y) {
 
 /*!
  * \brief Dispatch on the input and result dtypes. The result dtypes numpy picks by default
- *  (the input's own, int64, uint64, float64) run directly; any other (an explicit dtype=)
- *  reduces a cast copy of the input, which is what numpy computes.
+ *  (the input's own, or sum/prod/mean's natural one: NaturalOut) run directly; any other (an
+ *  explicit dtype=) reduces a cast copy of the input, which is what numpy computes, so only
+ *  these pairs are instantiated.
  */
 template <typename R, bool kMean>
 void Dispatch(const ReducePlan& p, const DLTensor& x, const DLTensor& y, const char* fname) {
   const DLDataType out_t = y.dtype;
+  const DLDataType natural =
+      kMean ? MeanType(x.dtype, DTypeParam()) : SumType(x.dtype, DTypeParam());
   MXFFI_TYPE_SWITCH(x.dtype, fname, In, {
     if constexpr (R::kTruth) {
       // all, any: bool; count_nonzero: int64 (MakeFixedType), whatever the input.
       RunTyped<R, kMean, In, typename R::TruthResult>(p, x, y);
     } else if (SameDType(x.dtype, out_t)) {
       RunTyped<R, kMean, In, In>(p, x, y);
-    } else if (SameDType(out_t, DLDataType{kDLInt, 64, 1})) {
-      RunTyped<R, kMean, In, int64_t>(p, x, y);
-    } else if (SameDType(out_t, DLDataType{kDLUInt, 64, 1})) {
-      RunTyped<R, kMean, In, uint64_t>(p, x, y);
-    } else if (SameDType(out_t, DLDataType{kDLFloat, 64, 1})) {
-      RunTyped<R, kMean, In, double>(p, x, y);
+    } else if constexpr ((std::is_same_v<R, SumOp> || std::is_same_v<R, ProdOp>) &&
+                         !std::is_same_v<reduce::NaturalOut<kMean, In>, In>) {
+      // max and min give the input's dtype; sum, mean and prod also their natural one.
+      MXFFI_CHECK(SameDType(out_t, natural), RuntimeError)
+          << fname << ": no kernel from " << DataTypeToString(x.dtype) << " to "
+          << DataTypeToString(out_t);
+      RunTyped<R, kMean, In, reduce::NaturalOut<kMean, In>>(p, x, y);
     } else {
       MXFFI_THROW(RuntimeError) << fname << ": no kernel from " << DataTypeToString(x.dtype)
                                 << " to " << DataTypeToString(out_t);

@@ -173,6 +173,19 @@ struct CountOp {
   }
 };
 
+/*! \brief numpy's sum dtype of In: int64 for bool and narrower signed integers, uint64 for
+ *  narrower unsigned ones, In otherwise. */
+template <typename In>
+using SumOut = std::conditional_t<
+    std::is_same_v<In, bool> || (std::is_signed_v<In> && kIsInt<In> && sizeof(In) < 8), int64_t,
+    std::conditional_t<std::is_unsigned_v<In> && kIsInt<In> && sizeof(In) < 8, uint64_t, In>>;
+/*! \brief numpy's mean dtype of In: float64 for integers and bools, In otherwise. */
+template <typename In>
+using MeanOut = std::conditional_t<std::is_integral_v<In>, double, In>;
+/*! \brief The natural result type of a mean (kMean) or a sum or product of In. */
+template <bool kMean, typename In>
+using NaturalOut = std::conditional_t<kMean, MeanOut<In>, SumOut<In>>;
+
 /*!
  * \brief The type reducer R accumulates Out in: integer sums, products and counts in unsigned
  *  arithmetic (numpy's wraparound, without signed overflow; 32 bits are enough for types up to
