@@ -97,12 +97,36 @@ def add(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def all(
+    a: NDArrayLike,
+    axis: AxisLike = None,
+    keepdims: bool = False,
+    out: WritableArray | None = None,
+) -> NDArray: ...
+def any(
+    a: NDArrayLike,
+    axis: AxisLike = None,
+    keepdims: bool = False,
+    out: WritableArray | None = None,
+) -> NDArray: ...
 def arange(
     start: ScalarLike,
     stop: ScalarLike | None = None,
     step: ScalarLike | None = None,
     dtype: DTypeLike = None,
     device: DeviceLike = None,
+) -> NDArray: ...
+def argmax(
+    a: NDArrayLike,
+    axis: AxisLike = None,
+    out: WritableArray | None = None,
+    keepdims: bool = False,
+) -> NDArray: ...
+def argmin(
+    a: NDArrayLike,
+    axis: AxisLike = None,
+    out: WritableArray | None = None,
+    keepdims: bool = False,
 ) -> NDArray: ...
 def array(
     object: ArrayLike,
@@ -160,6 +184,7 @@ def bitwise_xor(
 def can_cast(from_: DTypeOrArray, to: DTypeLike, casting: str = 'safe') -> bool: ...
 def copy(a: NDArrayLike) -> NDArray: ...
 def copyto(dst: WritableArray, src: ArrayLike, casting: str = 'same_kind') -> None: ...
+def count_nonzero(a: NDArrayLike, axis: AxisLike = None, keepdims: bool = False) -> NDArray: ...
 def divide(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -340,6 +365,13 @@ def power(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def prod(
+    a: NDArrayLike,
+    axis: AxisLike = None,
+    dtype: DTypeLike = None,
+    keepdims: bool = False,
+    out: WritableArray | None = None,
+) -> NDArray: ...
 def quadratic(x: NDArrayLike, a: float = 0.0, b: float = 0.0, c: float = 0.0) -> NDArray: ...
 def remainder(
     x1: ArrayOrScalar,
@@ -372,6 +404,14 @@ def square(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def std(
+    a: NDArrayLike,
+    axis: AxisLike = None,
+    out: WritableArray | None = None,
+    ddof: float | None = None,
+    keepdims: bool = False,
+    correction: float | None = None,
+) -> NDArray: ...
 def subtract(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -389,5 +429,13 @@ def take(x: NDArrayLike, indices: ArrayLike, axis: int | None = None) -> NDArray
 def take_along_axis(arr: NDArrayLike, indices: NDArrayLike, axis: int | None = -1) -> NDArray: ...
 def tensordot(a: ArrayOrScalar, b: ArrayOrScalar, axes: TensordotAxes = 2) -> NDArray: ...
 def transpose(a: NDArrayLike, axes: AxisLike = None) -> NDArray: ...
+def var(
+    a: NDArrayLike,
+    axis: AxisLike = None,
+    out: WritableArray | None = None,
+    ddof: float | None = None,
+    keepdims: bool = False,
+    correction: float | None = None,
+) -> NDArray: ...
 def zeros(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) -> NDArray: ...
 def zeros_like(a: NDArrayLike, dtype: DTypeLike = None, device: DeviceLike = None) -> NDArray: ...
