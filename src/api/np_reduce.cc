@@ -1,6 +1,7 @@
 /*!
  * \file np_reduce.cc
- * \brief np.sum, np.mean, np.max, np.min, np.all, np.any: numpy's reductions over an axis, a tuple
+ * \brief np.sum, np.mean, np.prod, np.max, np.min, np.all, np.any, np.count_nonzero, np.argmax,
+ *  np.argmin: numpy's reductions over an axis, a tuple
  * of axes or all of them, into a new array or into out= (an mxffi array of the result's shape,
  * which may overlap a; the result is converted to its dtype unsafely, as numpy does).
  */
@@ -43,6 +44,13 @@ NDArray Reduce(const Op* op, const NDArray& x, const AxisLike& axis, const DType
   return InvokeIntoOut(attrs, Span<const NDArray>(&x, 1), out->array(), false, fname);
 }
 
+/*! \brief argmax and argmin take None or one int axis (numpy: a TypeError for a tuple). */
+void CheckOneAxis(const AxisLike& axis, const char* fname) {
+  MXFFI_CHECK(axis.is_none() || axis.is_int(), TypeError)
+      << fname << ": argument #1 'axis' expected None or an int, got the sequence "
+      << axis.tuple().ToString();
+}
+
 }  // namespace
 
 MXFFI_REGISTER_API("np.sum")
@@ -75,6 +83,22 @@ MXFFI_REGISTER_API("np.mean")
                        Optional<WritableArray> out) {
       static const Op* op = Op::Get("_mean");
       return Reduce(op, a, axis, dtype, keepdims, out, "np.mean");
+    });
+
+MXFFI_REGISTER_API("np.prod")
+    .describe(
+        "Product of the elements over axis (None: all). bool and signed integers multiply as "
+        "int64, unsigned ones as uint64 (wrapping), floats in their own dtype; dtype= overrides; "
+        "the product of nothing is 1. out= as in np.sum.")
+    .arg("a")
+    .arg("axis", nullptr)
+    .arg("dtype", nullptr)
+    .arg("keepdims", false)
+    .arg("out", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, DTypeLike dtype, bool keepdims,
+                       Optional<WritableArray> out) {
+      static const Op* op = Op::Get("_prod");
+      return Reduce(op, a, axis, dtype, keepdims, out, "np.prod");
     });
 
 MXFFI_REGISTER_API("np.max")
@@ -127,6 +151,105 @@ MXFFI_REGISTER_API("np.any")
     .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims, Optional<WritableArray> out) {
       static const Op* op = Op::Get("_any");
       return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.any");
+    });
+
+MXFFI_REGISTER_API("np.count_nonzero")
+    .describe(
+        "The number of nonzero elements over axis (None: all) as int64; NaN counts, -0.0 does "
+        "not.")
+    .arg("a")
+    .arg("axis", nullptr)
+    .arg("keepdims", false)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims) {
+      static const Op* op = Op::Get("_count_nonzero");
+      return Reduce(op, a, axis, DTypeLike(), keepdims, Optional<WritableArray>(),
+                    "np.count_nonzero");
+    });
+
+MXFFI_REGISTER_API("np.argmax")
+    .describe(
+        "Index (int64) of the largest element over axis; None: the index into the flattened "
+        "array (C order). The first occurrence wins, and the first NaN where there is one. "
+        "ValueError for an empty reduction. out= as in np.sum.")
+    .arg("a")
+    .arg("axis", nullptr)
+    .arg("out", nullptr)
+    .arg("keepdims", false)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, Optional<WritableArray> out, bool keepdims) {
+      static const Op* op = Op::Get("_argmax");
+      CheckOneAxis(axis, "np.argmax");
+      return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.argmax");
+    });
+
+MXFFI_REGISTER_API("np.argmin")
+    .describe(
+        "Index (int64) of the smallest element over axis; None: the index into the flattened "
+        "array (C order). The first occurrence wins, and the first NaN where there is one. "
+        "ValueError for an empty reduction. out= as in np.sum.")
+    .arg("a")
+    .arg("axis", nullptr)
+    .arg("out", nullptr)
+    .arg("keepdims", false)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, Optional<WritableArray> out, bool keepdims) {
+      static const Op* op = Op::Get("_argmin");
+      CheckOneAxis(axis, "np.argmin");
+      return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.argmin");
+    });
+
+namespace {
+
+/*! \brief np.var and np.std: ddof is numpy's name of the array API's correction. */
+NDArray Variance(const char* opname, const NDArray& a, const AxisLike& axis,
+                 const Optional<WritableArray>& out, Optional<double> ddof, bool keepdims,
+                 Optional<double> correction, const char* fname) {
+  MXFFI_CHECK(!(ddof.has_value() && correction.has_value()), ValueError)
+      << fname
+      << ": ddof and correction are one argument and cannot both be given; got ddof=" << *ddof
+      << " and correction=" << *correction;
+  op::VarParam p;
+  p.axis = AxisParam(axis, a.tensor().ndim);
+  p.keepdims = keepdims;
+  p.correction = ddof.has_value() ? *ddof : correction.value_or(0.0);
+  const Op* op = Op::Get(opname);
+  if (!out.has_value()) return InvokeOp(op, p, {a});
+  OpAttrs attrs;
+  attrs.op = op;
+  attrs.param = &p;
+  return InvokeIntoOut(attrs, Span<const NDArray>(&a, 1), out->array(), false, fname);
+}
+
+}  // namespace
+
+MXFFI_REGISTER_API("np.var")
+    .describe(
+        "Variance over axis (None: all): the mean of the squared deviations from the mean, "
+        "dividing by the count less correction (numpy's ddof; give one of the two). bool and "
+        "integers compute in float64, floats in their own dtype (float16 and bfloat16 in "
+        "float32); two passes with pairwise sums, as numpy. out= as in np.sum.")
+    .arg("a")
+    .arg("axis", nullptr)
+    .arg("out", nullptr)
+    .arg("ddof", nullptr)
+    .arg("keepdims", false)
+    .arg("correction", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, Optional<WritableArray> out,
+                       Optional<double> ddof, bool keepdims, Optional<double> correction) {
+      return Variance("_var", a, axis, out, ddof, keepdims, correction, "np.var");
+    });
+
+MXFFI_REGISTER_API("np.std")
+    .describe(
+        "Standard deviation over axis (None: all): the square root of np.var, with its "
+        "correction (ddof) and dtypes. out= as in np.sum.")
+    .arg("a")
+    .arg("axis", nullptr)
+    .arg("out", nullptr)
+    .arg("ddof", nullptr)
+    .arg("keepdims", false)
+    .arg("correction", nullptr)
+    .set_body_typed([](NDArrayLike a, AxisLike axis, Optional<WritableArray> out,
+                       Optional<double> ddof, bool keepdims, Optional<double> correction) {
+      return Variance("_std", a, axis, out, ddof, keepdims, correction, "np.std");
     });
 
 }  // namespace api

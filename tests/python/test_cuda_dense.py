@@ -1,7 +1,8 @@
 """The dense CUDA kernels against the CPU kernels of the same ops: init (zeros, ones, full,
 arange, copy, astype), elementwise (add, subtract, multiply, divide, power, maximum, minimum on
 two arrays and with Python numbers on either side; negative, absolute, square, sqrt, exp, log,
-sin, sign, relu, quadratic) and reductions (sum, mean, max, min, all, any).
+sin, sign, relu, quadratic) and reductions (sum, mean, prod, max, min, all, any, count_nonzero,
+argmax, argmin, var, std).
 
 Each test runs the op on CUDA inputs and on the same inputs on the CPU and compares the
 results: bit for bit where both devices compute the same IEEE operations (integers, bools, add,
@@ -569,6 +570,60 @@ def test_logical_reductions_match_cpu(name, dtype):
     for axes in [(2, 0, 1), (1, 2, 0)]:
         for axis in [None, 0, 1, 2, (0, 2)]:
             compare_reduce(name, mnp.transpose(c, axes), mnp.transpose(g, axes), axis, False)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_prod_and_count_nonzero_match_cpu(dtype):
+    rng = np.random.default_rng()
+    for shape, axis in REDUCE_CASES:
+        x = small(rng, shape, dtype)
+        if dtype in FLOATS:
+            x = np.where(rng.random(shape) < 0.98, 1, x).astype(x.dtype)  # products stay finite
+        else:
+            x[rng.random(shape) < 0.3] = 0
+        c, g = both(x)
+        for keepdims in (False, True):
+            compare_reduce("count_nonzero", c, g, axis, keepdims)
+            want = mnp.prod(c, axis=axis, keepdims=keepdims)
+            got = mnp.prod(g, axis=axis, keepdims=keepdims)
+            if str(want.dtype) in FLOATS:
+                scale = np.abs(want.asnumpy().astype(np.float64)) + 1e-30
+                check_close(got, want, scale, 2e-2 if "16" in dtype else 1e-5)
+            else:
+                check(got, want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_argmax_argmin_match_cpu(name, dtype):
+    """Few distinct values (ties: the first index wins) and NaNs (the first NaN wins)."""
+    rng = np.random.default_rng()
+    for shape, axis in REDUCE_CASES:
+        if isinstance(axis, tuple):
+            axis = None
+        x = np.asarray(rng.integers(0, 4, shape).astype(np_dtype(dtype)))
+        if dtype in FLOATS and x.size > 100:
+            x.flat[rng.integers(0, x.size, 3)] = np.nan
+        c, g = both(x)
+        for keepdims in (False, True):
+            compare_reduce(name, c, g, axis, keepdims)
+    c, g = both(small(rng, (6, 7, 8), dtype))
+    for axis in [None, 0, 1, 2]:
+        compare_reduce(name, mnp.transpose(c, (2, 0, 1)), mnp.transpose(g, (2, 0, 1)), axis, False)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_and_std_match_cpu(name, dtype):
+    rng = np.random.default_rng()
+    fn = getattr(mnp, name)
+    for shape, axis in REDUCE_CASES:
+        c, g = both(small(rng, shape, dtype))
+        for correction in (0, 1):
+            want = fn(c, axis=axis, correction=correction)
+            got = fn(g, axis=axis, correction=correction)
+            scale = np.abs(want.asnumpy().astype(np.float64)) + 1e-6
+            check_close(got, want, scale, 3e-2 if "16" in dtype else 1e-5)
 
 
 def test_integer_sums_wrap_as_on_the_cpu():

@@ -116,6 +116,18 @@ def arange(
     dtype: DTypeLike = None,
     device: DeviceLike = None,
 ) -> NDArray: ...
+def argmax(
+    a: NDArrayLike,
+    axis: AxisLike = None,
+    out: WritableArray | None = None,
+    keepdims: bool = False,
+) -> NDArray: ...
+def argmin(
+    a: NDArrayLike,
+    axis: AxisLike = None,
+    out: WritableArray | None = None,
+    keepdims: bool = False,
+) -> NDArray: ...
 def array(
     object: ArrayLike,
     dtype: DTypeLike = None,
@@ -174,6 +186,7 @@ def broadcast_to(x: NDArrayLike, shape: ShapeLike) -> NDArray: ...
 def can_cast(from_: DTypeOrArray, to: DTypeLike, casting: str = 'safe') -> bool: ...
 def copy(a: NDArrayLike) -> NDArray: ...
 def copyto(dst: WritableArray, src: ArrayLike, casting: str = 'same_kind') -> None: ...
+def count_nonzero(a: NDArrayLike, axis: AxisLike = None, keepdims: bool = False) -> NDArray: ...
 def divide(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -375,6 +388,13 @@ def power(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def prod(
+    a: NDArrayLike,
+    axis: AxisLike = None,
+    dtype: DTypeLike = None,
+    keepdims: bool = False,
+    out: WritableArray | None = None,
+) -> NDArray: ...
 def quadratic(x: NDArrayLike, a: float = 0.0, b: float = 0.0, c: float = 0.0) -> NDArray: ...
 def remainder(
     x1: ArrayOrScalar,
@@ -415,6 +435,14 @@ def square(
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def squeeze(x: NDArrayLike, axis: AxisLike = None) -> NDArray: ...
+def std(
+    a: NDArrayLike,
+    axis: AxisLike = None,
+    out: WritableArray | None = None,
+    ddof: float | None = None,
+    keepdims: bool = False,
+    correction: float | None = None,
+) -> NDArray: ...
 def subtract(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -436,5 +464,13 @@ def tile(x: NDArrayLike, repetitions: ShapeLike) -> NDArray: ...
 def transpose(a: NDArrayLike, axes: AxisLike = None) -> NDArray: ...
 def tril(x: NDArrayLike, k: int = 0) -> NDArray: ...
 def triu(x: NDArrayLike, k: int = 0) -> NDArray: ...
+def var(
+    a: NDArrayLike,
+    axis: AxisLike = None,
+    out: WritableArray | None = None,
+    ddof: float | None = None,
+    keepdims: bool = False,
+    correction: float | None = None,
+) -> NDArray: ...
 def zeros(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) -> NDArray: ...
 def zeros_like(a: NDArrayLike, dtype: DTypeLike = None, device: DeviceLike = None) -> NDArray: ...

@@ -1,7 +1,8 @@
 /*!
  * \file reduce.cu
  * \brief The reductions' entry points (reduce_cuda.h) and the max and min kernels; sum and mean
- *  are in reduce_sum.cu, all and any in reduce_logical.cu (the kernels: reduce_kernels.cuh).
+ *  (and prod) are in reduce_sum.cu, all, any and count_nonzero in reduce_logical.cu (the
+ *  kernels: reduce_kernels.cuh).
  */
 #include "reduce_kernels.cuh"
 
@@ -26,8 +27,11 @@ void Reduce(ReduceOpCode op, const DLTensor& in, const DLTensor& out, const op::
       return Dispatch<MaxOp, false>(in, out, plan, scratch, fname, s);
     case ReduceOpCode::kMin:
       return Dispatch<MinOp, false>(in, out, plan, scratch, fname, s);
+    case ReduceOpCode::kProd:
+      return ReduceProd(in, out, plan, scratch, fname, s);
     case ReduceOpCode::kAll:
     case ReduceOpCode::kAny:
+    case ReduceOpCode::kCountNonzero:
       return ReduceLogical(op, in, out, plan, scratch, fname, s);
   }
   MXFFI_THROW(ValueError) << fname << ": unknown reduction code " << static_cast<int>(op);

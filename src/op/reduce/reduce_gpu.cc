@@ -1,6 +1,7 @@
 /*!
  * \file reduce_gpu.cc
- * \brief FCompute<gpu> of _sum, _mean, _max, _min, _all and _any (src/op/reduce): the CPU kernel's
+ * \brief FCompute<gpu> of _sum, _mean, _prod, _max, _min, _all, _any, _count_nonzero, _argmax,
+ *  _argmin, _var and _std (src/op/reduce): the CPU kernel's
  * plan (MakeReducePlan) and dtype rules, run by reduce.cu on the op's stream.
  *
  * As on the CPU, a result dtype other than the input's or the op's natural one (sum and mean's
@@ -41,7 +42,8 @@ FCompute MakeGpuCompute(const char* fname) {
   return [fname](const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
                  Span<const OpReqType>, Span<const DLTensor> out) {
     constexpr bool kMean = kCode == cuda::ReduceOpCode::kMean;
-    constexpr bool kSumLike = kCode == cuda::ReduceOpCode::kSum || kMean;
+    constexpr bool kSumLike =
+        kCode == cuda::ReduceOpCode::kSum || kMean || kCode == cuda::ReduceOpCode::kProd;
     const DLTensor& x = in[0];
     const DLTensor& y = out[0];
     const ReduceParam& param = attrs.get<ReduceParam>();
@@ -64,6 +66,31 @@ FCompute MakeGpuCompute(const char* fname) {
   };
 }
 
+template <bool kMax>
+FCompute MakeGpuArgCompute(const char* fname) {
+  return [fname](const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
+                 Span<const OpReqType>, Span<const DLTensor> out) {
+    const DLTensor& x = in[0];
+    const DLTensor& y = out[0];
+    const uint64_t mask = ReduceAxesMask(attrs.get<ReduceParam>().axis, x.ndim, fname);
+    if (NumElements(y) == 0) return;
+    cuda::ArgReduce(kMax, x, y, MakeReducePlan(x, mask, /*keep_order=*/true), fname, ctx.stream);
+  };
+}
+
+template <bool kStd>
+FCompute MakeGpuVarCompute(const char* fname) {
+  return [fname](const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
+                 Span<const OpReqType>, Span<const DLTensor> out) {
+    const DLTensor& x = in[0];
+    const DLTensor& y = out[0];
+    const VarParam& param = attrs.get<VarParam>();
+    const uint64_t mask = ReduceAxesMask(param.axis, x.ndim, fname);
+    if (NumElements(y) == 0) return;
+    cuda::VarReduce(kStd, x, y, MakeReducePlan(x, mask), param.correction, fname, ctx.stream);
+  };
+}
+
 }  // namespace
 
 MXFFI_EXTEND_OP(_sum).set_attr<FCompute>("FCompute<gpu>",
@@ -78,6 +105,16 @@ MXFFI_EXTEND_OP(_all).set_attr<FCompute>("FCompute<gpu>",
                                          MakeGpuCompute<cuda::ReduceOpCode::kAll>("np.all"));
 MXFFI_EXTEND_OP(_any).set_attr<FCompute>("FCompute<gpu>",
                                          MakeGpuCompute<cuda::ReduceOpCode::kAny>("np.any"));
+MXFFI_EXTEND_OP(_prod).set_attr<FCompute>("FCompute<gpu>",
+                                          MakeGpuCompute<cuda::ReduceOpCode::kProd>("np.prod"));
+MXFFI_EXTEND_OP(_count_nonzero)
+    .set_attr<FCompute>("FCompute<gpu>",
+                        MakeGpuCompute<cuda::ReduceOpCode::kCountNonzero>("np.count_nonzero"));
+MXFFI_EXTEND_OP(_argmax).set_attr<FCompute>("FCompute<gpu>", MakeGpuArgCompute<true>("np.argmax"));
+MXFFI_EXTEND_OP(_argmin).set_attr<FCompute>("FCompute<gpu>", MakeGpuArgCompute<false>("np.argmin"));
+
+MXFFI_EXTEND_OP(_var).set_attr<FCompute>("FCompute<gpu>", MakeGpuVarCompute<false>("np.var"));
+MXFFI_EXTEND_OP(_std).set_attr<FCompute>("FCompute<gpu>", MakeGpuVarCompute<true>("np.std"));
 
 }  // namespace op
 }  // namespace mxffi

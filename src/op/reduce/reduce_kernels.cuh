@@ -1,8 +1,8 @@
 /*!
  * \file reduce_kernels.cuh
  * \brief The reduction CUDA kernels (instantiated in reduce.cu for max and min, reduce_sum.cu
- *  for sum and mean, reduce_logical.cu for all and any, which compile in parallel): sum, mean,
- *  max, min, all and any over any set of axes of a
+ *  for sum, mean and prod, reduce_logical.cu for all, any and count_nonzero, which compile in
+ *  parallel): sum, mean, prod, max, min, all, any and count_nonzero over any set of axes of a
  * strided array, with the CPU kernel's reducers (reducers.h): integer sums in unsigned arithmetic
  *  (numpy's wraparound), float16/bfloat16 in float, max and min propagating NaN, mean dividing
  *  the sum by the count (integer means through float64, as numpy).
@@ -45,13 +45,17 @@ constexpr int64_t kMinThreadChunk = 64;
 
 using op::reduce::AllOp;
 using op::reduce::AnyOp;
+using op::reduce::CountOp;
 using op::reduce::Finish;
 using op::reduce::kIsInt;
 using op::reduce::Load;
 using op::reduce::MaxOp;
+using op::reduce::MeanOut;
 using op::reduce::MinOp;
+using op::reduce::ProdOp;
 using op::reduce::RedAcc;
 using op::reduce::SumOp;
+using op::reduce::SumOut;
 
 /*! \brief v from the lane lane ^ mask of the warp, for any accumulator type. */
 template <typename A>
@@ -225,16 +229,6 @@ void Launch(const DLTensor& in, const DLTensor& out, const op::ReducePlan& l, vo
   }
 }
 
-/*! \brief numpy's sum dtype of In: int64 for bool and narrower signed integers, uint64 for
- *  narrower unsigned ones, In otherwise. */
-template <typename In>
-using SumOut = std::conditional_t<
-    std::is_same_v<In, bool> || (std::is_signed_v<In> && kIsInt<In> && sizeof(In) < 8), int64_t,
-    std::conditional_t<std::is_unsigned_v<In> && kIsInt<In> && sizeof(In) < 8, uint64_t, In>>;
-/*! \brief numpy's mean dtype of In: float64 for integers and bools, In otherwise. */
-template <typename In>
-using MeanOut = std::conditional_t<std::is_integral_v<In>, double, In>;
-
 template <typename T>
 bool IsDType(DLDataType t) {
   if constexpr (std::is_same_v<T, int64_t>) {
@@ -255,7 +249,8 @@ void Dispatch(const DLTensor& in, const DLTensor& out, const op::ReducePlan& l, 
     using Natural = std::conditional_t<kMean, MeanOut<In>, SumOut<In>>;
     if (same) {
       Launch<R, kMean, In, In>(in, out, l, scratch, fname, stream);
-    } else if constexpr (std::is_same_v<R, SumOp> && !std::is_same_v<Natural, In>) {
+    } else if constexpr ((std::is_same_v<R, SumOp> || std::is_same_v<R, ProdOp>) &&
+                         !std::is_same_v<Natural, In>) {
       if (IsDType<Natural>(out.dtype)) {
         Launch<R, kMean, In, Natural>(in, out, l, scratch, fname, stream);
       } else {
@@ -271,7 +266,8 @@ void Dispatch(const DLTensor& in, const DLTensor& out, const op::ReducePlan& l, 
   });
 }
 
-/*! \brief R of in into out, whose element type is Out whatever in's dtype (all and any: bool). */
+/*! \brief R of in into out, whose element type is Out whatever in's dtype (all and any: bool,
+ *  count_nonzero: int64). */
 template <typename R, typename Out>
 void DispatchTo(const DLTensor& in, const DLTensor& out, const op::ReducePlan& l, void* scratch,
                 const char* fname, cudaStream_t stream) {
@@ -285,7 +281,11 @@ void DispatchTo(const DLTensor& in, const DLTensor& out, const op::ReducePlan& l
 void ReduceSum(bool mean, const DLTensor& in, const DLTensor& out, const op::ReducePlan& plan,
                void* scratch, const char* fname, cudaStream_t stream);
 
-/*! \brief all or any (op) of in into the bool array out (reduce_logical.cu). */
+/*! \brief prod of in into out (reduce_sum.cu). */
+void ReduceProd(const DLTensor& in, const DLTensor& out, const op::ReducePlan& plan, void* scratch,
+                const char* fname, cudaStream_t stream);
+
+/*! \brief all, any (bool out) or count_nonzero (int64 out) of in (reduce_logical.cu). */
 void ReduceLogical(ReduceOpCode op, const DLTensor& in, const DLTensor& out,
                    const op::ReducePlan& plan, void* scratch, const char* fname,
                    cudaStream_t stream);

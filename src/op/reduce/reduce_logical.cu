@@ -1,7 +1,8 @@
 /*!
  * \file reduce_logical.cu
- * \brief The all and any kernels of the reductions (reduce_kernels.cuh): every input dtype read
- *  as x != 0 into a bool result, apart from the other reductions so they compile in parallel.
+ * \brief The all, any and count_nonzero kernels of the reductions (reduce_kernels.cuh): every
+ *  input dtype read as x != 0 into a bool (int64) result, apart from the other reductions so
+ *  they compile in parallel.
  */
 #include "reduce_kernels.cuh"
 
@@ -13,8 +14,10 @@ void ReduceLogical(ReduceOpCode op, const DLTensor& in, const DLTensor& out,
                    cudaStream_t stream) {
   if (op == ReduceOpCode::kAll) {
     DispatchTo<AllOp, bool>(in, out, plan, scratch, fname, stream);
-  } else {
+  } else if (op == ReduceOpCode::kAny) {
     DispatchTo<AnyOp, bool>(in, out, plan, scratch, fname, stream);
+  } else {
+    DispatchTo<CountOp, int64_t>(in, out, plan, scratch, fname, stream);
   }
 }
 

@@ -1,6 +1,7 @@
 /*!
  * \file reduce_op.cc
- * \brief _sum, _mean, _max, _min, _all and _any over any set of axes, on strided inputs.
+ * \brief _sum, _mean, _prod, _max, _min, _all, _any and _count_nonzero over any set of axes, on
+ *  strided inputs.
  *
  * The input's axes are split into kept ones (in output order) and reduced ones; extent-1 axes
  * are dropped and neighbours whose strides allow it are merged, so a C-contiguous input reduced
@@ -14,7 +15,7 @@
  *     simd/simd.h);
  *   - innermost axis kept: blocks of consecutive output elements accumulated together, one
  *     reduced index at a time, so the inner loop runs along memory.
- * A dtype other than the natural ones (sum/mean's dtype=) casts the input first (_cast), as
+ * A dtype other than the natural ones (sum/mean/prod's dtype=) casts the input first (_cast), as
  * numpy casts before it accumulates.
  */
 #include "reduce_op.h"
@@ -100,7 +101,7 @@ int MergeDims(ReduceDim* dims, int n) {
 
 }  // namespace
 
-ReducePlan MakeReducePlan(const DLTensor& t, uint64_t mask) {
+ReducePlan MakeReducePlan(const DLTensor& t, uint64_t mask, bool keep_order) {
   ReducePlan p;
   if (std::any_of(t.shape, t.shape + t.ndim, [](int64_t d) { return d == 0; })) {
     // An empty input: every output element reduces nothing. Its other extents may multiply past
@@ -132,9 +133,11 @@ ReducePlan MakeReducePlan(const DLTensor& t, uint64_t mask) {
   }
   // The order of the reduced axes only changes the order of accumulation: put the smallest
   // stride innermost so rows run along memory.
-  std::stable_sort(p.red, p.red + p.nr, [](const ReduceDim& a, const ReduceDim& b) {
-    return std::llabs(a.stride) > std::llabs(b.stride);
-  });
+  if (!keep_order) {
+    std::stable_sort(p.red, p.red + p.nr, [](const ReduceDim& a, const ReduceDim& b) {
+      return std::llabs(a.stride) > std::llabs(b.stride);
+    });
+  }
   p.nk = MergeDims(p.kept, p.nk);
   p.nr = MergeDims(p.red, p.nr);
   if (p.nr == 0) p.red[p.nr++] = ReduceDim{1, 1};
@@ -147,10 +150,12 @@ namespace {
 
 using reduce::AllOp;
 using reduce::AnyOp;
+using reduce::CountOp;
 using reduce::Finish;
 using reduce::Load;
 using reduce::MaxOp;
 using reduce::MinOp;
+using reduce::ProdOp;
 using reduce::RedAcc;
 using reduce::SumOp;
 
@@ -295,32 +300,6 @@ inline Acc ReduceRow(const In* p, int64_t n, int64_t s) {
 // ---- layout ---------------------------------------------------------------------------------
 
 using Dim = ReduceDim;
-
-/*! \brief A multi-index over dims walked in C order, with the element offset it points at. */
-struct Odometer {
-  const Dim* dims;
-  int n;
-  int64_t idx[kMaxNDim];
-  int64_t offset;
-
-  Odometer(const Dim* d, int nd, int64_t linear) : dims(d), n(nd) { Seek(linear); }
-  void Seek(int64_t linear) {
-    offset = 0;
-    for (int i = n - 1; i >= 0; --i) {
-      idx[i] = linear % dims[i].size;
-      linear /= dims[i].size;
-      offset += idx[i] * dims[i].stride;
-    }
-  }
-  void Next() {
-    for (int i = n - 1; i >= 0; --i) {
-      offset += dims[i].stride;
-      if (++idx[i] < dims[i].size) return;
-      offset -= dims[i].stride * dims[i].size;
-      idx[i] = 0;
-    }
-  }
-};
 
 /*!
  * \brief Reduce the elements at base + red-offsets, red[0] restricted to [begin, end); the
@@ -478,13 +457,14 @@ FInferType MakeSameType(const char* fname) {
   };
 }
 
-/*! \brief all and any: any supported input dtype, a bool result, no dtype=. */
-FInferType MakeBoolType(const char* fname) {
-  return [fname](const OpAttrs& attrs, Span<const DLDataType> in, Span<DLDataType> out) {
+/*! \brief all, any (bool), count_nonzero (int64): any supported input dtype, a result of one
+ *  dtype, no dtype=. */
+FInferType MakeFixedType(const char* fname, DLDataType result) {
+  return [fname, result](const OpAttrs& attrs, Span<const DLDataType> in, Span<DLDataType> out) {
     CheckSupported(in[0], fname);
     MXFFI_CHECK(attrs.get<ReduceParam>().dtype.is_none, TypeError)
         << fname << ": takes no dtype; got " << attrs.get<ReduceParam>().dtype;
-    out[0] = DLDataType{kDLBool, 8, 1};
+    out[0] = result;
   };
 }
 
@@ -495,23 +475,28 @@ void RunTyped(const ReducePlan& p, const DLTensor& x, const DLTensor& y) {
 
 /*!
  * \brief Dispatch on the input and result dtypes. The result dtypes numpy picks by default
- *  (the input's own, int64, uint64, float64) run directly; any other (an explicit dtype=)
- *  reduces a cast copy of the input, which is what numpy computes.
+ *  (the input's own, or sum/prod/mean's natural one: NaturalOut) run directly; any other (an
+ *  explicit dtype=) reduces a cast copy of the input, which is what numpy computes, so only
+ *  these pairs are instantiated.
  */
 template <typename R, bool kMean>
 void Dispatch(const ReducePlan& p, const DLTensor& x, const DLTensor& y, const char* fname) {
   const DLDataType out_t = y.dtype;
+  const DLDataType natural =
+      kMean ? MeanType(x.dtype, DTypeParam()) : SumType(x.dtype, DTypeParam());
   MXFFI_TYPE_SWITCH(x.dtype, fname, In, {
     if constexpr (R::kTruth) {
-      RunTyped<R, kMean, In, bool>(p, x, y);  // all, any: a bool result (MakeBoolType)
+      // all, any: bool; count_nonzero: int64 (MakeFixedType), whatever the input.
+      RunTyped<R, kMean, In, typename R::TruthResult>(p, x, y);
     } else if (SameDType(x.dtype, out_t)) {
       RunTyped<R, kMean, In, In>(p, x, y);
-    } else if (SameDType(out_t, DLDataType{kDLInt, 64, 1})) {
-      RunTyped<R, kMean, In, int64_t>(p, x, y);
-    } else if (SameDType(out_t, DLDataType{kDLUInt, 64, 1})) {
-      RunTyped<R, kMean, In, uint64_t>(p, x, y);
-    } else if (SameDType(out_t, DLDataType{kDLFloat, 64, 1})) {
-      RunTyped<R, kMean, In, double>(p, x, y);
+    } else if constexpr ((std::is_same_v<R, SumOp> || std::is_same_v<R, ProdOp>) &&
+                         !std::is_same_v<reduce::NaturalOut<kMean, In>, In>) {
+      // max and min give the input's dtype; sum, mean and prod also their natural one.
+      MXFFI_CHECK(SameDType(out_t, natural), RuntimeError)
+          << fname << ": no kernel from " << DataTypeToString(x.dtype) << " to "
+          << DataTypeToString(out_t);
+      RunTyped<R, kMean, In, reduce::NaturalOut<kMean, In>>(p, x, y);
     } else {
       MXFFI_THROW(RuntimeError) << fname << ": no kernel from " << DataTypeToString(x.dtype)
                                 << " to " << DataTypeToString(out_t);
@@ -535,8 +520,8 @@ FCompute MakeCompute(const char* fname) {
     const DLDataType out_t = y.dtype;
     const DLDataType natural =
         kMean ? MeanType(x.dtype, DTypeParam()) : SumType(x.dtype, DTypeParam());
-    const bool direct =
-        SameDType(x.dtype, out_t) || SameDType(natural, out_t) || !std::is_same_v<R, SumOp>;
+    constexpr bool kTakesDType = std::is_same_v<R, SumOp> || std::is_same_v<R, ProdOp>;
+    const bool direct = SameDType(x.dtype, out_t) || SameDType(natural, out_t) || !kTakesDType;
     if (direct) {
       Dispatch<R, kMean>(MakeReducePlan(x, mask), x, y, fname);
       return;
@@ -575,6 +560,15 @@ MXFFI_REGISTER_OP(_mean)
     .set_attr<bool>("TStridedInputs", true)
     .set_attr<FCompute>("FCompute<cpu>", MakeCompute<SumOp, true>("np.mean"));
 
+MXFFI_REGISTER_OP(_prod)
+    .describe("Product over axes, as numpy.prod (small integers multiply as int64/uint64).")
+    .add_argument("a", "NDArray", "the input")
+    .set_param<ReduceParam>()
+    .set_attr<FInferShape>("FInferShape", MakeShape("np.prod", false))
+    .set_attr<FInferType>("FInferType", MakeType<SumType>("np.prod"))
+    .set_attr<bool>("TStridedInputs", true)
+    .set_attr<FCompute>("FCompute<cpu>", MakeCompute<ProdOp, false>("np.prod"));
+
 MXFFI_REGISTER_OP(_max)
     .describe("Maximum over axes, as numpy.max (NaN propagates).")
     .add_argument("a", "NDArray", "the input")
@@ -598,7 +592,7 @@ MXFFI_REGISTER_OP(_all)
     .add_argument("a", "NDArray", "the input")
     .set_param<ReduceParam>()
     .set_attr<FInferShape>("FInferShape", MakeShape("np.all", false))
-    .set_attr<FInferType>("FInferType", MakeBoolType("np.all"))
+    .set_attr<FInferType>("FInferType", MakeFixedType("np.all", DLDataType{kDLBool, 8, 1}))
     .set_attr<bool>("TStridedInputs", true)
     .set_attr<FCompute>("FCompute<cpu>", MakeCompute<AllOp, false>("np.all"));
 
@@ -607,9 +601,19 @@ MXFFI_REGISTER_OP(_any)
     .add_argument("a", "NDArray", "the input")
     .set_param<ReduceParam>()
     .set_attr<FInferShape>("FInferShape", MakeShape("np.any", false))
-    .set_attr<FInferType>("FInferType", MakeBoolType("np.any"))
+    .set_attr<FInferType>("FInferType", MakeFixedType("np.any", DLDataType{kDLBool, 8, 1}))
     .set_attr<bool>("TStridedInputs", true)
     .set_attr<FCompute>("FCompute<cpu>", MakeCompute<AnyOp, false>("np.any"));
+
+MXFFI_REGISTER_OP(_count_nonzero)
+    .describe("The number of nonzero elements over axes (NaN counts), as numpy.count_nonzero.")
+    .add_argument("a", "NDArray", "the input")
+    .set_param<ReduceParam>()
+    .set_attr<FInferShape>("FInferShape", MakeShape("np.count_nonzero", false))
+    .set_attr<FInferType>("FInferType",
+                          MakeFixedType("np.count_nonzero", DLDataType{kDLInt, 64, 1}))
+    .set_attr<bool>("TStridedInputs", true)
+    .set_attr<FCompute>("FCompute<cpu>", MakeCompute<CountOp, false>("np.count_nonzero"));
 
 }  // namespace op
 }  // namespace mxffi

@@ -1,7 +1,7 @@
 /*!
  * \file reduce_op.h
- * \brief Parameters and dtype rules of the reductions (_sum, _mean, _max, _min), as numpy has
- *  them.
+ * \brief Parameters and dtype rules of the reductions (_sum, _mean, _prod, _max, _min, _all,
+ *  _any, _count_nonzero, _argmax, _argmin), as numpy has them.
  */
 #ifndef MXFFI_SRC_OP_REDUCE_REDUCE_OP_H_
 #define MXFFI_SRC_OP_REDUCE_REDUCE_OP_H_
@@ -19,7 +19,8 @@ namespace op {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
-/*! \brief _sum, _mean, _max, _min: which axes, whether to keep them, the result dtype. */
+/*! \brief The reductions (_sum, _mean, _prod, _max, _min, _all, _any, _count_nonzero, _argmax,
+ *  _argmin): which axes, whether to keep them, the result dtype. */
 struct ReduceParam : public dmlc::Parameter<ReduceParam> {
   dmlc::optional<TShape> axis;
   bool keepdims;
@@ -33,6 +34,23 @@ struct ReduceParam : public dmlc::Parameter<ReduceParam> {
     DMLC_DECLARE_FIELD(dtype)
         .set_default(DTypeParam())
         .describe("Type to accumulate in and return (_sum, _mean); None follows numpy's rules.");
+  }
+};
+
+/*! \brief _var and _std: which axes, whether to keep them, the degrees of freedom removed. */
+struct VarParam : public dmlc::Parameter<VarParam> {
+  dmlc::optional<TShape> axis;
+  bool keepdims;
+  double correction;
+  DMLC_DECLARE_PARAMETER(VarParam) {
+    DMLC_DECLARE_FIELD(axis)
+        .set_default(dmlc::optional<TShape>())
+        .describe("Axes to reduce over (negative counts from the end); None means all.");
+    DMLC_DECLARE_FIELD(keepdims).set_default(false).describe(
+        "Keep the reduced axes as dimensions of extent 1.");
+    DMLC_DECLARE_FIELD(correction)
+        .set_default(0.0)
+        .describe("Subtracted from the count before dividing (numpy's ddof).");
   }
 };
 
@@ -51,12 +69,14 @@ TShape ReduceOutShape(const TShape& in, uint64_t mask, bool keepdims);
 static_assert(kReduceMaxDims == kMaxNDim, "a reduction plan has as many axes as an array");
 
 /*! \return the plan of reducing t over the axes in mask (bit i: axis i), shared by the CPU and
- *  GPU kernels so both lay the loops out alike. */
-ReducePlan MakeReducePlan(const DLTensor& t, uint64_t mask);
+ *  GPU kernels so both lay the loops out alike. With keep_order the reduced axes stay in C
+ *  order (not sorted by stride), so a reduced element's position in the plan's reduced
+ *  dimensions is its C-order index among them (argmax, argmin). */
+ReducePlan MakeReducePlan(const DLTensor& t, uint64_t mask, bool keep_order = false);
 
 /*!
- * \brief numpy's result dtype of np.sum: bool and signed integers narrower than int64 give
- *  int64, unsigned ones uint64, every other dtype its own; dtype overrides.
+ * \brief numpy's result dtype of np.sum and np.prod: bool and signed integers narrower than int64
+ * give int64, unsigned ones uint64, every other dtype its own; dtype overrides.
  */
 DLDataType SumType(DLDataType in, const DTypeParam& dtype);
 

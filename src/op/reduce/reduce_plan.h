@@ -32,6 +32,32 @@ struct ReducePlan {
   int64_t out_size = 1, red_size = 1;
 };
 
+/*! \brief A multi-index over dims walked in C order, with the element offset it points at. */
+struct Odometer {
+  const ReduceDim* dims;
+  int n;
+  int64_t idx[kReduceMaxDims];
+  int64_t offset;
+
+  Odometer(const ReduceDim* d, int nd, int64_t linear) : dims(d), n(nd) { Seek(linear); }
+  void Seek(int64_t linear) {
+    offset = 0;
+    for (int i = n - 1; i >= 0; --i) {
+      idx[i] = linear % dims[i].size;
+      linear /= dims[i].size;
+      offset += idx[i] * dims[i].stride;
+    }
+  }
+  void Next() {
+    for (int i = n - 1; i >= 0; --i) {
+      offset += dims[i].stride;
+      if (++idx[i] < dims[i].size) return;
+      offset -= dims[i].stride * dims[i].size;
+      idx[i] = 0;
+    }
+  }
+};
+
 }  // namespace op
 }  // namespace mxffi
 

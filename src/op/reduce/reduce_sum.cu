@@ -1,7 +1,7 @@
 /*!
  * \file reduce_sum.cu
- * \brief The sum and mean kernels of the reductions (reduce_kernels.cuh), apart from max and min
- *  (reduce.cu) so the two compile in parallel.
+ * \brief The sum, mean and prod kernels of the reductions (reduce_kernels.cuh), apart from max
+ *  and min (reduce.cu) so the two compile in parallel.
  */
 #include "reduce_kernels.cuh"
 
@@ -15,6 +15,11 @@ void ReduceSum(bool mean, const DLTensor& in, const DLTensor& out, const op::Red
   } else {
     Dispatch<SumOp, false>(in, out, plan, scratch, fname, stream);
   }
+}
+
+void ReduceProd(const DLTensor& in, const DLTensor& out, const op::ReducePlan& plan, void* scratch,
+                const char* fname, cudaStream_t stream) {
+  Dispatch<ProdOp, false>(in, out, plan, scratch, fname, stream);
 }
 
 }  // namespace cuda

@@ -1,10 +1,11 @@
 /*!
  * \file reducers.h
- * \brief The reductions of _sum, _mean, _max, _min, _all and _any, each written once for both
- *  devices: g++ compiles them into the CPU kernels (reduce_op.cc) and nvcc into the CUDA ones
- *  (reduce.cu, reduce_sum.cu, reduce_logical.cu). A reducer has an identity, a combining
- *  function and kTruth (whether it reads an element as its truth, x != 0); RedAcc is the type
- *  it accumulates in, Load how an input element enters the accumulator and Finish how the
+ * \brief The reductions of _sum, _mean, _prod, _max, _min, _all, _any and _count_nonzero (and
+ *  the comparison of _argmax and _argmin), each written once for both devices: g++ compiles
+ *  them into the CPU kernels (reduce_op.cc, reduce_arg.cc) and nvcc into the CUDA ones
+ *  (reduce.cu, reduce_sum.cu, reduce_logical.cu, reduce_arg.cu). A reducer has an identity, a
+ * combining function and kTruth (whether it reads an element as its truth, x != 0); RedAcc is the
+ * type it accumulates in, Load how an input element enters the accumulator and Finish how the
  *  accumulator becomes the output element, so both devices give numpy's results: integer sums
  *  wrap, max and min propagate NaN, float16 and bfloat16 accumulate in float32, integer means
  *  divide in float64, all and any read NaN as true.
@@ -112,9 +113,27 @@ struct MinOp {
   }
 };
 
+/*! \brief Product (bools: logical and, numpy's multiply on bool). */
+struct ProdOp {
+  static constexpr bool kTruth = false;
+  template <typename A>
+  static MXFFI_XINLINE A Identity() {
+    return A(1);
+  }
+  template <typename A>
+  static MXFFI_XINLINE A Combine(A a, A b) {
+    if constexpr (std::is_same_v<A, bool>) {
+      return static_cast<A>(a & b);
+    } else {
+      return a * b;
+    }
+  }
+};
+
 /*! \brief Logical and of the elements' truth (numpy's all: true for nothing). */
 struct AllOp {
   static constexpr bool kTruth = true;
+  using TruthResult = bool;
   template <typename A>
   static MXFFI_XINLINE A Identity() {
     return A(true);
@@ -129,6 +148,7 @@ struct AllOp {
 /*! \brief Logical or of the elements' truth (numpy's any: false for nothing). */
 struct AnyOp {
   static constexpr bool kTruth = true;
+  using TruthResult = bool;
   template <typename A>
   static MXFFI_XINLINE A Identity() {
     return A(false);
@@ -139,15 +159,60 @@ struct AnyOp {
   }
 };
 
+/*! \brief The count of the elements that are nonzero (numpy's count_nonzero): an int64 result. */
+struct CountOp {
+  static constexpr bool kTruth = true;
+  using TruthResult = int64_t;
+  template <typename A>
+  static MXFFI_XINLINE A Identity() {
+    return A(0);
+  }
+  template <typename A>
+  static MXFFI_XINLINE A Combine(A a, A b) {
+    return a + b;
+  }
+};
+
+/*! \brief numpy's sum dtype of In: int64 for bool and narrower signed integers, uint64 for
+ *  narrower unsigned ones, In otherwise. */
+template <typename In>
+using SumOut = std::conditional_t<
+    std::is_same_v<In, bool> || (std::is_signed_v<In> && kIsInt<In> && sizeof(In) < 8), int64_t,
+    std::conditional_t<std::is_unsigned_v<In> && kIsInt<In> && sizeof(In) < 8, uint64_t, In>>;
+/*! \brief numpy's mean dtype of In: float64 for integers and bools, In otherwise. */
+template <typename In>
+using MeanOut = std::conditional_t<std::is_integral_v<In>, double, In>;
+/*! \brief The natural result type of a mean (kMean) or a sum or product of In. */
+template <bool kMean, typename In>
+using NaturalOut = std::conditional_t<kMean, MeanOut<In>, SumOut<In>>;
+
 /*!
- * \brief The type reducer R accumulates Out in: integer sums in unsigned arithmetic (numpy's
- *  wraparound, without signed overflow; 32 bits are enough for types up to 32 bits since the
- *  result is taken modulo 2^bits), float16/bfloat16 in float, everything else in Out.
+ * \brief The type reducer R accumulates Out in: integer sums, products and counts in unsigned
+ *  arithmetic (numpy's wraparound, without signed overflow; 32 bits are enough for types up to
+ *  32 bits since the result is taken modulo 2^bits), float16/bfloat16 in float, everything else
+ *  in Out.
  */
 template <typename R, typename Out>
 using RedAcc =
-    std::conditional_t<std::is_same_v<R, SumOp> && kIsInt<Out>,
+    std::conditional_t<(std::is_same_v<R, SumOp> || std::is_same_v<R, ProdOp> ||
+                        std::is_same_v<R, CountOp>) &&
+                           kIsInt<Out>,
                        std::conditional_t<sizeof(Out) == 8, uint64_t, uint32_t>, AccT<Out>>;
+
+/*!
+ * \brief Whether v (later in the reduced order) replaces a as argmax's (kMax) or argmin's
+ *  best: strictly greater (less), or the first NaN, which then stays (numpy's rule). Both are
+ *  accumulator values (AccT), so float16 and bfloat16 compare as float.
+ */
+template <bool kMax, typename A>
+MXFFI_XINLINE bool ArgTakes(A v, A a) {
+  const bool better = kMax ? (v > a) : (v < a);
+  if constexpr (std::is_floating_point_v<A>) {
+    return better | ((v != v) & (a == a));  // NOLINT(misc-redundant-expression)
+  } else {
+    return better;
+  }
+}
 
 /*!
  * \return one input element as reducer R's accumulator sees it: converted to Out, then to

@@ -651,6 +651,11 @@ cdef object _np_max = None
 cdef object _np_min = None
 cdef object _np_all = None
 cdef object _np_any = None
+cdef object _np_prod = None
+cdef object _np_argmax = None
+cdef object _np_argmin = None
+cdef object _np_var = None
+cdef object _np_std = None
 cdef object _np_dot = None
 cdef object _np_tensordot = None
 cdef object _np_asarray = None
@@ -668,7 +673,7 @@ cdef int _load_np_functions() except -1:
     global _np_add, _np_subtract, _np_multiply, _np_divide, _np_floor_divide, _np_remainder, _np_power, _np_matmul, _np_bitwise_and, _np_bitwise_or, _np_bitwise_xor, _np_bitwise_left_shift
     global _np_bitwise_right_shift, _np_equal, _np_not_equal, _np_less, _np_less_equal, _np_greater, _np_greater_equal, _np_negative, _np_positive, _np_absolute
     global _np_bitwise_invert, _np_transpose, _np_reshape, _np_copy, _np_astype, _np_sum, _np_mean, _np_max, _np_min, _np_dot
-    global _np_all, _np_any
+    global _np_all, _np_any, _np_prod, _np_argmax, _np_argmin, _np_var, _np_std
     global _np_tensordot, _np_asarray, _np_maximum, _np_minimum, _np_sqrt, _np_exp, _np_log, _np_square, _np_sign
     global _np_repeat
     _np_add = get_global_func("np.add", allow_missing=True)
@@ -704,6 +709,11 @@ cdef int _load_np_functions() except -1:
     _np_min = get_global_func("np.min", allow_missing=True)
     _np_all = get_global_func("np.all", allow_missing=True)
     _np_any = get_global_func("np.any", allow_missing=True)
+    _np_prod = get_global_func("np.prod", allow_missing=True)
+    _np_argmax = get_global_func("np.argmax", allow_missing=True)
+    _np_argmin = get_global_func("np.argmin", allow_missing=True)
+    _np_var = get_global_func("np.var", allow_missing=True)
+    _np_std = get_global_func("np.std", allow_missing=True)
     _np_dot = get_global_func("np.dot", allow_missing=True)
     _np_repeat = get_global_func("np.repeat", allow_missing=True)
     _np_tensordot = get_global_func("np.tensordot", allow_missing=True)
@@ -1218,6 +1228,28 @@ cdef class NDArray(Object):
         if out is not None:
             return _np_any(self, axis=axis, keepdims=keepdims, out=out)
         return _np_any(self, axis, keepdims)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        """np.prod of this array."""
+        if out is not None:
+            return _np_prod(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
+        return _np_prod(self, axis, dtype, keepdims)
+
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        """np.argmax of this array."""
+        return _np_argmax(self, axis, out, keepdims)
+
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        """np.argmin of this array."""
+        return _np_argmin(self, axis, out, keepdims)
+
+    def var(self, axis=None, out=None, ddof=None, keepdims=False, *, correction=None):
+        """np.var of this array."""
+        return _np_var(self, axis, out, ddof, keepdims, correction)
+
+    def std(self, axis=None, out=None, ddof=None, keepdims=False, *, correction=None):
+        """np.std of this array."""
+        return _np_std(self, axis, out, ddof, keepdims, correction)
 
     def dot(self, b, out=None):
         """The dot product with b (numpy's ndarray.dot)."""
