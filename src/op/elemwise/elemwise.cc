@@ -245,6 +245,8 @@ DLDataType UnaryResultType(UnaryKind kind, DLDataType a) {
                                   "integer first";
       }
       return a;
+    case elemwise::UnaryRule::kRound:
+      return a.code == kDLBool ? kFloat16T : a;
     case elemwise::UnaryRule::kSquare:
       return a.code == kDLBool ? kInt8T : a;
     case elemwise::UnaryRule::kFloat:
