@@ -4,7 +4,8 @@
  *  predicates isnan, isinf, isfinite and signbit (bool arrays computed in the input's dtype);
  *  cos, tan, the inverse and hyperbolic functions, expm1, log1p, log2, log10 (floats; integers
  *  give numpy's float dtype) under the standard's names and numpy's (acos and arccos, ...);
- *  reciprocal; floor, ceil, trunc and round (np.round(x, decimals=0)).
+ *  reciprocal; floor, ceil, trunc and round (np.round(x, decimals=0)); the binary atan2
+ *  (arctan2), hypot, copysign, logaddexp, nextafter (float results), and pow (np.power).
  *
  * Each takes an array or a Python number, out= and dtype= as numpy's ufuncs do (np_ufunc.h);
  * a predicate's only loops give bool, so its dtype= is bool or None.
@@ -20,6 +21,7 @@
 namespace mxffi {
 namespace api {
 
+using op::BinaryKind;
 using op::UnaryKind;
 
 MXFFI_NP_UNARY("isnan", UnaryKind::kIsNan, "_npi_isnan",
@@ -74,6 +76,21 @@ MXFFI_NP_UNARY("ceil", UnaryKind::kCeil, "_npi_ceil",
                "The smallest integer >= x, elementwise, in x's dtype (integers and bools kept).");
 MXFFI_NP_UNARY("trunc", UnaryKind::kTrunc, "_npi_trunc",
                "x rounded toward zero, elementwise, in x's dtype (integers and bools kept).");
+
+MXFFI_NP_BINARY_ASYM("atan2", BinaryKind::kAtan2, "arctan2",
+                     "The angle of the point (x2, x1), elementwise (np.arctan2).");
+MXFFI_NP_BINARY_ASYM("arctan2", BinaryKind::kAtan2, "arctan2",
+                     "The angle of the point (x2, x1), elementwise.");
+MXFFI_NP_BINARY_SYM("hypot", BinaryKind::kHypot, "hypot",
+                    "sqrt(x1**2 + x2**2), elementwise, without overflow.");
+MXFFI_NP_BINARY_ASYM("copysign", BinaryKind::kCopysign, "copysign",
+                     "|x1| with the sign of x2, elementwise.");
+MXFFI_NP_BINARY_SYM("logaddexp", BinaryKind::kLogaddexp, "logaddexp",
+                    "log(exp(x1) + exp(x2)), elementwise, without overflow.");
+MXFFI_NP_BINARY_ASYM("nextafter", BinaryKind::kNextafter, "nextafter",
+                     "The next float after x1 toward x2, elementwise (float32 and float64).");
+MXFFI_NP_BINARY("pow", BinaryKind::kPower, "_npi_power", "_npi_power_scalar", "_npi_rpower_scalar",
+                "x1 ** x2, elementwise (np.power).");
 
 namespace {
 

@@ -319,3 +319,109 @@ def test_new_unary_functions_out_dtype_and_errors():
             getattr(mnp, name)(z)
     for name in FLOAT_FUNCS:
         assert "FCompute<cpu>" in mxffi.ops.info(f"_npi_{FLOAT_FUNCS[name]}")["kernels"], name
+
+
+# ---- the float binary functions and pow -----------------------------------------------------
+
+# mxffi.np name -> numpy's ufunc name
+FLOAT_BINARY = {
+    "atan2": "arctan2",
+    "arctan2": "arctan2",
+    "hypot": "hypot",
+    "copysign": "copysign",
+    "logaddexp": "logaddexp",
+    "nextafter": "nextafter",
+}
+PAIRS = [
+    ("float64", "float64"),
+    ("float32", "float32"),
+    ("float16", "float16"),
+    ("bfloat16", "bfloat16"),
+    ("int8", "int8"),
+    ("uint8", "bool"),
+    ("int16", "uint16"),
+    ("int32", "int32"),
+    ("int64", "uint64"),
+    ("bool", "bool"),
+    ("float32", "int16"),
+    ("float16", "int32"),
+]
+
+
+def narrow_nextafter(name, dtype):
+    """nextafter computes in float32 and float64 only: float16 and bfloat16 results (numpy's
+    from float16 inputs, or int8, uint8 and bool ones) are a TypeError naming the function."""
+    return name == "nextafter" and dtype in ("float16", "bfloat16")
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: "-".join(p))
+@pytest.mark.parametrize("name", sorted(FLOAT_BINARY))
+def test_float_binary_functions_match_numpy(name, pair):
+    rng = np.random.default_rng(abs(hash((name, pair))) % 2**32)
+    fn = getattr(np, FLOAT_BINARY[name])
+    for shapes in [((), ()), ((0, 3), (3,)), ((7,), (7,)), ((3, 1), (1, 4)), ((2, 3, 4), (4,))]:
+        a = special_values(rng, shapes[0], pair[0])
+        b = special_values(rng, shapes[1], pair[1])
+        with np.errstate(all="ignore"):
+            if "bfloat16" in pair:  # computed in float32, rounded to bfloat16
+                f32 = [x.astype(np.float32) for x in (a, b)]
+                want = np.asarray(fn(*f32)).astype(np_dtype("bfloat16"))
+            else:
+                want = np.asarray(fn(a, b))
+        if narrow_nextafter(name, str(want.dtype)):
+            with pytest.raises(TypeError, match=r"^np\.nextafter: no loop computes a b?float16 "):
+                getattr(mnp, name)(a, b)
+            continue
+        got = getattr(mnp, name)(mnp.array(a), b)
+        if name in ("copysign", "nextafter") and str(want.dtype) != "bfloat16":
+            check(got, want)  # exact
+        else:
+            check_close(got, want, str(want.dtype))
+
+
+def test_float_binary_special_cases():
+    z, inf, nan = 0.0, np.inf, np.nan
+    x1 = np.array([z, -z, z, -z, 1.0, -1.0, inf, -inf, inf, nan, 3.0, 1e308])
+    x2 = np.array([z, z, -z, -z, -inf, -inf, inf, inf, nan, inf, -z, 1e308])
+    for name, np_name in FLOAT_BINARY.items():
+        with np.errstate(all="ignore"):
+            want = getattr(np, np_name)(x1, x2)
+        check(getattr(mnp, name)(x1, x2), want)
+    # nextafter steps one unit in the last place of the dtype
+    check(
+        mnp.nextafter(np.float32([1.0, 0.0]), np.float32([2.0, -1.0])),
+        np.nextafter(np.float32([1.0, 0.0]), np.float32([2.0, -1.0])),
+    )
+
+
+def test_float_binary_python_numbers_out_and_dtype():
+    i8 = np.array([1, -2, 3], np.int8)
+    check(mnp.atan2(i8, 2), np.arctan2(i8, 2))  # NEP 50: int8 with an int computes in float16
+    check(mnp.atan2(2.0, i8), np.arctan2(2.0, i8))
+    check(mnp.hypot(3, 4), np.asarray(np.hypot(3, 4)))
+    f = np.array([1.5, -2.0, 0.0], np.float32)
+    check(mnp.copysign(f, -1.0), np.copysign(f, -1.0))
+    check(mnp.logaddexp(f, np.float32(1)), np.logaddexp(f, np.float32(1)))
+    out = mnp.zeros((2, 3), dtype="float64")
+    assert mnp.hypot(f, f, out=out).same_as(out)
+    check(out, np.broadcast_to(np.hypot(f, f), (2, 3)).astype(np.float64))
+    want = np.arctan2(i8, i8, dtype=np.float32)
+    check_close(mnp.atan2(i8, i8, dtype="float32"), want, "float32")
+    with pytest.raises(TypeError, match=r"^np\.atan2|^np\.arctan2"):
+        mnp.atan2(i8, i8, dtype="int8")
+    with pytest.raises(
+        ValueError, match=r"^np\.hypot: operands could not be broadcast together with shapes"
+    ):
+        mnp.hypot(np.ones((2, 3)), np.ones(4))
+    z = np.array([1 + 2j], np.complex64)
+    for name in FLOAT_BINARY:
+        with pytest.raises(TypeError, match=r"unsupported dtype complex64"):
+            getattr(mnp, name)(z, z)
+
+
+def test_pow_is_power():
+    a = np.array([2, 3, -4], np.int16)
+    check(mnp.pow(a, 3), np.power(a, 3))
+    check(mnp.pow(2.0, np.float32([0.5, -1.0])), np.power(2.0, np.float32([0.5, -1.0])))
+    with pytest.raises(ValueError, match=r"^np\.power: Integers to negative integer powers"):
+        mnp.pow(a, -1)

@@ -1,7 +1,8 @@
 /*!
  * \file math_functors.h
- * \brief The value functions of the array API's further unary math ops (cos ... log10,
- *  reciprocal, floor, ceil, trunc, round), written once for both devices as those of
+ * \brief The value functions of the array API's further math ops (unary: cos ... log10,
+ *  reciprocal, floor, ceil, trunc, round; binary: atan2, hypot, copysign, logaddexp,
+ *  nextafter), written once for both devices as those of
  *  functors.h are (included at its end; see there for the conventions). The transcendental
  *  ones are the C++ library's on the CPU and CUDA's on the device, so the two may differ in
  *  the last bits; the rounding ones are exact on both.
@@ -113,6 +114,78 @@ struct RoundOp {
     } else {
       return x;
     }
+  }
+};
+
+// ---- binary -----------------------------------------------------------------------------------
+
+/*!
+ * \brief What the float-only binary ops share (atan2, hypot, copysign, logaddexp, nextafter):
+ *  they compute in a float dtype only; integer and bool inputs were given numpy's float
+ *  result dtype (elemwise.cc: the smallest float holding the promoted dtype).
+ */
+struct FloatBinary {
+  static constexpr int64_t kCost = 8;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_integral_v<T>;
+  }
+};
+
+/*! \brief The angle of the point (x2, x1), in (-pi, pi], with C's signed-zero rules. */
+struct Atan2Op : FloatBinary {
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    return std::atan2(a, b);
+  }
+};
+
+/*! \brief sqrt(x1**2 + x2**2) without overflow; inf if either is inf, even with a NaN. */
+struct HypotOp : FloatBinary {
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    return std::hypot(a, b);
+  }
+};
+
+/*! \brief |x1| with the sign bit of x2 (NaNs too). */
+struct CopysignOp : FloatBinary {
+  static constexpr int64_t kCost = 1;
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    return std::copysign(a, b);
+  }
+};
+
+/*!
+ * \brief log(exp(x1) + exp(x2)) without overflow, as numpy's npy_logaddexp: equal inputs give
+ *  x1 + log(2) (so inf and inf give inf), else the larger plus log1p(exp(-|x1 - x2|)); a NaN
+ *  gives NaN.
+ */
+struct LogaddexpOp : FloatBinary {
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    if (a == b) return a + static_cast<A>(0.693147180559945309417232121458176568);
+    const A d = a - b;
+    if (d > 0) return a + std::log1p(std::exp(-d));
+    if (d <= 0) return b + std::log1p(std::exp(d));
+    return d;  // NaN
+  }
+};
+
+/*!
+ * \brief The next value of x1's dtype after x1 toward x2 (std::nextafter): float32 and float64
+ *  only, since float16 and bfloat16 compute in float32, whose step is not theirs.
+ */
+struct NextafterOp : FloatBinary {
+  static constexpr int64_t kCost = 2;
+  template <typename T>
+  static constexpr bool Valid() {
+    return std::is_same_v<T, float> || std::is_same_v<T, double>;
+  }
+  template <typename A>
+  static MXFFI_XINLINE A Map(A a, A b) {
+    return std::nextafter(a, b);
   }
 };
 
