@@ -91,6 +91,16 @@ def absolute(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def acos(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def acosh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def add(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -104,6 +114,42 @@ def arange(
     dtype: DTypeLike = None,
     device: DeviceLike = None,
 ) -> NDArray: ...
+def arccos(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def arccosh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def arcsin(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def arcsinh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def arctan(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def arctan2(
+    x1: ArrayOrScalar,
+    x2: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def arctanh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def array(
     object: ArrayLike,
     dtype: DTypeLike = None,
@@ -116,11 +162,37 @@ def asarray(
     device: DeviceLike = None,
     copy: bool | None = None,
 ) -> NDArray: ...
+def asin(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def asinh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def astype(
     a: NDArrayLike,
     dtype: DTypeLike,
     copy: bool = True,
     device: DeviceLike = None,
+) -> NDArray: ...
+def atan(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def atan2(
+    x1: ArrayOrScalar,
+    x2: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def atanh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
 ) -> NDArray: ...
 def bitwise_and(
     x1: ArrayOrScalar,
@@ -158,8 +230,25 @@ def bitwise_xor(
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def can_cast(from_: DTypeOrArray, to: DTypeLike, casting: str = 'safe') -> bool: ...
+def ceil(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def copy(a: NDArrayLike) -> NDArray: ...
+def copysign(
+    x1: ArrayOrScalar,
+    x2: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def copyto(dst: WritableArray, src: ArrayLike, casting: str = 'same_kind') -> None: ...
+def cos(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def cosh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def divide(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -177,12 +266,22 @@ def equal(
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def exp(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def expm1(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def eye(
     n_rows: int,
     n_cols: int | None = None,
     k: int = 0,
     dtype: DTypeLike = None,
     device: DeviceLike = None,
+) -> NDArray: ...
+def floor(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
 ) -> NDArray: ...
 def floor_divide(
     x1: ArrayOrScalar,
@@ -214,12 +313,33 @@ def greater_equal(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def hypot(
+    x1: ArrayOrScalar,
+    x2: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def invert(
     x: ArrayOrScalar,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def isdtype(dtype: DataType, kind: DTypeKind) -> bool: ...
+def isfinite(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def isinf(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def isnan(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def left_shift(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -247,6 +367,27 @@ def linspace(
     endpoint: bool = True,
 ) -> NDArray: ...
 def log(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def log10(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def log1p(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def log2(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def logaddexp(
+    x1: ArrayOrScalar,
+    x2: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def logical_and(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -320,6 +461,12 @@ def negative(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def nextafter(
+    x1: ArrayOrScalar,
+    x2: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def nonzero(a: NDArrayLike) -> ADT: ...
 def not_equal(
     x1: ArrayOrScalar,
@@ -334,6 +481,12 @@ def positive(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def pow(
+    x1: ArrayOrScalar,
+    x2: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def power(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -341,6 +494,11 @@ def power(
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def quadratic(x: NDArrayLike, a: float = 0.0, b: float = 0.0, c: float = 0.0) -> NDArray: ...
+def reciprocal(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def remainder(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -355,13 +513,24 @@ def right_shift(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def round(x: ArrayOrScalar, decimals: int = 0, out: WritableArray | None = None) -> NDArray: ...
 def shares_memory(a: ArrayLike, b: ArrayLike, max_work: int | None = None) -> bool: ...
 def sign(
     x: ArrayOrScalar,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def signbit(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def sin(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def sinh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def sqrt(
     x: ArrayOrScalar,
     out: WritableArray | None = None,
@@ -387,7 +556,18 @@ def sum(
 ) -> NDArray: ...
 def take(x: NDArrayLike, indices: ArrayLike, axis: int | None = None) -> NDArray: ...
 def take_along_axis(arr: NDArrayLike, indices: NDArrayLike, axis: int | None = -1) -> NDArray: ...
+def tan(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def tanh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def tensordot(a: ArrayOrScalar, b: ArrayOrScalar, axes: TensordotAxes = 2) -> NDArray: ...
 def transpose(a: NDArrayLike, axes: AxisLike = None) -> NDArray: ...
+def trunc(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def zeros(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) -> NDArray: ...
 def zeros_like(a: NDArrayLike, dtype: DTypeLike = None, device: DeviceLike = None) -> NDArray: ...
