@@ -256,21 +256,6 @@ NDArray UnaryAPI(UnaryKind kind, const Op* unary, ArrayOrScalar* x_arg,
                     *out, fname);
 }
 
-#define MXFFI_NP_BINARY(Name, Kind, ArrayOp, ScalarOp, RScalarOp, Doc)                           \
-  MXFFI_REGISTER_API("np." Name)                                                                 \
-      .describe(Doc                                                                              \
-                " x1 and x2 are arrays or numbers and broadcast together; out= is an mxffi "     \
-                "array to write into, dtype= the dtype to compute in (numpy's ufunc rules).")    \
-      .arg("x1")                                                                                 \
-      .arg("x2")                                                                                 \
-      .arg("out", nullptr)                                                                       \
-      .arg("dtype", nullptr)                                                                     \
-      .set_body_typed(                                                                           \
-          [](ArrayOrScalar x1, ArrayOrScalar x2, Optional<WritableArray> out, DTypeLike dtype) { \
-            static const BinaryOps ops{Op::Get(ArrayOp), Op::Get(ScalarOp), Op::Get(RScalarOp)}; \
-            return BinaryAPI(Kind, ops, &x1, &x2, out, dtype);                                   \
-          })
-
 MXFFI_NP_BINARY("add", BinaryKind::kAdd, "_npi_add", "_npi_add_scalar", "_npi_add_scalar",
                 "x1 + x2, elementwise.");
 MXFFI_NP_BINARY("subtract", BinaryKind::kSubtract, "_npi_subtract", "_npi_subtract_scalar",
@@ -286,13 +271,6 @@ MXFFI_NP_BINARY("maximum", BinaryKind::kMaximum, "_npi_maximum", "_npi_maximum_s
                 "_npi_rmaximum_scalar", "The larger of x1 and x2, elementwise; NaN propagates.");
 MXFFI_NP_BINARY("minimum", BinaryKind::kMinimum, "_npi_minimum", "_npi_minimum_scalar",
                 "_npi_rminimum_scalar", "The smaller of x1 and x2, elementwise; NaN propagates.");
-
-// Array-API and numpy names of the ops of binary_ops.def; a number first runs
-// `_npi_<op>_scalar` for the symmetric ops and `_npi_r<op>_scalar` for the others.
-#define MXFFI_NP_BINARY_SYM(Name, Kind, Stem, Doc) \
-  MXFFI_NP_BINARY(Name, Kind, "_npi_" Stem, "_npi_" Stem "_scalar", "_npi_" Stem "_scalar", Doc)
-#define MXFFI_NP_BINARY_ASYM(Name, Kind, Stem, Doc) \
-  MXFFI_NP_BINARY(Name, Kind, "_npi_" Stem, "_npi_" Stem "_scalar", "_npi_r" Stem "_scalar", Doc)
 
 MXFFI_NP_BINARY_ASYM("floor_divide", BinaryKind::kFloorDivide, "floor_divide",
                      "x1 // x2, elementwise, rounding toward minus infinity.");

@@ -54,4 +54,30 @@ NDArray UnaryAPI(op::UnaryKind kind, const Op* unary, ArrayOrScalar* x_arg,
         return UnaryAPI(Kind, op, &x, out, dtype);                                        \
       })
 
+/*!
+ * \brief Registers np.<Name> as the binary ops ArrayOp (two arrays), ScalarOp (array op number)
+ *  and RScalarOp (number op array) of kind Kind, with out= and dtype=.
+ */
+#define MXFFI_NP_BINARY(Name, Kind, ArrayOp, ScalarOp, RScalarOp, Doc)                           \
+  MXFFI_REGISTER_API("np." Name)                                                                 \
+      .describe(Doc                                                                              \
+                " x1 and x2 are arrays or numbers and broadcast together; out= is an mxffi "     \
+                "array to write into, dtype= the dtype to compute in (numpy's ufunc rules).")    \
+      .arg("x1")                                                                                 \
+      .arg("x2")                                                                                 \
+      .arg("out", nullptr)                                                                       \
+      .arg("dtype", nullptr)                                                                     \
+      .set_body_typed(                                                                           \
+          [](ArrayOrScalar x1, ArrayOrScalar x2, Optional<WritableArray> out, DTypeLike dtype) { \
+            static const BinaryOps ops{Op::Get(ArrayOp), Op::Get(ScalarOp), Op::Get(RScalarOp)}; \
+            return BinaryAPI(Kind, ops, &x1, &x2, out, dtype);                                   \
+          })
+
+// Array-API and numpy names of the ops of binary_ops.def; a number first runs
+// `_npi_<op>_scalar` for the symmetric ops and `_npi_r<op>_scalar` for the others.
+#define MXFFI_NP_BINARY_SYM(Name, Kind, Stem, Doc) \
+  MXFFI_NP_BINARY(Name, Kind, "_npi_" Stem, "_npi_" Stem "_scalar", "_npi_" Stem "_scalar", Doc)
+#define MXFFI_NP_BINARY_ASYM(Name, Kind, Stem, Doc) \
+  MXFFI_NP_BINARY(Name, Kind, "_npi_" Stem, "_npi_" Stem "_scalar", "_npi_r" Stem "_scalar", Doc)
+
 #endif  // MXFFI_SRC_API_NP_UFUNC_H_

@@ -91,6 +91,16 @@ def absolute(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def acos(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def acosh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def add(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -116,6 +126,42 @@ def arange(
     dtype: DTypeLike = None,
     device: DeviceLike = None,
 ) -> NDArray: ...
+def arccos(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def arccosh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def arcsin(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def arcsinh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def arctan(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def arctan2(
+    x1: ArrayOrScalar,
+    x2: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def arctanh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def argmax(
     a: NDArrayLike,
     axis: AxisLike = None,
@@ -140,11 +186,37 @@ def asarray(
     device: DeviceLike = None,
     copy: bool | None = None,
 ) -> NDArray: ...
+def asin(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def asinh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def astype(
     a: NDArrayLike,
     dtype: DTypeLike,
     copy: bool = True,
     device: DeviceLike = None,
+) -> NDArray: ...
+def atan(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def atan2(
+    x1: ArrayOrScalar,
+    x2: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def atanh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
 ) -> NDArray: ...
 def bitwise_and(
     x1: ArrayOrScalar,
@@ -184,8 +256,25 @@ def bitwise_xor(
 def broadcast_arrays(*arrays: NDArray) -> list[NDArray]: ...
 def broadcast_to(x: NDArrayLike, shape: ShapeLike) -> NDArray: ...
 def can_cast(from_: DTypeOrArray, to: DTypeLike, casting: str = 'safe') -> bool: ...
+def ceil(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def copy(a: NDArrayLike) -> NDArray: ...
+def copysign(
+    x1: ArrayOrScalar,
+    x2: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def copyto(dst: WritableArray, src: ArrayLike, casting: str = 'same_kind') -> None: ...
+def cos(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def cosh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def count_nonzero(a: NDArrayLike, axis: AxisLike = None, keepdims: bool = False) -> NDArray: ...
 def divide(
     x1: ArrayOrScalar,
@@ -205,6 +294,11 @@ def equal(
 ) -> NDArray: ...
 def exp(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
 def expand_dims(x: NDArrayLike, axis: AxisLike = 0) -> NDArray: ...
+def expm1(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def eye(
     n_rows: int,
     n_cols: int | None = None,
@@ -213,6 +307,11 @@ def eye(
     device: DeviceLike = None,
 ) -> NDArray: ...
 def flip(x: NDArrayLike, axis: AxisLike = None) -> NDArray: ...
+def floor(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def floor_divide(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -238,6 +337,12 @@ def greater(
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def greater_equal(
+    x1: ArrayOrScalar,
+    x2: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def hypot(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
     out: WritableArray | None = None,
@@ -291,6 +396,27 @@ def linspace(
     endpoint: bool = True,
 ) -> NDArray: ...
 def log(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def log10(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def log1p(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def log2(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def logaddexp(
+    x1: ArrayOrScalar,
+    x2: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def logical_and(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -367,6 +493,12 @@ def negative(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def nextafter(
+    x1: ArrayOrScalar,
+    x2: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def nonzero(a: NDArrayLike) -> ADT: ...
 def not_equal(
     x1: ArrayOrScalar,
@@ -379,6 +511,12 @@ def ones_like(a: NDArrayLike, dtype: DTypeLike = None, device: DeviceLike = None
 def permute_dims(x: NDArrayLike, axes: AxisLike) -> NDArray: ...
 def positive(
     x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def pow(
+    x1: ArrayOrScalar,
+    x2: ArrayOrScalar,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -396,6 +534,11 @@ def prod(
     out: WritableArray | None = None,
 ) -> NDArray: ...
 def quadratic(x: NDArrayLike, a: float = 0.0, b: float = 0.0, c: float = 0.0) -> NDArray: ...
+def reciprocal(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def remainder(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -412,6 +555,7 @@ def right_shift(
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def roll(x: NDArrayLike, shift: IntTupleLike, axis: AxisLike = None) -> NDArray: ...
+def round(x: ArrayOrScalar, decimals: int = 0, out: WritableArray | None = None) -> NDArray: ...
 def shares_memory(a: ArrayLike, b: ArrayLike, max_work: int | None = None) -> bool: ...
 def sign(
     x: ArrayOrScalar,
@@ -424,6 +568,11 @@ def signbit(
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def sin(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def sinh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def sqrt(
     x: ArrayOrScalar,
     out: WritableArray | None = None,
@@ -459,11 +608,22 @@ def sum(
 def swapaxes(a: NDArrayLike, axis1: int, axis2: int) -> NDArray: ...
 def take(x: NDArrayLike, indices: ArrayLike, axis: int | None = None) -> NDArray: ...
 def take_along_axis(arr: NDArrayLike, indices: NDArrayLike, axis: int | None = -1) -> NDArray: ...
+def tan(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def tanh(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def tensordot(a: ArrayOrScalar, b: ArrayOrScalar, axes: TensordotAxes = 2) -> NDArray: ...
 def tile(x: NDArrayLike, repetitions: ShapeLike) -> NDArray: ...
 def transpose(a: NDArrayLike, axes: AxisLike = None) -> NDArray: ...
 def tril(x: NDArrayLike, k: int = 0) -> NDArray: ...
 def triu(x: NDArrayLike, k: int = 0) -> NDArray: ...
+def trunc(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def var(
     a: NDArrayLike,
     axis: AxisLike = None,

@@ -104,6 +104,23 @@ bool HasLoop(BinaryKind kind, DLDataType r) {
                          << (shift ? "integers" : "integers or bools");
 }
 
+/*!
+ * \return the first float dtype numpy's float-only loops (e, f, d) take d in safely: d itself
+ *  for a float, float16 for bool and 8-bit integers, float32 for 16-bit ones, else float64.
+ */
+DLDataType SmallestFloat(DLDataType d) {
+  if (IsFloating(d)) return d;
+  if (d.code == kDLBool || d.bits == 8) return kFloat16T;
+  return d.bits == 16 ? kFloat32T : kFloat64T;
+}
+
+/*! \return whether numpy has float loops only for op kind (atan2, hypot, ...). */
+bool IsFloatLoopOnly(BinaryKind kind) {
+  return kind == BinaryKind::kAtan2 || kind == BinaryKind::kHypot ||
+         kind == BinaryKind::kCopysign || kind == BinaryKind::kLogaddexp ||
+         kind == BinaryKind::kNextafter;
+}
+
 /*! \brief The op rules numpy's ufuncs add on top of plain promotion (r = the promoted dtype). */
 DLDataType ApplyOpRule(BinaryKind kind, DLDataType r) {
   if (IsBoolResult(kind)) return kBoolT;
@@ -115,6 +132,17 @@ DLDataType ApplyOpRule(BinaryKind kind, DLDataType r) {
       return r;
     case BinaryKind::kDivide:
       return IsFloating(r) ? r : kFloat64T;
+    case BinaryKind::kAtan2:
+    case BinaryKind::kHypot:
+    case BinaryKind::kCopysign:
+    case BinaryKind::kLogaddexp:
+      return SmallestFloat(r);
+    case BinaryKind::kNextafter:
+      r = SmallestFloat(r);
+      MXFFI_CHECK(r.bits >= 32, TypeError)
+          << "np.nextafter: no loop computes a " << DataTypeToString(r)
+          << " result; the next float is computed in float32 and float64 only";
+      return r;
     case BinaryKind::kPower:
     case BinaryKind::kFloorDivide:
     case BinaryKind::kRemainder:
@@ -156,6 +184,16 @@ const char* ScalarKindName(ScalarKind kind) {
 }  // namespace
 
 DLDataType BinaryResultType(BinaryKind kind, DLDataType a, DLDataType b) {
+  if (IsFloatLoopOnly(kind)) {
+    // Each input goes to its own smallest float first: int16 with uint16 computes in float32
+    // (numpy's ff->f loop), not in the float64 their int32 promotion would give.
+    const char* fname = BinaryName(kind);
+    MXFFI_CHECK(DTypeIndex(a) >= 0, TypeError)
+        << fname << ": unsupported dtype " << DataTypeToString(a);
+    MXFFI_CHECK(DTypeIndex(b) >= 0, TypeError)
+        << fname << ": unsupported dtype " << DataTypeToString(b);
+    return ApplyOpRule(kind, PromoteForUfunc(SmallestFloat(a), SmallestFloat(b), fname));
+  }
   const DLDataType r = PromoteForUfunc(a, b, BinaryName(kind));
   if (!HasLoop(kind, r)) ThrowNoLoop(kind, r, DataTypeToString(a) + " and " + DataTypeToString(b));
   return ApplyOpRule(kind, r);
@@ -245,6 +283,8 @@ DLDataType UnaryResultType(UnaryKind kind, DLDataType a) {
                                   "integer first";
       }
       return a;
+    case elemwise::UnaryRule::kRound:
+      return a.code == kDLBool ? kFloat16T : a;
     case elemwise::UnaryRule::kSquare:
       return a.code == kDLBool ? kInt8T : a;
     case elemwise::UnaryRule::kFloat:

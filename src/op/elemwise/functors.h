@@ -18,7 +18,7 @@
  * input's (elemwise.cc's UnaryResultType). A comparison derives from Predicate: its Map gives
  * a bool, stored into a bool output, while A is the dtype the inputs are compared in; a unary
  * predicate (UnaryPredicate: isnan, ...) likewise gives a bool, computed in the input's dtype.
- * Adding a unary op is one functor here and one line in unary_ops.def;
+ * Adding a unary op is one functor here (or in math_functors.h) and one line in unary_ops.def;
  * a binary op, one functor and one line in binary_ops.def (and its result dtype rule in
  * elemwise.cc).
  *
@@ -487,6 +487,7 @@ enum class UnaryRule : int {
   kInteger,    // the input's dtype; integers and bools only (a float input is a TypeError)
   kBool,       // bool, for any input dtype (the input is read as x != 0)
   kPredicate,  // bool, computed in the input's own dtype (UnaryPredicate: isnan, signbit, ...)
+  kRound,      // the input's dtype; a bool gives float16 (numpy's round of bools is rint's)
 };
 
 /*! \brief -x; integers wrap (-(-128) of int8 is -128); not for bools. */
@@ -758,5 +759,8 @@ struct QuadraticOp {
 }  // namespace elemwise
 }  // namespace op
 }  // namespace mxffi
+
+// The further unary math functors (cos ... log10, reciprocal, floor, ceil, trunc, round).
+#include "math_functors.h"  // NOLINT(build/include_order): needs the definitions above
 
 #endif  // MXFFI_SRC_OP_ELEMWISE_FUNCTORS_H_
