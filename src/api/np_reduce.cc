@@ -101,57 +101,36 @@ MXFFI_REGISTER_API("np.prod")
       return Reduce(op, a, axis, dtype, keepdims, out, "np.prod");
     });
 
-MXFFI_REGISTER_API("np.max")
-    .describe(
-        "Maximum over axis (None: all); NaN propagates. ValueError for an empty reduction. "
-        "out= as in np.sum.")
-    .arg("a")
-    .arg("axis", nullptr)
-    .arg("keepdims", false)
-    .arg("out", nullptr)
-    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims, Optional<WritableArray> out) {
-      static const Op* op = Op::Get("_max");
-      return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.max");
-    });
+/*!
+ * \brief np.<Name>(a, axis=None, keepdims=False, out=None): the reduction op OpName in the
+ *  input's own result dtype (no dtype= argument).
+ */
+#define MXFFI_NP_REDUCE(Name, OpName, Doc)                                               \
+  MXFFI_REGISTER_API("np." Name)                                                         \
+      .describe(Doc)                                                                     \
+      .arg("a")                                                                          \
+      .arg("axis", nullptr)                                                              \
+      .arg("keepdims", false)                                                            \
+      .arg("out", nullptr)                                                               \
+      .set_body_typed(                                                                   \
+          [](NDArrayLike a, AxisLike axis, bool keepdims, Optional<WritableArray> out) { \
+            static const Op* op = Op::Get(OpName);                                       \
+            return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np." Name);          \
+          })
 
-MXFFI_REGISTER_API("np.min")
-    .describe(
-        "Minimum over axis (None: all); NaN propagates. ValueError for an empty reduction. "
-        "out= as in np.sum.")
-    .arg("a")
-    .arg("axis", nullptr)
-    .arg("keepdims", false)
-    .arg("out", nullptr)
-    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims, Optional<WritableArray> out) {
-      static const Op* op = Op::Get("_min");
-      return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.min");
-    });
-
-MXFFI_REGISTER_API("np.all")
-    .describe(
-        "Whether every element over axis (None: all) is nonzero: a bool array. Any dtype is read "
-        "as x != 0 (NaN is true); all of nothing is True. out= as in np.sum.")
-    .arg("a")
-    .arg("axis", nullptr)
-    .arg("keepdims", false)
-    .arg("out", nullptr)
-    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims, Optional<WritableArray> out) {
-      static const Op* op = Op::Get("_all");
-      return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.all");
-    });
-
-MXFFI_REGISTER_API("np.any")
-    .describe(
-        "Whether any element over axis (None: all) is nonzero: a bool array. Any dtype is read "
-        "as x != 0 (NaN is true); any of nothing is False. out= as in np.sum.")
-    .arg("a")
-    .arg("axis", nullptr)
-    .arg("keepdims", false)
-    .arg("out", nullptr)
-    .set_body_typed([](NDArrayLike a, AxisLike axis, bool keepdims, Optional<WritableArray> out) {
-      static const Op* op = Op::Get("_any");
-      return Reduce(op, a, axis, DTypeLike(), keepdims, out, "np.any");
-    });
+MXFFI_NP_REDUCE("max", "_max",
+                "Maximum over axis (None: all); NaN propagates. ValueError for an empty "
+                "reduction. out= as in np.sum.");
+MXFFI_NP_REDUCE("min", "_min",
+                "Minimum over axis (None: all); NaN propagates. ValueError for an empty "
+                "reduction. out= as in np.sum.");
+MXFFI_NP_REDUCE("all", "_all",
+                "Whether every element over axis (None: all) is nonzero: a bool array. Any dtype "
+                "is read as x != 0 (NaN is true); all of nothing is True. out= as in np.sum.");
+MXFFI_NP_REDUCE("any", "_any",
+                "Whether any element over axis (None: all) is nonzero: a bool array. Any dtype is "
+                "read as x != 0 (NaN is true); any of nothing is False. out= as in np.sum.");
+#undef MXFFI_NP_REDUCE
 
 MXFFI_REGISTER_API("np.count_nonzero")
     .describe(
