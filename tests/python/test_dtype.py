@@ -424,11 +424,13 @@ def test_complex_arrays_are_held_and_ops_that_compute_refuse_naming_op_and_type(
     for made in (mnp.asarray(src), mnp.array(src), mnp.copy(mnp.asarray(src))):
         assert made.dtype == name and np.asarray(made).tolist() == src.tolist()
     assert mnp.asarray(src).tolist() == [1 + 2j, -3j]
+    # Fills are written on the host: ones, full and eye make complex arrays.
+    assert mnp.ones(2, dtype=dtype).tolist() == [1 + 0j, 1 + 0j]
+    assert mnp.full(2, 1.5, dtype=dtype).tolist() == [1.5 + 0j, 1.5 + 0j]
+    assert mnp.eye(2, dtype=dtype).tolist() == [[1 + 0j, 0j], [0j, 1 + 0j]]
     # Ops that compute values have no complex kernels yet: numpy's TypeError, op and type named.
     x = mnp.asarray(src)
     refusals = [
-        ("ones", lambda: mnp.ones(2, dtype=dtype)),
-        ("full", lambda: mnp.full(2, 1.0, dtype=dtype)),
         ("arange", lambda: mnp.arange(3, dtype=dtype)),
         ("astype", lambda: mnp.ones(2).astype(dtype)),
         ("astype", lambda: x.astype("float64")),
