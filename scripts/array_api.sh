@@ -12,7 +12,7 @@
 # stands against numpy. To regenerate the xfails file after a change:
 #   ARRAY_API_XFAILS_OUT=tests/array_api/xfails.txt bash scripts/array_api.sh --only mxffi \
 #     --max-examples 20
-# (then restore the comment lines at its top, and say in the commit which tests now pass).
+# (its comment lines come from HEADER in scripts/array_api_report.py; say in the commit which tests now pass).
 #
 # The suite is found in $ARRAY_API_TESTS_DIR, else ../shared/array-api-tests beside the
 # checkout; where it is not, the script says so and exits 0. It needs hypothesis, ndindex and

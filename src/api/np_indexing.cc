@@ -603,5 +603,102 @@ MXFFI_REGISTER_API("ndarray.assign")
       WriteInto(BroadcastInto(src, TShape(d.shape, d.ndim), fname), dst);
     });
 
+namespace {
+
+/*! \return numpy's broadcast of shapes a and b; ValueError naming both (fname) otherwise. */
+TShape BroadcastShapes(const TShape& a, const TShape& b, const char* fname) {
+  const int nd = std::max(a.ndim(), b.ndim());
+  TShape out;
+  out.resize(nd);
+  for (int k = 0; k < nd; ++k) {
+    const int i = k - (nd - a.ndim()), j = k - (nd - b.ndim());
+    const int64_t x = i >= 0 ? a[i] : 1, y = j >= 0 ? b[j] : 1;
+    MXFFI_CHECK(x == y || x == 1 || y == 1, ValueError)
+        << fname << ": operands could not be broadcast together with shapes " << a.ToString() << " "
+        << b.ToString();
+    out[k] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+/*!
+ * \return the dtype numpy's where gives x1 and x2: arrays and sequences are strong, Python
+ *  numbers weak (NEP 50), two numbers their own default dtypes promoted.
+ */
+DLDataType WhereDType(const ArrayLike& x1, const ArrayLike& x2, const char* fname) {
+  int strong = -1;
+  std::vector<op::ScalarKind> weak;
+  for (const ArrayLike* x : {&x1, &x2}) {
+    DLDataType t;
+    if (x->kind() == ArrayLike::Kind::kScalar) {
+      const ScalarLike& s = x->value().scalar();
+      weak.push_back(s.is_bool()  ? op::ScalarKind::kBool
+                     : s.is_int() ? op::ScalarKind::kInt
+                                  : op::ScalarKind::kFloat);
+      continue;
+    }
+    t = x->kind() == ArrayLike::Kind::kArray ? x->value().array()->tensor().dtype
+                                             : x->SequenceDType();
+    const int j = op::DTypeRuleIndex(t);
+    MXFFI_CHECK(j >= 0, TypeError) << fname << ": unsupported dtype " << DataTypeToString(t);
+    const int r = strong < 0 ? j : op::PromoteIndex(strong, j);
+    MXFFI_CHECK(r >= 0, TypeError) << fname << ": x1 and x2 have no common dtype ("
+                                   << DataTypeToString(t) << " is one of them)";
+    strong = r;
+  }
+  if (strong < 0) {  // two Python numbers: their default dtypes, promoted
+    const bool has_float = weak[0] == op::ScalarKind::kFloat || weak[1] == op::ScalarKind::kFloat;
+    const bool has_int = weak[0] == op::ScalarKind::kInt || weak[1] == op::ScalarKind::kInt;
+    return has_float ? DLDataType{kDLFloat, 64, 1}
+           : has_int ? DLDataType{kDLInt, 64, 1}
+                     : DLDataType{kDLBool, 8, 1};
+  }
+  DLDataType t = op::DTypeAt(strong);
+  for (op::ScalarKind k : weak) t = op::PromoteWithScalar(t, k);
+  return t;
+}
+
+}  // namespace
+
+MXFFI_REGISTER_API("np.where")
+    .describe(
+        "x1 where condition is true, else x2, elementwise (numpy.where of three arguments): the "
+        "three broadcast together; x1 and x2 promote as numpy's operators promote them (Python "
+        "numbers weak, NEP 50); condition is read as x != 0. A new array, on the arrays' "
+        "device.")
+    .arg("condition")
+    .arg("x1")
+    .arg("x2")
+    .set_body_typed([](ArrayLike condition, ArrayLike x1, ArrayLike x2) {
+      constexpr const char* fname = "np.where";
+      static const Op* cast = Op::Get("_cast");
+      const DLDataType dt = WhereDType(x1, x2, fname);
+      NDArray cond = ArrayImpl(condition, DTypeLike(), DeviceLike(), CopyMode::kIfNeeded, fname);
+      MXFFI_CHECK(!cond.is_sparse(), TypeError)
+          << fname << ": condition must be dense, got storage type "
+          << StorageTypeName(cond.stype());
+      const DLDevice dev = cond.tensor().device;
+      if (cond.tensor().dtype.code != kDLBool) {
+        op::CastParam p;
+        p.dtype = DLDataType{kDLBool, 8, 1};
+        cond = InvokeOp(cast, p, {cond});
+      }
+      const NDArray a = ArrayImpl(x1, DTypeLike(dt), DeviceLike(dev), CopyMode::kIfNeeded, fname);
+      const NDArray b = ArrayImpl(x2, DTypeLike(dt), DeviceLike(dev), CopyMode::kIfNeeded, fname);
+      const DLTensor &tc = cond.tensor(), &ta = a.tensor(), &tb = b.tensor();
+      const TShape shape = BroadcastShapes(
+          BroadcastShapes(TShape(tc.shape, tc.ndim), TShape(ta.shape, ta.ndim), fname),
+          TShape(tb.shape, tb.ndim), fname);
+      // Work in at least one dimension (nonzero has no 0-d form), then view as shape.
+      const TShape work = shape.ndim() == 0 ? TShape{1} : shape;
+      NDArray out = NDArray::Copy(BroadcastTo(b, work).tensor());
+      const NDArray mask = BroadcastTo(cond, work);
+      const std::vector<NDArray> rows = NonzeroRows(mask);
+      if (!rows.empty() && op::NumElements(rows[0].tensor()) > 0) {
+        Scatter(out, Gather(BroadcastTo(a, work), rows, 0), rows, 0, fname);
+      }
+      return shape.ndim() == 0 ? NDArray::View(out, nullptr, nullptr, 0, 0) : out;
+    });
+
 }  // namespace api
 }  // namespace mxffi

@@ -669,3 +669,47 @@ def test_ops_by_name():
     want[[1]] = -1.0
     same(out, want)  # x itself is not written: out is a new array
     assert x[1, 0] == 4.0
+
+
+# ---------------------------------------------------------------------------------------------
+# np.where(condition, x1, x2)
+
+
+def _where_cases():
+    rng = np.random.default_rng(0)
+    c = rng.random((3, 4)) > 0.5
+    return [
+        (c, np.arange(12.0).reshape(3, 4), -np.ones(4)),
+        (c, 1, 2.5),  # two Python numbers: their default dtypes
+        (c.astype("int8"), np.arange(4, dtype="int8"), 100),  # weak int keeps int8
+        (np.array(True), 1, 2),  # 0-d
+        (c[:, :1], np.arange(4, dtype="float32"), 2.0),  # weak float keeps float32
+        (c, np.nan, np.arange(12).reshape(3, 4)),
+        (np.zeros((0, 3), bool), 1, 2),
+        (c, True, np.zeros(4, bool)),
+        (c, np.arange(4, dtype="uint8"), np.arange(4, dtype="int16")),
+        (np.array([0.0, np.nan, -0.0, 2.0]), 1, 0),  # condition read as x != 0
+    ]
+
+
+@pytest.mark.parametrize("i", range(10))
+def test_where_matches_numpy(i):
+    c, a, b = _where_cases()[i]
+    want = np.where(c, a, b)
+
+    def mx(v):
+        return mnp.asarray(v) if isinstance(v, np.ndarray) else v
+
+    got = mnp.where(mx(c), mx(a), mx(b))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_where_bad_input():
+    with pytest.raises(ValueError) as e:
+        mnp.where(mnp.ones(3), mnp.ones(2), 1)
+    assert str(e.value).splitlines()[0] == (
+        "np.where: operands could not be broadcast together with shapes (3,) (2,)"
+    )
+    with pytest.raises(OverflowError, match=r"^np\.where: Python integer 300 out of bounds"):
+        mnp.where(mnp.ones(3, dtype="int8"), 300, mnp.ones(3, dtype="int8"))
