@@ -605,22 +605,6 @@ MXFFI_REGISTER_API("ndarray.assign")
 
 namespace {
 
-/*! \return numpy's broadcast of shapes a and b; ValueError naming both (fname) otherwise. */
-TShape BroadcastShapes(const TShape& a, const TShape& b, const char* fname) {
-  const int nd = std::max(a.ndim(), b.ndim());
-  TShape out;
-  out.resize(nd);
-  for (int k = 0; k < nd; ++k) {
-    const int i = k - (nd - a.ndim()), j = k - (nd - b.ndim());
-    const int64_t x = i >= 0 ? a[i] : 1, y = j >= 0 ? b[j] : 1;
-    MXFFI_CHECK(x == y || x == 1 || y == 1, ValueError)
-        << fname << ": operands could not be broadcast together with shapes " << a.ToString() << " "
-        << b.ToString();
-    out[k] = x == 1 ? y : x;
-  }
-  return out;
-}
-
 /*!
  * \return the dtype numpy's where gives x1 and x2: arrays and sequences are strong, Python
  *  numbers weak (NEP 50), two numbers their own default dtypes promoted.
@@ -686,9 +670,9 @@ MXFFI_REGISTER_API("np.where")
       const NDArray a = ArrayImpl(x1, DTypeLike(dt), DeviceLike(dev), CopyMode::kIfNeeded, fname);
       const NDArray b = ArrayImpl(x2, DTypeLike(dt), DeviceLike(dev), CopyMode::kIfNeeded, fname);
       const DLTensor &tc = cond.tensor(), &ta = a.tensor(), &tb = b.tensor();
-      const TShape shape = BroadcastShapes(
-          BroadcastShapes(TShape(tc.shape, tc.ndim), TShape(ta.shape, ta.ndim), fname),
-          TShape(tb.shape, tb.ndim), fname);
+      TShape ca, shape;  // numpy's broadcast, as the elementwise ops make it
+      op::BroadcastShapes(TShape(tc.shape, tc.ndim), TShape(ta.shape, ta.ndim), &ca, fname);
+      op::BroadcastShapes(ca, TShape(tb.shape, tb.ndim), &shape, fname);
       // Work in at least one dimension (nonzero has no 0-d form), then view as shape.
       const TShape work = shape.ndim() == 0 ? TShape{1} : shape;
       NDArray out = NDArray::Copy(BroadcastTo(b, work).tensor());
