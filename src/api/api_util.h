@@ -66,6 +66,15 @@ NDArray ComplexFull(const int64_t* shape, int ndim, DLDataType dtype, DLDevice d
 NDArray Full(const ShapeLike& shape, const ScalarLike& fill_value, DLDataType dtype,
              const DeviceLike& device, const char* fname);
 
+/*! \brief Write t's element strides (C-contiguous ones where t has none) to out. */
+inline void ElementStrides(const DLTensor& t, int64_t* out) {
+  if (t.strides != nullptr) {
+    for (int i = 0; i < t.ndim; ++i) out[i] = t.strides[i];
+  } else {
+    NDArray::CompactStrides(t, out);
+  }
+}
+
 /*! \return a for a use that may outlive the call: a lent tensor is copied (np_init.cc). */
 NDArray OwnedArray(const NDArrayLike& a);
 

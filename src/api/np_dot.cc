@@ -1,13 +1,15 @@
 /*!
  * \file np_dot.cc
- * \brief np.dot, np.matmul, np.tensordot (numpy's semantics and messages), and
+ * \brief np.dot, np.matmul, np.tensordot, np.vecdot (numpy's semantics and messages), and
  *  runtime.num_threads.
  */
 #include <mxffi/registry.h>
 
 #include "../op/dot/dot_op.h"
+#include "../op/elemwise/elemwise.h"
 #include "../op/parallel.h"
 #include "../op/promote.h"
+#include "../op/type_switch.h"
 #include "api_util.h"
 
 namespace mxffi {
@@ -97,6 +99,28 @@ NDArray RunTensordot(const NDArray& a, const NDArray& b, const TensordotParam& p
   return InvokeOp(op, p, {a, b});
 }
 
+/*!
+ * \brief A view of a with axis k taken out of its place and appended as the last two axes, as
+ *  (1, n) when as_row, else (n, 1): vecdot's operands as stacks of a row and a column.
+ */
+NDArray VectorAsMatrix(const NDArray& a, int k, bool as_row) {
+  const DLTensor& t = a.tensor();
+  int64_t st[kMaxNDim], shape[kMaxNDim + 1], strides[kMaxNDim + 1];
+  ElementStrides(t, st);
+  int m = 0;
+  for (int i = 0; i < t.ndim; ++i) {
+    if (i == k) continue;
+    shape[m] = t.shape[i];
+    strides[m++] = st[i];
+  }
+  const int vec = as_row ? m + 1 : m, one = as_row ? m : m + 1;
+  shape[vec] = t.shape[k];
+  strides[vec] = st[k];
+  shape[one] = 1;
+  strides[one] = 1;
+  return NDArray::View(a, shape, strides, m + 2, 0);
+}
+
 }  // namespace
 
 MXFFI_REGISTER_API("np.dot")
@@ -171,6 +195,53 @@ MXFFI_REGISTER_API("np.tensordot")
       }
       op::TensordotShape(as, bs, p.a_axes, p.b_axes, fname);
       return RunTensordot(a, b, p, fname);
+    });
+
+MXFFI_REGISTER_API("np.vecdot")
+    .describe(
+        "Dot product of the vectors along axis of x1 and x2, as numpy.vecdot and the array API: "
+        "the other axes broadcast, the result has them; x1 is conjugated when complex. Both "
+        "arrays must have the same length along axis (each axis counted in its own array).")
+    .arg("x1")
+    .arg("x2")
+    .positional_only()
+    .keyword_only()
+    .arg("axis", -1)
+    .set_body_typed([](NDArrayLike x1_arg, NDArrayLike x2_arg, int64_t axis) {
+      constexpr const char* fname = "np.vecdot";
+      const NDArray x1 = x1_arg.array(), x2 = x2_arg.array();
+      const DLTensor &t1 = x1.tensor(), &t2 = x2.tensor();
+      MXFFI_CHECK(t1.ndim > 0 && t2.ndim > 0, ValueError)
+          << fname << ": x1 and x2 must have at least one dimension, got shapes "
+          << NumpyShape(ShapeOf(x1)) << " and " << NumpyShape(ShapeOf(x2));
+      MXFFI_CHECK(t1.ndim <= kMaxNDim - 1 && t2.ndim <= kMaxNDim - 1, ValueError)
+          << fname << ": at most " << kMaxNDim - 1 << " dimensions, got " << t1.ndim << " and "
+          << t2.ndim;
+      const int k1 = NormalizeAxis(axis, t1.ndim, fname);
+      const int k2 = NormalizeAxis(axis, t2.ndim, fname);
+      MXFFI_CHECK(t1.shape[k1] == t2.shape[k2], ValueError)
+          << fname << ": x1 and x2 must have the same length along axis " << axis << ", got "
+          << t1.shape[k1] << " (shape " << NumpyShape(ShapeOf(x1)) << ") and " << t2.shape[k2]
+          << " (shape " << NumpyShape(ShapeOf(x2)) << ")";
+      const NDArray rows = VectorAsMatrix(x1, k1, true), cols = VectorAsMatrix(x2, k2, false);
+      // The batch axes must broadcast; checked here so the message names vecdot.
+      TShape batch;
+      op::BroadcastShapes(TShape(rows.tensor().shape, t1.ndim - 1),
+                          TShape(cols.tensor().shape, t2.ndim - 1), &batch, fname);
+      // The product needs conj(x1) for complex, which the matmul kernels do not compute.
+      if (t1.dtype.code == kDLComplex) op::ThrowUnsupportedDType(fname, t1.dtype);
+      if (t2.dtype.code == kDLComplex) op::ThrowUnsupportedDType(fname, t2.dtype);
+      op::PromoteTypes(t1.dtype, t2.dtype, fname);
+      static const Op* matmul = Op::Get("_matmul");
+      OpAttrs attrs;
+      attrs.op = matmul;
+      NDArray in[2] = {rows, cols};
+      const NDArray r = Invoke(attrs, Span<const NDArray>(in, 2));
+      // (..., 1, 1) -> (...): the batch axes keep their strides.
+      const DLTensor& tr = r.tensor();
+      int64_t st[kMaxNDim];
+      ElementStrides(tr, st);
+      return NDArray::View(r, tr.shape, st, tr.ndim - 2, 0);
     });
 
 MXFFI_REGISTER_API("runtime.num_threads")

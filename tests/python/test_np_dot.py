@@ -1,6 +1,6 @@
-"""np.dot, np.matmul and np.tensordot against numpy: values, result dtypes, 1-D promotion,
-batch broadcasting, strided operands (OpenBLAS's transposed layouts and packed copies), and
-numpy's errors.
+"""np.dot, np.matmul, np.tensordot and np.vecdot against numpy: values, result dtypes, 1-D
+promotion, batch broadcasting, strided operands (OpenBLAS's transposed layouts and packed
+copies), and numpy's errors.
 
 Result dtype is numpy's result_type of the operands. For bfloat16 that is what numpy computes
 with ml_dtypes arrays for dot and tensordot; numpy's matmul has no bfloat16 loop and returns
@@ -303,6 +303,74 @@ def test_tensordot_errors():
         "got str",
     ):
         mnp.tensordot(a, b, axes=([0], "x"))
+
+
+VECDOT_CASES = [
+    ((4,), (4,), -1),
+    ((0,), (0,), -1),
+    ((3, 4), (4,), -1),
+    ((4,), (2, 3, 4), -1),
+    ((2, 1, 4), (3, 4), -1),
+    ((5, 3, 1), (3, 6), -2),
+    ((3, 5), (3, 5), 0),
+    ((2, 3, 4), (2, 3, 4), 1),
+    ((0, 4), (4,), -1),
+    ((6, 70), (6, 70), -1),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_vecdot_matches_numpy(dtype):
+    rng = np.random.default_rng(300 + DTYPES.index(dtype))
+    for sa, sb, axis in VECDOT_CASES:
+        a, b = make(sa, dtype, rng), make(sb, dtype, rng)
+        got = mnp.vecdot(a, b, axis=axis).numpy()
+        if dtype == "bfloat16":
+            # numpy has no bfloat16 loop for vecdot: compute in float32, as for matmul above.
+            def ref(x, y, axis=axis):
+                return np.vecdot(x.astype(np.float32), y.astype(np.float32), axis=axis).astype(
+                    ml_dtypes.bfloat16
+                )
+        else:
+
+            def ref(x, y, axis=axis):
+                return np.vecdot(x, y, axis=axis)
+
+        assert_product(got, a, b, ref, sa[axis])
+
+
+def test_vecdot_strided_and_views():
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((6, 8))
+    b = rng.standard_normal((8, 6))
+    got = mnp.vecdot(mnp.asarray(a)[::2, ::-1], mnp.asarray(b).T[::2, ::-1])
+    np.testing.assert_allclose(got.numpy(), np.vecdot(a[::2, ::-1], b.T[::2, ::-1]))
+    assert mnp.vecdot(mnp.asarray(a), mnp.asarray(a)).shape == (6,)
+
+
+def test_vecdot_errors():
+    with pytest.raises(TypeError, match="positional"):
+        mnp.vecdot(x1=np.ones(3), x2=np.ones(3))
+    with pytest.raises(TypeError):
+        mnp.vecdot(np.ones(3), np.ones(3), -1)  # axis is keyword-only
+    with pytest.raises(
+        ValueError,
+        match=r"^np\.vecdot: x1 and x2 must have the same length along axis -1, got 3 "
+        r"\(shape \(3,\)\) and 4 \(shape \(2,4\)\)",
+    ):
+        mnp.vecdot(np.ones(3), np.ones((2, 4)))
+    with pytest.raises(ValueError, match=r"^np\.vecdot: operands could not be broadcast"):
+        mnp.vecdot(np.ones((2, 3)), np.ones((3, 3)))
+    with pytest.raises(AxisError, match=r"^np\.vecdot: axis 1 is out of bounds"):
+        mnp.vecdot(np.ones(3), np.ones(3), axis=1)
+    with pytest.raises(ValueError, match=r"^np\.vecdot: x1 and x2 must have at least one dim"):
+        mnp.vecdot(np.array(2.0), np.ones(3))
+    with pytest.raises(TypeError, match=r"^np\.vecdot: argument #0 'x1' expected an ndarray"):
+        mnp.vecdot(2.0, np.ones(3))
+    with pytest.raises(TypeError, match=r"^np\.vecdot: unsupported dtype complex128"):
+        mnp.vecdot(np.ones(3, complex), np.ones(3))
+    with pytest.raises(TypeError, match=r"^np\.vecdot: the dtypes bfloat16 and int16"):
+        mnp.vecdot(np.ones(3, dtype=ml_dtypes.bfloat16), np.ones(3, dtype=np.int16))
 
 
 def test_no_common_dtype():
