@@ -22,7 +22,8 @@ cd "$(dirname "$0")/.."
 limit_mib=64
 carry=.carry
 debs=(libdlpack-dev libdmlc-dev libdmlc0 libgtest-dev libgmock-dev libopenblas-dev
-  libopenblas-pthread-dev libopenblas0 libopenblas0-pthread libhwy-dev libhwy1)
+  libopenblas-pthread-dev libopenblas0 libopenblas0-pthread liblapacke liblapacke-dev libtmglib3
+  libhwy-dev libhwy1)
 fallback_debs=(libgfortran5 libquadmath0)
 
 rm -rf "$carry"
@@ -44,7 +45,11 @@ arch_lib="$carry/root/usr/lib/x86_64-linux-gnu"
 ln -s openblas-pthread/libopenblas.so "$arch_lib/libopenblas.so"
 ln -s openblas-pthread/libopenblas.so.0 "$arch_lib/libopenblas.so.0"
 ln -s openblas-pthread/cblas.h "$carry/root/usr/include/x86_64-linux-gnu/cblas.h"
+# liblapacke needs libblas.so.3 and liblapack.so.3: OpenBLAS's, as update-alternatives picks.
+ln -s openblas-pthread/libblas.so.3 "$arch_lib/libblas.so.3"
+ln -s openblas-pthread/liblapack.so.3 "$arch_lib/liblapack.so.3"
 for f in "$arch_lib/libopenblas.so" "$arch_lib/libopenblas.so.0" \
+  "$arch_lib/libblas.so.3" "$arch_lib/liblapack.so.3" "$arch_lib/liblapacke.so" \
   "$carry/root/usr/include/x86_64-linux-gnu/cblas.h"; do
   [ -e "$f" ] || { echo "device_carry.sh: $f points at nothing" >&2; exit 1; }
 done
@@ -56,9 +61,8 @@ for d in "$carry/root" "$carry/fallback"; do
   find "$d" -name '*.pc' -delete
   find "$d" -type d -name pkgconfig -empty -delete
 done
-find "$carry/root" -name 'libopenblas*.a' -delete
-# mxffi links libopenblas itself, not the reference BLAS/LAPACK interfaces beside it.
-rm -f "$arch_lib/openblas-pthread/libblas.so.3" "$arch_lib/openblas-pthread/liblapack.so.3"
+find "$carry/root" \( -name 'libopenblas*.a' -o -name 'liblapacke*.a' -o -name 'libtmglib*.a' \) \
+  -delete
 
 wheels=${MXFFI_CARRY_WHEELS:-}
 if [ -n "$wheels" ]; then

@@ -124,4 +124,17 @@ assert not mnp.shares_memory(n[::2], n[1::2])  # exact
 assert mnp.may_share_memory(n[::2], n[1::2])  # the bounds test only
 # [overlap.end]
 
+# [linalg.begin]
+a = np.array([[[4.0, 1.0], [1.0, 3.0]], [[2.0, 0.0], [0.0, 5.0]]])  # a stack of two matrices
+x = mnp.linalg.solve(a, np.array([1.0, 2.0]))  # a 1-D x2 is a vector: x has shape (2, 2)
+assert np.allclose(np.einsum("bij,bj->bi", a, x.numpy()), [1.0, 2.0])
+w, v = mnp.linalg.eigh(a)  # a named tuple, as numpy's: w ascending, v's columns the vectors
+assert np.allclose(w.numpy()[1], [2.0, 5.0])
+assert np.allclose(mnp.linalg.det(a).numpy(), [11.0, 10.0])  # sign * exp(log|det|), as numpy
+try:
+    mnp.linalg.inv(np.ones((2, 2)))
+except np.linalg.LinAlgError as e:  # mxffi's LinAlgError is numpy's subclass
+    assert str(e) == "np.linalg.inv: Singular matrix"
+# [linalg.end]
+
 print("np_tour: ok")

@@ -299,6 +299,8 @@ from mxffi.typing import (
     WritableArray,
 )
 
+from . import linalg as linalg
+
 ndarray = NDArray
 
 bool: DataType
@@ -462,10 +464,45 @@ def signature(op: str) -> Any: ...
 # Module -> (head, the registry area its functions come from: "ops" for the ops, None for
 # none). Names the head defines are not generated again. The path of each stub is the
 # module's, under the package folder.
+LINALG = """\
+from typing import Any, NamedTuple
+
+from mxffi import NDArray
+from mxffi.error import LinAlgError as LinAlgError
+from mxffi.np import matmul as matmul
+from mxffi.np import matrix_transpose as matrix_transpose
+from mxffi.np import tensordot as tensordot
+from mxffi.np import vecdot as vecdot
+from mxffi.typing import DTypeLike, NDArrayLike
+
+class EighResult(NamedTuple):
+    eigenvalues: NDArray
+    eigenvectors: NDArray
+
+class QRResult(NamedTuple):
+    Q: NDArray
+    R: NDArray
+
+class SlogdetResult(NamedTuple):
+    sign: NDArray
+    logabsdet: NDArray
+
+class SVDResult(NamedTuple):
+    U: NDArray
+    S: NDArray
+    Vh: NDArray
+
+def eigh(x: NDArrayLike, /, UPLO: str = "L") -> EighResult: ...
+def qr(x: NDArrayLike, /, *, mode: str = "reduced") -> QRResult | NDArray: ...
+def slogdet(x: NDArrayLike, /) -> SlogdetResult: ...
+def svd(x: NDArrayLike, /, *, full_matrices: bool = True) -> SVDResult: ...
+"""
+
 PACKAGE = {
     "mxffi": (MXFFI, None),
     "mxffi.typing": (TYPING, None),
     "mxffi.np": (NP, "np"),
+    "mxffi.np.linalg": (LINALG, "np.linalg"),
     "mxffi.nd.sparse": (SPARSE, "sparse"),
     "mxffi.testing": (TESTING, "testing"),
     "mxffi.ops": (OPS, "ops"),

@@ -2,8 +2,8 @@
 
 An error raised in C++ with kind ``ValueError`` arrives in Python as ``mxffi.error.ValueError``,
 a subclass of both the builtin ``ValueError`` and :class:`MXFFIError`, so ``except ValueError``
-catches it; likewise for every kind the core knows (``__all__``), AxisError being numpy's
-where numpy is installed. This module makes the classes importable under the name
+catches it; likewise for every kind the core knows (``__all__``), AxisError and LinAlgError
+being numpy's where numpy is installed. This module makes the classes importable under the name
 their ``repr`` shows, so they can be named in ``except`` clauses and pickled.
 """
 
@@ -15,7 +15,14 @@ from ._ffi.error import (
     error_class,
 )
 
-__all__ = ["MXFFIError", "MXFFIWarning", "StorageFallbackWarning", *_BUILTIN_KINDS, "AxisError"]
+__all__ = [
+    "MXFFIError",
+    "MXFFIWarning",
+    "StorageFallbackWarning",
+    *_BUILTIN_KINDS,
+    "AxisError",
+    "LinAlgError",
+]
 
 # One class per kind: the very classes the core raises (error_class returns the same object).
 TypeError = error_class("TypeError")  # noqa: A001
@@ -37,3 +44,4 @@ LookupError = error_class("LookupError")  # noqa: A001
 ArithmeticError = error_class("ArithmeticError")  # noqa: A001
 AssertionError = error_class("AssertionError")  # noqa: A001
 AxisError = error_class("AxisError")  # noqa: A001
+LinAlgError = error_class("LinAlgError")

@@ -168,13 +168,26 @@ def _axis_error_bases() -> tuple:
     return (AxisError,)
 
 
+def _linalg_error_bases() -> tuple:
+    """numpy's LinAlgError (a ValueError) when numpy is there."""
+    try:
+        from numpy.linalg import LinAlgError
+    except ImportError:
+        return (ValueError,)
+    return (LinAlgError,)
+
+
+# The kinds that are numpy's exception classes where numpy is installed.
+_NUMPY_KINDS = {"AxisError": _axis_error_bases, "LinAlgError": _linalg_error_bases}
+
+
 def error_class(kind: str) -> type:
     """The exception class raised for a C++ error of the given kind."""
     cls = _CLASSES.get(kind)
-    if cls is None and kind == "AxisError":
+    if cls is None and kind in _NUMPY_KINDS:
         cls = _CLASSES[kind] = type(
             kind,
-            (MXFFIError, *_axis_error_bases()),
+            (MXFFIError, *_NUMPY_KINDS[kind]()),
             {"__module__": "mxffi.error", "_mxffi_kind": kind},
         )
     if cls is None:

@@ -80,3 +80,7 @@ __all__ = _init_api("np", __name__) + [
     "complex64",
     "complex128",
 ]
+
+from . import linalg  # noqa: E402  (after the functions it re-exports)
+
+__all__ += ["linalg"]

@@ -23,6 +23,8 @@ from mxffi.typing import (
     WritableArray,
 )
 
+from . import linalg as linalg
+
 ndarray = NDArray
 
 bool: DataType
@@ -632,6 +634,7 @@ def var(
     keepdims: bool = False,
     correction: float | None = None,
 ) -> NDArray: ...
+def vecdot(x1: NDArrayLike, x2: NDArrayLike, /, *, axis: int = -1) -> NDArray: ...
 def where(condition: ArrayLike, x1: ArrayLike, x2: ArrayLike) -> NDArray: ...
 def zeros(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) -> NDArray: ...
 def zeros_like(a: NDArrayLike, dtype: DTypeLike = None, device: DeviceLike = None) -> NDArray: ...

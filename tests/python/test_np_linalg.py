@@ -1,0 +1,264 @@
+"""np.linalg against numpy.linalg: values for float32, float64, complex64, complex128 and
+integers (computed in float64), stacks of matrices, empty matrices, strided inputs, the named
+tuple results, and numpy's errors (LinAlgError is numpy's class where numpy is installed)."""
+
+import numpy as np
+import pytest
+
+import mxffi.np as mnp
+
+L = mnp.linalg
+DTYPES = ["float32", "float64", "complex64", "complex128"]
+TOL = {"float32": 2e-4, "complex64": 2e-4, "float64": 1e-10, "complex128": 1e-10}
+
+
+def rand(shape, dtype, rng):
+    x = rng.standard_normal(shape)
+    if dtype.startswith("complex"):
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def spd(shape, dtype, rng):
+    """A stack of Hermitian positive-definite matrices."""
+    a = rand(shape, dtype, rng)
+    return (a @ np.conj(np.swapaxes(a, -1, -2)) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+
+
+def close(got, expected, dtype, scale=1.0):
+    got = got.numpy() if hasattr(got, "numpy") else np.asarray(got)
+    assert got.shape == np.shape(expected), (got.shape, np.shape(expected))
+    np.testing.assert_allclose(got, expected, rtol=TOL[dtype] * 10, atol=TOL[dtype] * scale)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_inv_det_slogdet(dtype):
+    rng = np.random.default_rng(1)
+    for shape in [(4, 4), (3, 5, 5), (2, 1, 3, 3), (1, 1)]:
+        a = rand(shape, dtype, rng)
+        inv = L.inv(a)
+        assert inv.dtype == a.dtype
+        close(inv, np.linalg.inv(a), dtype, 50)
+        det = L.det(a)
+        assert det.dtype == np.linalg.det(a).dtype
+        close(det, np.linalg.det(a), dtype, 10)
+        res = L.slogdet(a)
+        ref = np.linalg.slogdet(a)
+        assert res.sign.dtype == ref.sign.dtype and res.logabsdet.dtype == ref.logabsdet.dtype
+        close(res.sign, ref.sign, dtype)
+        close(res.logabsdet, ref.logabsdet, dtype, 10)
+        sign, logabs = res  # a named tuple, as numpy's
+        assert sign is res[0] and logabs is res[1]
+
+
+def test_integers_compute_in_float64():
+    a = np.array([[2, 1], [1, 3]], dtype=np.int32)
+    assert L.inv(a).dtype == np.float64
+    np.testing.assert_allclose(L.inv(a).numpy(), np.linalg.inv(a))
+    assert L.det(np.array([[True, False], [False, True]])).numpy() == 1.0
+    assert L.det(np.array([[1, 2], [3, 4]], dtype=np.uint8)).dtype == np.float64
+
+
+def test_singular_and_zero_pivot():
+    a = np.array([[1.0, 2.0], [2.0, 4.0]])
+    with pytest.raises(np.linalg.LinAlgError, match=r"^np\.linalg\.inv: Singular matrix"):
+        L.inv(a)
+    with pytest.raises(mnp.linalg.LinAlgError):
+        L.inv(np.stack([np.eye(2), a]))  # one singular matrix of the stack
+    assert L.det(a).numpy() == 0.0
+    sign, logabs = L.slogdet(a)
+    assert sign.numpy() == 0.0 and logabs.numpy() == -np.inf
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        L.solve(a, np.ones(2))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_solve(dtype):
+    rng = np.random.default_rng(2)
+    a = rand((3, 4, 4), dtype, rng) + 4 * np.eye(4, dtype=dtype)
+    cases = [
+        (a, rand((3, 4, 2), dtype, rng)),  # stacks
+        (a, rand((4,), dtype, rng)),  # a vector: numpy 2 and the array API
+        (a[0], rand((4, 3), dtype, rng)),
+        (a, rand((4, 1), dtype, rng)),  # b's stack broadcast
+        (a[:1], rand((5, 4, 2), dtype, rng)),  # a's stack broadcast
+        (a[0], rand((2, 3, 4, 2), dtype, rng)),
+    ]
+    for x1, x2 in cases:
+        close(L.solve(x1, x2), np.linalg.solve(x1, x2), dtype, 50)
+
+
+def test_solve_promotes_and_checks_shapes():
+    a = np.array([[3.0, 1.0], [1.0, 2.0]], dtype=np.float32)
+    x = L.solve(a, np.array([9, 8]))  # float32 with int64 (float64): float64
+    assert x.dtype == np.float64
+    np.testing.assert_allclose(x.numpy(), np.linalg.solve(a, np.array([9, 8])))
+    with pytest.raises(ValueError, match=r"^np\.linalg\.solve: x2 has 3 rows but x1 is 2 x 2"):
+        L.solve(a, np.ones(3))
+    with pytest.raises(ValueError, match=r"^np\.linalg\.solve: operands could not be broadcast"):
+        L.solve(np.stack([a, a, a]), np.ones((2, 2, 1)))
+    with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+        L.solve(np.ones((2, 3)), np.ones(2))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cholesky(dtype):
+    rng = np.random.default_rng(3)
+    a = spd((3, 5, 5), dtype, rng)
+    close(L.cholesky(a), np.linalg.cholesky(a), dtype, 20)
+    close(L.cholesky(a, upper=True), np.linalg.cholesky(a, upper=True), dtype, 20)
+    # Only the named triangle is read.
+    junk = a + np.triu(np.full((5, 5), 100.0, dtype=dtype), 1)
+    close(L.cholesky(junk), np.linalg.cholesky(a), dtype, 20)
+    with pytest.raises(
+        np.linalg.LinAlgError, match=r"^np\.linalg\.cholesky: Matrix is not positive definite"
+    ):
+        L.cholesky(-np.eye(3, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_eigh_eigvalsh(dtype):
+    rng = np.random.default_rng(4)
+    a = rand((2, 6, 6), dtype, rng)
+    a = (a + np.conj(np.swapaxes(a, -1, -2))) / 2
+    for uplo in ("L", "U"):
+        w, v = L.eigh(a, UPLO=uplo)
+        rw, rv = np.linalg.eigh(a, UPLO=uplo)
+        assert w.dtype == rw.dtype and v.dtype == rv.dtype
+        close(w, rw, dtype, 20)
+        # Eigenvectors are unique up to a phase: check a v = v diag(w) and orthonormality.
+        vn, wn = v.numpy(), w.numpy()
+        close(a @ vn, vn * wn[..., None, :], dtype, 50)
+        close(np.conj(np.swapaxes(vn, -1, -2)) @ vn, np.broadcast_to(np.eye(6), (2, 6, 6)), dtype)
+        close(L.eigvalsh(a, UPLO=uplo), rw, dtype, 20)
+    res = L.eigh(a)
+    assert res.eigenvalues is res[0] and res.eigenvectors is res[1]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4), (0, 3), (3, 0)])
+def test_svd_svdvals_qr(dtype, shape):
+    rng = np.random.default_rng(5)
+    a = rand(shape, dtype, rng)
+    k = min(shape[-2:])
+    for full in (True, False):
+        u, s, vh = L.svd(a, full_matrices=full)
+        ru, rs, rvh = np.linalg.svd(a, full_matrices=full)
+        assert (u.shape, s.shape, vh.shape) == (ru.shape, rs.shape, rvh.shape)
+        assert s.dtype == rs.dtype and u.dtype == ru.dtype
+        close(s, rs, dtype, 20)
+        un, vn = u.numpy()[..., :, :k], vh.numpy()[..., :k, :]
+        close((un * s.numpy()[..., None, :]) @ vn, a, dtype, 50)
+    close(L.svdvals(a), np.linalg.svdvals(a), dtype, 20)
+    for mode in ("reduced", "complete"):
+        q, r = L.qr(a, mode=mode)
+        rq, rr = np.linalg.qr(a, mode=mode)
+        assert q.shape == rq.shape and r.shape == rr.shape and q.dtype == rq.dtype
+        close(q.numpy() @ r.numpy(), a, dtype, 50)
+        close(np.abs(r.numpy()), np.abs(rr), dtype, 50)  # R is unique up to row phases
+        close(np.triu(r.numpy()), r.numpy(), dtype)
+    assert L.qr(a, mode="r").shape == np.linalg.qr(a, mode="r").shape
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_pinv_matrix_rank(dtype):
+    rng = np.random.default_rng(6)
+    for shape in [(5, 3), (3, 5), (2, 4, 4)]:
+        a = rand(shape, dtype, rng)
+        close(L.pinv(a), np.linalg.pinv(a), dtype, 50)
+        assert L.matrix_rank(a).dtype == np.int64
+        np.testing.assert_array_equal(L.matrix_rank(a).numpy(), np.linalg.matrix_rank(a))
+    low = (rand((6, 2), dtype, rng) @ rand((2, 6), dtype, rng)).astype(dtype)
+    assert L.matrix_rank(low).numpy() == 2
+    close(L.pinv(low), np.linalg.pinv(low, rtol=6 * np.finfo(low.dtype).eps), dtype, 200)
+    assert L.matrix_rank(np.diag([1.0, 1e-3, 1e-9]), rtol=1e-4).numpy() == 2
+    np.testing.assert_allclose(
+        L.pinv(np.diag([1.0, 1e-3]), rtol=1e-2).numpy(), np.diag([1.0, 0.0]), atol=1e-12
+    )
+
+
+def test_empty_matrices():
+    assert L.det(np.zeros((0, 0))).numpy() == 1.0
+    assert L.inv(np.zeros((2, 0, 0))).shape == (2, 0, 0)
+    assert L.eigvalsh(np.zeros((0, 0))).shape == (0,)
+    assert L.solve(np.zeros((0, 0)), np.zeros(0)).shape == (0,)
+    assert L.matrix_rank(np.zeros((3, 0))).numpy() == 0
+    assert L.pinv(np.zeros((3, 0))).shape == (0, 3)
+
+
+def test_strided_inputs():
+    rng = np.random.default_rng(7)
+    base = rng.standard_normal((6, 8))
+    a = mnp.asarray(base)[::2, 1:7:2].T  # a (3, 3) view with odd strides
+    ref = base[::2, 1:7:2].T
+    np.testing.assert_allclose(L.inv(a).numpy(), np.linalg.inv(ref))
+    np.testing.assert_allclose(L.det(a).numpy(), np.linalg.det(ref))
+
+
+def test_matrix_power():
+    fib = np.array([[1, 1], [1, 0]])
+    for n in (0, 1, 2, 5, 10, 31):
+        got = L.matrix_power(fib, n)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got.numpy(), np.linalg.matrix_power(fib, n))
+    a = np.array([[[2.0, 1.0], [1.0, 1.0]], [[1.0, 2.0], [0.0, 1.0]]])
+    for n in (-1, -3, 4):
+        np.testing.assert_allclose(L.matrix_power(a, n).numpy(), np.linalg.matrix_power(a, n))
+    x = mnp.asarray(a)
+    assert not np.shares_memory(L.matrix_power(x, 1).numpy(), a)  # a new array, as numpy
+    with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+        L.matrix_power(np.ones((2, 3)), 2)
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        L.matrix_power(np.ones((2, 2)), -1)
+
+
+@pytest.mark.parametrize("offset", [-3, -1, 0, 1, 2, 4, 5])
+def test_diagonal_trace(offset):
+    a = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    d = L.diagonal(a, offset=offset)
+    np.testing.assert_array_equal(d.numpy(), np.linalg.diagonal(a, offset=offset))
+    t = L.trace(a, offset=offset)
+    ref = np.linalg.trace(a, offset=offset)
+    assert t.dtype == ref.dtype
+    np.testing.assert_array_equal(t.numpy(), ref)
+    assert L.trace(a, offset=offset, dtype=mnp.float32).dtype == np.float32
+
+
+def test_diagonal_is_a_view():
+    x = mnp.asarray(np.arange(9.0).reshape(3, 3))
+    assert np.shares_memory(L.diagonal(x).numpy(), x.numpy())
+
+
+def test_outer():
+    np.testing.assert_array_equal(
+        L.outer(np.arange(3), np.arange(2.0)).numpy(), np.linalg.outer(np.arange(3), np.arange(2.0))
+    )
+    assert L.outer(np.arange(3, dtype=np.int8), np.arange(2, dtype=np.int8)).dtype == np.int8
+    with pytest.raises(ValueError, match=r"^np\.linalg\.outer: Input arrays must be one-dim"):
+        L.outer(np.ones((2, 2)), np.ones(2))
+
+
+def test_errors_name_the_function():
+    with pytest.raises(np.linalg.LinAlgError, match=r"^np\.linalg\.det: 1-dimensional array"):
+        L.det(np.ones(3))
+    with pytest.raises(np.linalg.LinAlgError, match=r"square, got shape \(2,3\)"):
+        L.eigvalsh(np.ones((2, 3)))
+    with pytest.raises(TypeError, match=r"^np\.linalg\.inv: array type float16 is unsupported"):
+        L.inv(np.eye(2, dtype=np.float16))
+    with pytest.raises(ValueError, match=r"^np\.linalg\.qr: Unrecognized mode 'raw'"):
+        L.qr(np.eye(2), mode="raw")
+    with pytest.raises(ValueError, match=r"^np\.linalg\.eigh: UPLO argument must be 'L' or 'U'"):
+        L.eigh(np.eye(2), UPLO="X")
+    with pytest.raises(TypeError, match="positional"):
+        L.inv(x=np.eye(2))
+    with pytest.raises(TypeError):
+        L.cholesky(np.eye(2), True)  # upper is keyword-only
+
+
+def test_namespace():
+    assert L.matmul is mnp.matmul and L.vecdot is mnp.vecdot
+    assert L.tensordot is mnp.tensordot and L.matrix_transpose is mnp.matrix_transpose
+    assert issubclass(L.LinAlgError, np.linalg.LinAlgError)
+    assert issubclass(L.LinAlgError, ValueError)
+    for name in ("inv", "solve", "det", "slogdet", "cholesky", "qr", "eigh", "eigvalsh", "svd"):
+        assert name in L.__all__
