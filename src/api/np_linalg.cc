@@ -141,6 +141,66 @@ double DefaultRtol(const NDArray& a) {
   return static_cast<double>(mn) * eps;
 }
 
+/*! \return the unary op opname of x. */
+NDArray UnaryOp(const char* opname, const NDArray& x) {
+  OpAttrs attrs;
+  attrs.op = Op::Get(opname);
+  return Invoke(attrs, Span<const NDArray>(&x, 1));
+}
+
+/*! \return the binary op opname of a and b (broadcast together). */
+NDArray BinaryOp(const char* opname, const NDArray& a, const NDArray& b) {
+  OpAttrs attrs;
+  attrs.op = Op::Get(opname);
+  NDArray in[2] = {a, b};
+  return Invoke(attrs, Span<const NDArray>(in, 2));
+}
+
+/*! \return the scalar op opname of x and the Python float v. */
+NDArray ScalarOp(const char* opname, const NDArray& x, double v) {
+  op::BinaryScalarParam p;
+  p.scalar = op::ScalarValue::Float(v);
+  return InvokeOp(Op::Get(opname), p, {x});
+}
+
+/*! \return the reduction opname (_sum, _max, _min) of x over axes (None: all). */
+NDArray ReduceOp(const char* opname, const NDArray& x, const dmlc::optional<TShape>& axes,
+                 bool keepdims) {
+  op::ReduceParam p;
+  p.axis = axes;
+  p.keepdims = keepdims;
+  return InvokeOp(Op::Get(opname), p, {x});
+}
+
+/*!
+ * \return |x| in the dtype the norms compute in: floats their own (complex their real dtype),
+ *  bool and integers float64, as numpy's linalg.
+ */
+NDArray NormAbs(const NDArray& x) {
+  const DLDataType t = x.tensor().dtype;
+  const bool integral = t.code == kDLBool || t.code == kDLInt || t.code == kDLUInt;
+  return UnaryOp("_npi_absolute", integral ? CastTo(x, DLDataType{kDLFloat, 64, 1}) : x);
+}
+
+/*! \return the vector norm of ord of the absolute values a over axes. */
+NDArray VectorNorm(const NDArray& a, const dmlc::optional<TShape>& axes, bool keepdims,
+                   double ord) {
+  if (ord == std::numeric_limits<double>::infinity()) return ReduceOp("_max", a, axes, keepdims);
+  if (ord == -std::numeric_limits<double>::infinity()) {
+    return ReduceOp("_min", a, axes, keepdims);
+  }
+  if (ord == 0) {
+    const NDArray nonzero = CastTo(ScalarOp("_npi_not_equal_scalar", a, 0.0), a.tensor().dtype);
+    return ReduceOp("_sum", nonzero, axes, keepdims);
+  }
+  if (ord == 1) return ReduceOp("_sum", a, axes, keepdims);
+  if (ord == 2) {
+    return UnaryOp("_npi_sqrt", ReduceOp("_sum", UnaryOp("_npi_square", a), axes, keepdims));
+  }
+  const NDArray sum = ReduceOp("_sum", ScalarOp("_npi_power_scalar", a, ord), axes, keepdims);
+  return ScalarOp("_npi_power_scalar", sum, 1.0 / ord);
+}
+
 }  // namespace
 
 MXFFI_REGISTER_API("np.linalg.inv")
@@ -176,9 +236,9 @@ MXFFI_REGISTER_API("np.linalg.solve")
           << fname << ": x2 has " << rows << " rows but x1 is " << m << " x " << m << " (shapes "
           << NumpyShape(ShapeOf(x1)) << " and " << NumpyShape(ShapeOf(x2)) << ")";
       // Both LAPACK dtypes (real or complex floats): the promotion table has every pair.
-      const DLDataType dtype = op::DTypeAt(op::PromoteIndex(
-          op::DTypeRuleIndex(LapackDType(t1.dtype, fname)),
-          op::DTypeRuleIndex(LapackDType(t2.dtype, fname))));
+      const DLDataType dtype =
+          op::DTypeAt(op::PromoteIndex(op::DTypeRuleIndex(LapackDType(t1.dtype, fname)),
+                                       op::DTypeRuleIndex(LapackDType(t2.dtype, fname))));
       NDArray a = CastTo(x1, dtype), b = CastTo(x2, dtype);
       if (vector) {
         const int64_t col[2] = {m, 1};
@@ -467,6 +527,136 @@ MXFFI_REGISTER_API("np.linalg.matrix_rank")
       const NDArray a = LapackInput(x, fname);
       const double cut = rtol.has_value() ? *rtol : DefaultRtol(a);
       return OnDevice(la::MatrixRank(a, cut, fname), x.tensor().device);
+    });
+
+MXFFI_REGISTER_API("np.linalg.vector_norm")
+    .describe(
+        "The vector norm of order ord of x over axis (None: all of x as one vector; an int or a "
+        "tuple): 2 the Euclidean norm, inf/-inf the largest/smallest |x|, 0 the count of "
+        "nonzeros, any other p (sum |x|**p)**(1/p). In x's real floating dtype (bool and "
+        "integers: float64).")
+    .arg("x")
+    .positional_only()
+    .keyword_only()
+    .arg("axis", nullptr)
+    .arg("keepdims", false)
+    .arg("ord", 2.0)
+    .set_body_typed([](NDArrayLike x_arg, AxisLike axis, bool keepdims, double ord) {
+      const NDArray x = x_arg.array();
+      dmlc::optional<TShape> axes;
+      if (!axis.is_none()) axes = axis.axes();
+      return VectorNorm(NormAbs(x), axes, keepdims, ord);
+    });
+
+MXFFI_REGISTER_API("np.linalg.matrix_norm")
+    .describe(
+        "The matrix norm of order ord of each matrix of x (..., M, N): 'fro' (Frobenius), 'nuc' "
+        "(the sum of the singular values), 1/-1 the largest/smallest column sum of |x|, inf/-inf "
+        "the largest/smallest row sum, 2/-2 the largest/smallest singular value.")
+    .arg("x")
+    .positional_only()
+    .keyword_only()
+    .arg("keepdims", false)
+    .arg("ord", "fro")
+    .set_body_typed([](NDArrayLike x_arg, bool keepdims, Any ord) {
+      constexpr const char* fname = "np.linalg.matrix_norm";
+      const NDArray x = x_arg.array();
+      MXFFI_CHECK(x.tensor().ndim >= 2, ValueError)
+          << fname << ": x must have at least 2 dimensions, got shape " << NumpyShape(ShapeOf(x));
+      const dmlc::optional<TShape> last2(TShape{-2, -1});
+      NDArray r;
+      if (std::optional<String> name = ord.try_cast<String>()) {
+        const std::string o = *name;
+        if (o == "fro") {
+          r = VectorNorm(NormAbs(x), last2, keepdims, 2.0);
+        } else if (o == "nuc") {
+          NDArray s;
+          la::Svd(LapackInput(x, fname), false, nullptr, &s, nullptr, fname);
+          r = ReduceOp("_sum", OnDevice(s, x.tensor().device), dmlc::optional<TShape>(TShape{-1}),
+                       false);
+        } else {
+          MXFFI_THROW(ValueError) << fname << ": Invalid norm order '" << o << "' for matrices";
+        }
+      } else {
+        std::optional<double> v = ord.try_cast<double>();
+        MXFFI_CHECK(v.has_value(), TypeError)
+            << fname << ": ord must be 'fro', 'nuc' or a number, got " << ord.GetTypeName();
+        const double inf = std::numeric_limits<double>::infinity();
+        if (*v == 2 || *v == -2) {
+          NDArray s;
+          la::Svd(LapackInput(x, fname), false, nullptr, &s, nullptr, fname);
+          r = ReduceOp(*v > 0 ? "_max" : "_min", OnDevice(s, x.tensor().device),
+                       dmlc::optional<TShape>(TShape{-1}), false);
+        } else if (*v == 1 || *v == -1 || *v == inf || *v == -inf) {
+          // 1: the column sums (over the rows, axis -2); inf: the row sums (axis -1).
+          const bool cols = *v == 1 || *v == -1;
+          const NDArray sums =
+              ReduceOp("_sum", NormAbs(x), dmlc::optional<TShape>(TShape{cols ? -2 : -1}), false);
+          r = ReduceOp(*v > 0 ? "_max" : "_min", sums, dmlc::optional<TShape>(TShape{-1}), false);
+        } else {
+          MXFFI_THROW(ValueError) << fname << ": Invalid norm order " << *v << " for matrices";
+        }
+      }
+      if (keepdims && r.tensor().ndim == x.tensor().ndim - 2) {
+        // The reductions above drop both matrix axes: put them back as extent 1.
+        std::vector<int64_t> shape(r.tensor().shape, r.tensor().shape + r.tensor().ndim);
+        shape.push_back(1);
+        shape.push_back(1);
+        return NDArray::View(r, shape.data(), nullptr, static_cast<int>(shape.size()), 0);
+      }
+      return r;
+    });
+
+MXFFI_REGISTER_API("np.linalg.cross")
+    .describe(
+        "The cross product of the 3-element vectors along axis of x1 and x2 (axis counted in "
+        "their broadcast shape); the other axes broadcast.")
+    .arg("x1")
+    .arg("x2")
+    .positional_only()
+    .keyword_only()
+    .arg("axis", -1)
+    .set_body_typed([](NDArrayLike x1_arg, NDArrayLike x2_arg, int64_t axis) {
+      constexpr const char* fname = "np.linalg.cross";
+      const NDArray x1 = x1_arg.array(), x2 = x2_arg.array();
+      TShape shape;
+      op::BroadcastShapes(ShapeOf(x1), ShapeOf(x2), &shape, fname);
+      const int nd = static_cast<int>(shape.ndim());
+      const int k = NormalizeAxis(axis, nd, fname);
+      for (const NDArray* x : {&x1, &x2}) {
+        const DLTensor& t = x->tensor();
+        const int own = k - (nd - t.ndim);
+        MXFFI_CHECK(own >= 0 && t.shape[own] == 3, ValueError)
+            << fname << ": x1 and x2 must have 3 elements along axis " << axis << ", got shapes "
+            << NumpyShape(ShapeOf(x1)) << " and " << NumpyShape(ShapeOf(x2));
+      }
+      // Component i of a (broadcast to shape): the view without axis k at offset i.
+      auto component = [&](const NDArray& a, int i) {
+        const NDArray b = Broadcast(a, shape);
+        int64_t st[kMaxNDim], sh[kMaxNDim], out_st[kMaxNDim];
+        ElementStrides(b.tensor(), st);
+        int m = 0;
+        for (int d = 0; d < nd; ++d) {
+          if (d == k) continue;
+          sh[m] = shape[d];
+          out_st[m++] = st[d];
+        }
+        return NDArray::View(b, sh, out_st, m, i * st[k] * DataTypeBytes(b.tensor().dtype));
+      };
+      NDArray a[3], b[3];
+      for (int i = 0; i < 3; ++i) {
+        a[i] = component(x1, i);
+        b[i] = component(x2, i);
+      }
+      const NDArray c[3] = {BinaryOp("_npi_subtract", BinaryOp("_npi_multiply", a[1], b[2]),
+                                     BinaryOp("_npi_multiply", a[2], b[1])),
+                            BinaryOp("_npi_subtract", BinaryOp("_npi_multiply", a[2], b[0]),
+                                     BinaryOp("_npi_multiply", a[0], b[2])),
+                            BinaryOp("_npi_subtract", BinaryOp("_npi_multiply", a[0], b[1]),
+                                     BinaryOp("_npi_multiply", a[1], b[0]))};
+      NDArray out = NDArray::Empty(shape.data(), nd, c[0].tensor().dtype, x1.tensor().device);
+      for (int i = 0; i < 3; ++i) NDArray::CopyFromTo(c[i].tensor(), component(out, i).tensor());
+      return out;
     });
 
 }  // namespace api

@@ -262,3 +262,48 @@ def test_namespace():
     assert issubclass(L.LinAlgError, ValueError)
     for name in ("inv", "solve", "det", "slogdet", "cholesky", "qr", "eigh", "eigvalsh", "svd"):
         assert name in L.__all__
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "bool"])
+def test_vector_norm(dtype):
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal((3, 4, 5)) * 3).astype(dtype)
+    for ord in (2, 1, 0, np.inf, -np.inf, 3, -1, 0.5):
+        for axis in (None, -1, (0, 2), 1):
+            for keepdims in (False, True):
+                got = L.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord).numpy()
+                with np.errstate(divide="ignore"):  # numpy's |0| ** -1
+                    ref = np.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+                assert got.shape == ref.shape and got.dtype == ref.dtype, (ord, axis, keepdims)
+                np.testing.assert_allclose(got, ref, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_matrix_norm(dtype):
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((2, 4, 3)).astype(dtype)
+    for ord in ("fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):
+        for keepdims in (False, True):
+            got = L.matrix_norm(x, keepdims=keepdims, ord=ord).numpy()
+            ref = np.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
+            assert got.shape == ref.shape and got.dtype == ref.dtype, (ord, keepdims)
+            np.testing.assert_allclose(got, ref, rtol=1e-5)
+    with pytest.raises(ValueError, match=r"^np\.linalg\.matrix_norm: Invalid norm order 3 "):
+        L.matrix_norm(x, ord=3)
+    with pytest.raises(ValueError, match=r"Invalid norm order 'max' for matrices"):
+        L.matrix_norm(x, ord="max")
+    with pytest.raises(ValueError, match=r"at least 2 dimensions, got shape \(3,\)"):
+        L.matrix_norm(np.ones(3))
+
+
+def test_cross():
+    rng = np.random.default_rng(10)
+    for sa, sb, axis in [((3,), (3,), -1), ((4, 3), (2, 1, 3), -1), ((3, 4), (3, 1), 0)]:
+        a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+        np.testing.assert_allclose(L.cross(a, b, axis=axis).numpy(), np.cross(a, b, axis=axis))
+    ints = L.cross(np.array([1, 2, 3], np.int32), np.array([4, 5, 6], np.int32))
+    assert ints.dtype == np.int32 and ints.tolist() == [-3, 6, -3]
+    with pytest.raises(ValueError, match=r"^np\.linalg\.cross: x1 and x2 must have 3 elements"):
+        L.cross(np.ones((3, 2)), np.ones((3, 2)))
+    with pytest.raises(ValueError, match=r"^np\.linalg\.cross: operands could not be broadcast"):
+        L.cross(np.ones(2), np.ones(3))
