@@ -10,6 +10,8 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <vector>
 
 #include "../op/dot/dot_op.h"
 #include "../op/elemwise/elemwise.h"
@@ -131,14 +133,43 @@ Array<NDArray> ResultsOn(std::initializer_list<NDArray> results, DLDevice device
   return out;
 }
 
-/*! \return the default relative cutoff of pinv and matrix_rank: max(M, N) * eps of dtype. */
-double DefaultRtol(const NDArray& a) {
+/*!
+ * \return pinv's and matrix_rank's relative cutoffs for the stack a (LAPACK's input): rtol None
+ *  gives max(M, N) * eps of a's dtype; a number, that for every matrix; an array, broadcast
+ *  against the stack's leading shape, one per matrix.
+ */
+std::vector<double> Rtol(const Any& rtol, const NDArray& a, const char* fname) {
   const DLTensor& t = a.tensor();
-  const int64_t mn = std::max(t.shape[t.ndim - 2], t.shape[t.ndim - 1]);
-  const bool single = t.dtype.bits == (t.dtype.code == kDLComplex ? 64 : 32);
-  const double eps =
-      single ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
-  return static_cast<double>(mn) * eps;
+  if (rtol.type_index() == kMXFFINone) {
+    const int64_t mn = std::max(t.shape[t.ndim - 2], t.shape[t.ndim - 1]);
+    const bool single = t.dtype.bits == (t.dtype.code == kDLComplex ? 64 : 32);
+    const double eps =
+        single ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+    return {static_cast<double>(mn) * eps};
+  }
+  if (std::optional<NDArrayLike> like = rtol.try_cast<NDArrayLike>()) {
+    const std::optional<NDArray> arr = like->array();
+    const DLDataType rt = arr->tensor().dtype;
+    MXFFI_CHECK(
+        rt.code == kDLFloat || rt.code == kDLInt || rt.code == kDLUInt || rt.code == kDLBfloat,
+        TypeError)
+        << fname << ": rtol must be a real number or a real array, got an array of "
+        << DataTypeToString(rt);
+    const TShape batch(t.shape, t.ndim - 2);
+    TShape shape;
+    op::BroadcastShapes(ShapeOf(*arr), batch, &shape, fname);
+    MXFFI_CHECK(shape == batch, ValueError)
+        << fname << ": rtol of shape " << NumpyShape(ShapeOf(*arr))
+        << " does not broadcast to the stack's shape " << NumpyShape(batch);
+    const NDArray host = OnDevice(CastTo(*arr, DLDataType{kDLFloat, 64, 1}), kCPU);
+    const NDArray full = NDArray::Copy(Broadcast(host, batch).tensor());
+    const double* p = static_cast<const double*>(full.data());
+    return std::vector<double>(p, p + full.numel());
+  }
+  std::optional<double> v = rtol.try_cast<double>();
+  MXFFI_CHECK(v.has_value(), TypeError)
+      << fname << ": rtol must be None, a real number or an array, got " << rtol.GetTypeName();
+  return {*v};
 }
 
 /*! \return the unary op opname of x. */
@@ -497,36 +528,35 @@ MXFFI_REGISTER_API("np.linalg.matrix_power")
 MXFFI_REGISTER_API("np.linalg.pinv")
     .describe(
         "The Moore-Penrose pseudo-inverse of each matrix of x from its SVD: singular values at "
-        "most rtol * the largest are taken as zero (rtol defaults to max(M, N) * eps of x's "
-        "dtype).")
+        "most rtol * the largest are taken as zero (rtol: a number, or an array broadcast "
+        "against the stack; None is max(M, N) * eps of x's dtype).")
     .arg("x")
     .positional_only()
     .keyword_only()
     .arg("rtol", nullptr)
-    .set_body_typed([](NDArrayLike x_arg, Optional<double> rtol) {
+    .set_body_typed([](NDArrayLike x_arg, Any rtol) {
       constexpr const char* fname = "np.linalg.pinv";
       const NDArray x = x_arg.array();
       CheckStack(x, fname, false);
       const NDArray a = LapackInput(x, fname);
-      const double cut = rtol.has_value() ? *rtol : DefaultRtol(a);
-      return OnDevice(la::Pinv(a, cut, fname), x.tensor().device);
+      return OnDevice(la::Pinv(a, Rtol(rtol, a, fname), fname), x.tensor().device);
     });
 
 MXFFI_REGISTER_API("np.linalg.matrix_rank")
     .describe(
         "The rank of each matrix of x: the number of singular values above rtol * the largest "
-        "(rtol defaults to max(M, N) * eps of x's dtype), as int64.")
+        "(rtol: a number, or an array broadcast against the stack; None is max(M, N) * eps of "
+        "x's dtype), as int64.")
     .arg("x")
     .positional_only()
     .keyword_only()
     .arg("rtol", nullptr)
-    .set_body_typed([](NDArrayLike x_arg, Optional<double> rtol) {
+    .set_body_typed([](NDArrayLike x_arg, Any rtol) {
       constexpr const char* fname = "np.linalg.matrix_rank";
       const NDArray x = x_arg.array();
       CheckStack(x, fname, false);
       const NDArray a = LapackInput(x, fname);
-      const double cut = rtol.has_value() ? *rtol : DefaultRtol(a);
-      return OnDevice(la::MatrixRank(a, cut, fname), x.tensor().device);
+      return OnDevice(la::MatrixRank(a, Rtol(rtol, a, fname), fname), x.tensor().device);
     });
 
 MXFFI_REGISTER_API("np.linalg.vector_norm")

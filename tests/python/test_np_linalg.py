@@ -177,6 +177,24 @@ def test_pinv_matrix_rank(dtype):
     )
 
 
+def test_rtol_arrays_broadcast_against_the_stack():
+    x = np.stack([np.diag([1.0, 1e-3, 1e-9]), np.diag([1.0, 0.5, 1e-2])])
+    rtol = np.array([1e-4, 0.1])
+    np.testing.assert_array_equal(
+        L.matrix_rank(x, rtol=rtol).numpy(), np.linalg.matrix_rank(x, rtol=rtol)
+    )
+    np.testing.assert_array_equal(L.matrix_rank(x, rtol=mnp.asarray(rtol)).numpy(), [2, 2])
+    np.testing.assert_allclose(
+        L.pinv(x, rtol=rtol).numpy(), np.linalg.pinv(x, rtol=rtol), atol=1e-12
+    )
+    with pytest.raises(ValueError, match=r"^np\.linalg\.pinv: operands could not be broadcast"):
+        L.pinv(x, rtol=np.ones(3))
+    with pytest.raises(TypeError, match=r"rtol must be a real number or a real array, got an "):
+        L.pinv(x, rtol=np.ones(2, complex))
+    with pytest.raises(TypeError, match=r"^np\.linalg\.matrix_rank: rtol must be None, a real"):
+        L.matrix_rank(x, rtol="a")
+
+
 def test_empty_matrices():
     assert L.det(np.zeros((0, 0))).numpy() == 1.0
     assert L.inv(np.zeros((2, 0, 0))).shape == (2, 0, 0)

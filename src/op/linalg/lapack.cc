@@ -482,7 +482,7 @@ void Svd(const NDArray& a, bool full, NDArray* u, NDArray* s_out, NDArray* vh, c
   });
 }
 
-NDArray Pinv(const NDArray& a, double rtol, const char* fname) {
+NDArray Pinv(const NDArray& a, const std::vector<double>& rtol, const char* fname) {
   const Stack st = StackOf(a, fname);
   const int64_t m = st.m, n = st.n, k = std::min(m, n);
   NDArray u, s, vh;
@@ -498,7 +498,7 @@ NDArray Pinv(const NDArray& a, double rtol, const char* fname) {
       const R* ps = static_cast<const R*>(s.data()) + b * k;
       const T* pv = static_cast<const T*>(vh.data()) + b * k * n;
       T* po = static_cast<T*>(out.data()) + b * n * m;
-      const R cutoff = static_cast<R>(rtol) * (k > 0 ? ps[0] : R(0));
+      const R cutoff = static_cast<R>(rtol[rtol.size() == 1 ? 0 : b]) * (k > 0 ? ps[0] : R(0));
       // pinv = Vh^H diag(1 / s) U^H: first scaled = diag(1 / s) U^H (k x m), then Vh^H scaled.
       for (int64_t l = 0; l < k; ++l) {
         const R inv = ps[l] > cutoff ? R(1) / ps[l] : R(0);
@@ -522,7 +522,7 @@ NDArray Pinv(const NDArray& a, double rtol, const char* fname) {
   return out;
 }
 
-NDArray MatrixRank(const NDArray& a, double rtol, const char* fname) {
+NDArray MatrixRank(const NDArray& a, const std::vector<double>& rtol, const char* fname) {
   const Stack st = StackOf(a, fname);
   const int64_t k = std::min(st.m, st.n);
   NDArray s;
@@ -533,7 +533,7 @@ NDArray MatrixRank(const NDArray& a, double rtol, const char* fname) {
     using R = Real<decltype(v)>;
     for (int64_t b = 0; b < st.count; ++b) {
       const R* ps = static_cast<const R*>(s.data()) + b * k;
-      const R cutoff = static_cast<R>(rtol) * (k > 0 ? ps[0] : R(0));
+      const R cutoff = static_cast<R>(rtol[rtol.size() == 1 ? 0 : b]) * (k > 0 ? ps[0] : R(0));
       int64_t rank = 0;
       for (int64_t l = 0; l < k; ++l) rank += ps[l] > cutoff;
       po[b] = rank;

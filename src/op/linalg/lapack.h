@@ -11,6 +11,8 @@
 
 #include <mxffi/ndarray/ndarray.h>
 
+#include <vector>
+
 namespace mxffi {
 namespace op {
 namespace linalg {
@@ -61,12 +63,13 @@ void Svd(const NDArray& a, bool full, NDArray* u, NDArray* s, NDArray* vh, const
 
 /*!
  * \return the pseudo-inverse (..., N, M) of each matrix of a (..., M, N) from its SVD, the
- *  singular values at most rtol * the largest taken as zero.
+ *  singular values at most rtol * the largest taken as zero; rtol holds one value for every
+ *  matrix, or one per matrix of the stack.
  */
-NDArray Pinv(const NDArray& a, double rtol, const char* fname);
+NDArray Pinv(const NDArray& a, const std::vector<double>& rtol, const char* fname);
 
 /*! \return the number of singular values above rtol * the largest, per matrix, as int64. */
-NDArray MatrixRank(const NDArray& a, double rtol, const char* fname);
+NDArray MatrixRank(const NDArray& a, const std::vector<double>& rtol, const char* fname);
 
 }  // namespace linalg
 }  // namespace op
