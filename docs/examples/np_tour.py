@@ -137,4 +137,16 @@ except np.linalg.LinAlgError as e:  # mxffi's LinAlgError is numpy's subclass
     assert str(e) == "np.linalg.inv: Singular matrix"
 # [linalg.end]
 
+# [fft.begin]
+t = np.arange(64) / 64.0
+signal = np.sin(2 * np.pi * 5 * t) + 0.5 * np.cos(2 * np.pi * 12 * t)
+spectrum = mnp.fft.rfft(signal)  # the 33 non-negative frequency terms, complex128
+freqs = mnp.fft.rfftfreq(64, d=1 / 64.0)
+peaks = np.argsort(-np.abs(spectrum.numpy()))[:2]
+assert sorted(freqs.numpy()[peaks].tolist()) == [5.0, 12.0]
+back = mnp.fft.irfft(spectrum, n=64)
+assert np.allclose(back.numpy(), signal)
+assert mnp.fft.fft(np.ones(8, np.float32)).dtype == mnp.complex64  # single stays single
+# [fft.end]
+
 print("np_tour: ok")

@@ -299,6 +299,7 @@ from mxffi.typing import (
     WritableArray,
 )
 
+from . import fft as fft
 from . import linalg as linalg
 
 ndarray = NDArray
@@ -498,11 +499,19 @@ def slogdet(x: NDArrayLike, /) -> SlogdetResult: ...
 def svd(x: NDArrayLike, /, *, full_matrices: bool = True) -> SVDResult: ...
 """
 
+FFT = """\
+from typing import Any
+
+from mxffi import NDArray
+from mxffi.typing import AxisLike, DeviceLike, DTypeLike, IntTupleLike, NDArrayLike
+"""
+
 PACKAGE = {
     "mxffi": (MXFFI, None),
     "mxffi.typing": (TYPING, None),
     "mxffi.np": (NP, "np"),
     "mxffi.np.linalg": (LINALG, "np.linalg"),
+    "mxffi.np.fft": (FFT, "np.fft"),
     "mxffi.nd.sparse": (SPARSE, "sparse"),
     "mxffi.testing": (TESTING, "testing"),
     "mxffi.ops": (OPS, "ops"),

@@ -317,7 +317,7 @@ def ops_stub(imports=True, skip=()):
 
 def package_stubs():
     """{relative path: text} of the stubs mxffi ships (mxffi, mxffi.typing, mxffi.np,
-    mxffi.np.linalg, mxffi.nd.sparse, mxffi.testing, mxffi.ops)."""
+    mxffi.np.linalg, mxffi.np.fft, mxffi.nd.sparse, mxffi.testing, mxffi.ops)."""
     import mxffi.testing  # noqa: F401  (registers the testing.* globals)
 
     out = {}

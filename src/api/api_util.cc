@@ -59,5 +59,21 @@ NDArray InvokeIntoOut(const OpAttrs& attrs, Span<const NDArray> inputs, const ND
   return out;
 }
 
+NDArray CastTo(const NDArray& a, DLDataType dtype) {
+  if (op::SameDType(a.tensor().dtype, dtype)) return a;
+  static const Op* cast = Op::Get("_cast");
+  op::CastParam p;
+  p.dtype = dtype;
+  return InvokeOp(cast, p, {a});
+}
+
+NDArray OnDevice(const NDArray& a, DLDevice device) {
+  const DLDevice d = a.tensor().device;
+  if (d.device_type == device.device_type && d.device_id == device.device_id) return a;
+  NDArray out = NDArray::Empty(a.tensor().shape, a.tensor().ndim, a.tensor().dtype, device);
+  NDArray::CopyFromTo(a.tensor(), out.tensor());
+  return out;
+}
+
 }  // namespace api
 }  // namespace mxffi

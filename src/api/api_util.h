@@ -75,6 +75,12 @@ inline void ElementStrides(const DLTensor& t, int64_t* out) {
   }
 }
 
+/*! \return a converted to dtype by the cast op (a itself when it has that dtype already). */
+NDArray CastTo(const NDArray& a, DLDataType dtype);
+
+/*! \return a on device: a itself when it is there already, else a copy there. */
+NDArray OnDevice(const NDArray& a, DLDevice device);
+
 /*! \return a for a use that may outlive the call: a lent tensor is copied (np_init.cc). */
 NDArray OwnedArray(const NDArrayLike& a);
 

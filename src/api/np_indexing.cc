@@ -39,11 +39,6 @@ TShape ShapeOf(const NDArray& a) { return TShape(a.tensor().shape, a.tensor().nd
 
 bool IsInteger(DLDataType t) { return (t.code == kDLInt || t.code == kDLUInt) && t.lanes == 1; }
 
-NDArray CastTo(const NDArray& a, DLDataType dtype) {
-  if (op::SameDType(a.tensor().dtype, dtype)) return a;
-  return op::CastValues(a, dtype);
-}
-
 /*! \return a C-contiguous (n,) view of a's elements in C order (a copy when a is strided). */
 NDArray Flatten(const NDArray& a) {
   static const Op* copy = Op::Get("_copy");

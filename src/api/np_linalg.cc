@@ -32,23 +32,6 @@ TShape ShapeOf(const NDArray& a) { return TShape(a.tensor().shape, a.tensor().nd
 
 bool IsHost(const NDArray& a) { return a.tensor().device.device_type == kDLCPU; }
 
-/*! \return a on device (a itself when it is there already). */
-NDArray OnDevice(const NDArray& a, DLDevice device) {
-  const DLDevice d = a.tensor().device;
-  if (d.device_type == device.device_type && d.device_id == device.device_id) return a;
-  NDArray out = NDArray::Empty(a.tensor().shape, a.tensor().ndim, a.tensor().dtype, device);
-  NDArray::CopyFromTo(a.tensor(), out.tensor());
-  return out;
-}
-
-NDArray CastTo(const NDArray& a, DLDataType dtype) {
-  if (op::SameDType(a.tensor().dtype, dtype)) return a;
-  static const Op* cast = Op::Get("_cast");
-  op::CastParam p;
-  p.dtype = dtype;
-  return InvokeOp(cast, p, {a});
-}
-
 /*!
  * \return the dtype LAPACK computes x in, as numpy's linalg: float32, float64, complex64 and
  *  complex128 as they are; bool and integers in float64; TypeError for the others.

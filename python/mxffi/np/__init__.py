@@ -81,6 +81,6 @@ __all__ = _init_api("np", __name__) + [
     "complex128",
 ]
 
-from . import linalg  # noqa: E402  (after the functions it re-exports)
+from . import fft, linalg  # noqa: E402  (linalg re-exports functions defined above)
 
-__all__ += ["linalg"]
+__all__ += ["fft", "linalg"]

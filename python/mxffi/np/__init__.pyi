@@ -23,6 +23,7 @@ from mxffi.typing import (
     WritableArray,
 )
 
+from . import fft as fft
 from . import linalg as linalg
 
 ndarray = NDArray
