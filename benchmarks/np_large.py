@@ -12,6 +12,12 @@ What is timed (mxffi arrays for mxffi, numpy arrays holding the same values for 
     copy(a.T)                  a 4096 x 4096 float64 array, transposed, to a C-contiguous copy
                                (mxffi.np.copy; numpy.ascontiguousarray)
     matmul(a, b)               1024 x 1024 float64 matrices
+    linalg.solve, inv, svd,    64 x 64 and 512 x 512 float64 matrices (solve with one
+    eigh, qr                   right-hand side vector; eigh of a symmetric matrix); both
+                               libraries call LAPACK, numpy's bundled OpenBLAS and Debian's
+                               OpenBLAS through LAPACKE for mxffi
+    fft.fft, fft2, rfft        2^20 complex128 elements, 1024 x 1024 complex128, 2^20
+                               float64 (KissFFT against numpy's pocketfft)
 
 How. Each thread count runs in a child interpreter of its own, started with MXFFI_NUM_THREADS
 and OPENBLAS_NUM_THREADS set to it (both libraries size their pools once, at load; numpy threads
@@ -55,6 +61,19 @@ CELLS = [
     ("max_f64", "max, 10^7 float64"),
     ("transpose", "copy of a.T, 4096^2 float64"),
     ("matmul", "matmul, 1024^2 float64"),
+    ("solve_64", "linalg.solve, 64^2 float64"),
+    ("inv_64", "linalg.inv, 64^2 float64"),
+    ("svd_64", "linalg.svd, 64^2 float64"),
+    ("eigh_64", "linalg.eigh, 64^2 float64"),
+    ("qr_64", "linalg.qr, 64^2 float64"),
+    ("solve_512", "linalg.solve, 512^2 float64"),
+    ("inv_512", "linalg.inv, 512^2 float64"),
+    ("svd_512", "linalg.svd, 512^2 float64"),
+    ("eigh_512", "linalg.eigh, 512^2 float64"),
+    ("qr_512", "linalg.qr, 512^2 float64"),
+    ("fft_1d", "fft.fft, 2^20 complex128"),
+    ("fft_2d", "fft.fft2, 1024^2 complex128"),
+    ("rfft_1d", "fft.rfft, 2^20 float64"),
 ]
 CELL_KEYS = [c[0] for c in CELLS]
 CELL_LABEL = dict(CELLS)
@@ -62,15 +81,36 @@ THREADS = (1, 2)
 
 # Least numpy / mxffi time ratio per (cell, threads): the acceptance bounds of the vectorized
 # kernels (with 1 thread at least numpy's speed; with 2, exp and sum ahead by the second core).
+# The linalg and fft cells are reported without a gate.
 GATES = {}
+_UNGATED = ("matmul", "exp_out_f32", "exp_out_f64")
 for _key in CELL_KEYS:
-    if _key not in ("matmul", "exp_out_f32", "exp_out_f64"):
+    if _key not in _UNGATED and not _key.startswith(
+        ("solve", "inv", "svd", "eigh", "qr", "fft", "rfft")
+    ):
         GATES[_key, 1] = 1.0
 for _key in ("exp_f32", "exp_f64"):
     GATES[_key, 2] = 1.6
 for _key in ("sum_f32", "sum_f64"):
     GATES[_key, 2] = 1.3
 GATES["matmul", 1] = GATES["matmul", 2] = 0.95
+
+
+def comparable(key, result):
+    """What of a cell's result is compared with numpy's: the factors of svd, eigh and qr are
+    unique only up to signs, so their singular values, eigenvalues and |R| are."""
+    import numpy as np
+
+    def arr(x):
+        return np.asarray(x.asnumpy() if hasattr(x, "asnumpy") else x)
+
+    if key.startswith("svd"):
+        return arr(result[1])
+    if key.startswith("eigh"):
+        return arr(result[0])
+    if key.startswith("qr"):
+        return np.abs(arr(result[1]))
+    return arr(result)
 
 
 def make_cells(keys):
@@ -107,10 +147,38 @@ def make_cells(keys):
     mb, mc = mnp.array(b), mnp.array(c)
     cells["mxffi", "matmul"] = lambda: mnp.matmul(mb, mc)
     cells["numpy", "matmul"] = lambda: np.matmul(b, c)
+    for n in (64, 512):
+        a = rng.standard_normal((n, n)) + n * np.eye(n)
+        sym = (a + a.T) / 2
+        v = rng.standard_normal(n)
+        ma, msym, mv = mnp.array(a), mnp.array(sym), mnp.array(v)
+        for name, mx_f, np_f in (
+            (
+                "solve",
+                lambda ma=ma, mv=mv: mnp.linalg.solve(ma, mv),
+                lambda a=a, v=v: np.linalg.solve(a, v),
+            ),
+            ("inv", lambda ma=ma: mnp.linalg.inv(ma), lambda a=a: np.linalg.inv(a)),
+            ("svd", lambda ma=ma: mnp.linalg.svd(ma), lambda a=a: np.linalg.svd(a)),
+            ("eigh", lambda m=msym: mnp.linalg.eigh(m), lambda s=sym: np.linalg.eigh(s)),
+            ("qr", lambda ma=ma: mnp.linalg.qr(ma), lambda a=a: np.linalg.qr(a)),
+        ):
+            cells["mxffi", f"{name}_{n}"] = mx_f
+            cells["numpy", f"{name}_{n}"] = np_f
+    z = rng.standard_normal(1 << 20) + 1j * rng.standard_normal(1 << 20)
+    z2 = rng.standard_normal((1024, 1024)) + 1j * rng.standard_normal((1024, 1024))
+    r = rng.standard_normal(1 << 20)
+    mz, mz2, mr = mnp.array(z), mnp.array(z2), mnp.array(r)
+    cells["mxffi", "fft_1d"] = lambda: mnp.fft.fft(mz)
+    cells["numpy", "fft_1d"] = lambda: np.fft.fft(z)
+    cells["mxffi", "fft_2d"] = lambda: mnp.fft.fft2(mz2)
+    cells["numpy", "fft_2d"] = lambda: np.fft.fft2(z2)
+    cells["mxffi", "rfft_1d"] = lambda: mnp.fft.rfft(mr)
+    cells["numpy", "rfft_1d"] = lambda: np.fft.rfft(r)
     cells = {k: f for k, f in cells.items() if k[1] in keys}
     for key in keys:
-        got, want = np.asarray(cells["mxffi", key]().asnumpy()), np.asarray(cells["numpy", key]())
-        rtol = 1e-5 if key.endswith("f32") else 1e-10
+        got, want = comparable(key, cells["mxffi", key]()), comparable(key, cells["numpy", key]())
+        rtol = 1e-5 if key.endswith("f32") else 1e-8
         if got.shape != want.shape or got.dtype != want.dtype:
             raise SystemExit(
                 f"np_large: {key}: {got.shape} {got.dtype}, numpy {want.shape} {want.dtype}"

@@ -36,7 +36,7 @@ def test_one_dimensional(name, dtype):
         pytest.skip("real input only")
     rng = np.random.default_rng(ONE_D.index(name))
     x = make((3, 8, 5), dtype, rng)
-    for n in (None, 1, 4, 7, 12):
+    for n in (None, 1, 2, 4, 7, 12):
         for axis in (-1, 0, 1):
             for norm in (None, "backward", "ortho", "forward"):
                 got = getattr(F, name)(x, n=n, axis=axis, norm=norm)

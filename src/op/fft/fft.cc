@@ -136,19 +136,49 @@ void Transform(const NDArray& c, int axis, bool inverse, double scale) {
 }
 
 NDArray RealForward(const NDArray& a, int axis, int64_t n, double scale) {
-  const NDArray full = ToComplex(a, axis, n);
-  Transform(full, axis, false, scale);
-  // Keep the non-negative frequencies: the others are their conjugates.
-  const DLTensor& t = full.tensor();
+  const DLTensor& t = a.tensor();
+  const bool single = IsSingle(t.dtype);
   const int64_t half = n / 2 + 1;
-  NDArray out = NDArray::Empty(Resized(t, axis, half), t.dtype, kHost);
+  NDArray out = NDArray::Empty(Resized(t, axis, half), ComplexOf(single), kHost);
   const Lines l = LinesOf(t, axis);
-  const int64_t bytes = DataTypeBytes(t.dtype);
-  const auto* src = static_cast<const char*>(full.data());
-  auto* dst = static_cast<char*>(out.data());
-  for (int64_t o = 0; o < l.outer; ++o) {
-    std::copy(src + o * l.n * l.inner * bytes, src + (o * l.n + half) * l.inner * bytes,
-              dst + o * half * l.inner * bytes);
+  const int64_t keep = std::min(l.n, n);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = static_cast<const T*>(a.data());
+    auto* dst = static_cast<std::complex<T>*>(out.data());
+    const T s = static_cast<T>(scale);
+    const bool even = n % 2 == 0;
+    // An even length: a real transform of n points as a complex one of n / 2 (kissfft's
+    // transform_real), half the work. An odd one: the complex transform of the real line.
+    const kissfft<T> plan(static_cast<size_t>(even ? n / 2 : n), false);
+    const int64_t count = l.outer * l.inner;
+    ParallelFor(count, n * 4, [&](int64_t begin, int64_t end) {
+      std::vector<T> re(static_cast<size_t>(n));
+      std::vector<std::complex<T>> in(even ? 0 : static_cast<size_t>(n)),
+          spec(static_cast<size_t>(even ? n / 2 : n));
+      for (int64_t line = begin; line < end; ++line) {
+        const int64_t o = line / l.inner, i = line % l.inner;
+        const T* p = src + o * l.n * l.inner + i;
+        for (int64_t j = 0; j < n; ++j) re[j] = j < keep ? p[j * l.inner] : T(0);
+        std::complex<T>* q = dst + o * half * l.inner + i;
+        if (even) {
+          plan.transform_real(re.data(), spec.data());
+          // spec[0] holds the zero and the Nyquist terms, both real, as its two parts.
+          q[0] = std::complex<T>(spec[0].real() * s, T(0));
+          for (int64_t k = 1; k < n / 2; ++k) q[k * l.inner] = spec[k] * s;
+          q[(n / 2) * l.inner] = std::complex<T>(spec[0].imag() * s, T(0));
+        } else {
+          for (int64_t j = 0; j < n; ++j) in[j] = std::complex<T>(re[j], T(0));
+          plan.transform(in.data(), spec.data());
+          for (int64_t k = 0; k < half; ++k) q[k * l.inner] = spec[k] * s;
+        }
+      }
+    });
+  };
+  if (single) {
+    run(float{});
+  } else {
+    run(double{});
   }
   return out;
 }
