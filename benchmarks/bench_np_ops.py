@@ -158,6 +158,36 @@ CELLS = [
         None,
     ),
 ]
+# The array API's 67 elementwise functions, each on (3,4) inputs: (name, arity, input kind).
+# Kinds: "f" float64 standard normal, "pos" float64 in [0.5, 3), "unit" float64 in (-0.9, 0.9),
+# "ge1" float64 in [1, 4), "i" int64 in [0, 8), "b" bool.
+ELEMWISE = [
+    ("abs", 1, "f"), ("acos", 1, "unit"), ("acosh", 1, "ge1"), ("add", 2, "f"),
+    ("asin", 1, "unit"), ("asinh", 1, "f"), ("atan", 1, "f"), ("atan2", 2, "f"),
+    ("atanh", 1, "unit"), ("bitwise_and", 2, "i"), ("bitwise_left_shift", 2, "i"),
+    ("bitwise_invert", 1, "i"), ("bitwise_or", 2, "i"), ("bitwise_right_shift", 2, "i"),
+    ("bitwise_xor", 2, "i"), ("ceil", 1, "f"), ("clip", 1, "f"), ("conj", 1, "f"),
+    ("copysign", 2, "f"), ("cos", 1, "f"), ("cosh", 1, "f"), ("divide", 2, "pos"),
+    ("equal", 2, "i"), ("exp", 1, "f"), ("expm1", 1, "f"), ("floor", 1, "f"),
+    ("floor_divide", 2, "pos"), ("greater", 2, "f"), ("greater_equal", 2, "f"),
+    ("hypot", 2, "f"), ("imag", 1, "f"), ("isfinite", 1, "f"), ("isinf", 1, "f"),
+    ("isnan", 1, "f"), ("less", 2, "f"), ("less_equal", 2, "f"), ("log", 1, "pos"),
+    ("log1p", 1, "pos"), ("log2", 1, "pos"), ("log10", 1, "pos"), ("logaddexp", 2, "f"),
+    ("logical_and", 2, "b"), ("logical_not", 1, "b"), ("logical_or", 2, "b"),
+    ("logical_xor", 2, "b"), ("maximum", 2, "f"), ("minimum", 2, "f"), ("multiply", 2, "f"),
+    ("negative", 1, "f"), ("nextafter", 2, "f"), ("not_equal", 2, "i"), ("positive", 1, "f"),
+    ("pow", 2, "pos"), ("real", 1, "f"), ("reciprocal", 1, "pos"), ("remainder", 2, "pos"),
+    ("round", 1, "f"), ("sign", 1, "f"), ("signbit", 1, "f"), ("sin", 1, "f"),
+    ("sinh", 1, "f"), ("square", 1, "f"), ("sqrt", 1, "pos"), ("subtract", 2, "f"),
+    ("tan", 1, "f"), ("tanh", 1, "f"), ("trunc", 1, "f"),
+]  # fmt: skip
+# numpy 2's names where the array API's differ (numpy 2 has most of the array API's too).
+NUMPY_NAME = {"bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift",
+              "bitwise_invert": "invert"}  # fmt: skip
+for _name, _arity, _kind in ELEMWISE:
+    _args = "(a)" if _arity == 1 else "(a, b)"
+    # gate: at most numpy's instructions per call, as every elementwise function should be
+    CELLS.append((f"ew_{_name}", f"{_name}{_args}, (3,4)", f"{_name}{_args}", (10000, 500), 1.0))
 CELL_KEYS = [c[0] for c in CELLS]
 CELL_LABEL = {c[0]: c[1] for c in CELLS}
 CELL_CALLS = {c[0]: c[3] for c in CELLS}
@@ -205,6 +235,21 @@ def make_cells():
         spec["numpy", key] = (np.dot, (a, b), {}, a @ b)
     spec["mxffi", "sum0"] = (fn("sum"), (mx(x34),), {"axis": 0}, x34.sum(axis=0))
     spec["numpy", "sum0"] = (np.sum, (x34,), {"axis": 0}, x34.sum(axis=0))
+    inputs = {
+        "f": lambda: rng.standard_normal((3, 4)),
+        "pos": lambda: rng.uniform(0.5, 3.0, (3, 4)),
+        "unit": lambda: rng.uniform(-0.9, 0.9, (3, 4)),
+        "ge1": lambda: rng.uniform(1.0, 4.0, (3, 4)),
+        "i": lambda: rng.integers(0, 8, (3, 4)),
+        "b": lambda: rng.integers(0, 2, (3, 4)).astype(bool),
+    }
+    for name, arity, kind in ELEMWISE:
+        args = tuple(inputs[kind]() for _ in range(arity))
+        np_f = getattr(np, NUMPY_NAME.get(name, name))
+        kwargs = {"min": -0.5, "max": 0.5} if name == "clip" else {}
+        expected = np_f(*args, **kwargs)
+        spec["mxffi", f"ew_{name}"] = (fn(name), tuple(mx(a) for a in args), kwargs, expected)
+        spec["numpy", f"ew_{name}"] = (np_f, args, kwargs, expected)
 
     missing = {}
     try:

@@ -7,6 +7,9 @@ What is timed (mxffi arrays for mxffi, numpy arrays holding the same values for 
                                (sqrt of |x|, so no NaN): the kernel, and the page faults that
                                map the result's fresh memory (the kernel's zeroing of it)
     exp(x, out=o)              the same into an existing array: the kernel alone (no gate)
+    multiply, log (of |x|),    10^7 float32 and float64 elements, a fresh result each call
+    sin, tanh, less, isnan,    (the elementwise functions the array API issue gates)
+    floor
     add(x, y, out=o)           10^7 float32 and float64, into an existing array
     sum(x), max(x)             10^7 float32 and float64, to a scalar
     copy(a.T)                  a 4096 x 4096 float64 array, transposed, to a C-contiguous copy
@@ -59,6 +62,20 @@ CELLS = [
     ("sum_f64", "sum, 10^7 float64"),
     ("max_f32", "max, 10^7 float32"),
     ("max_f64", "max, 10^7 float64"),
+    ("multiply_f32", "multiply, 10^7 float32"),
+    ("multiply_f64", "multiply, 10^7 float64"),
+    ("log_f32", "log, 10^7 float32"),
+    ("log_f64", "log, 10^7 float64"),
+    ("sin_f32", "sin, 10^7 float32"),
+    ("sin_f64", "sin, 10^7 float64"),
+    ("tanh_f32", "tanh, 10^7 float32"),
+    ("tanh_f64", "tanh, 10^7 float64"),
+    ("less_f32", "less, 10^7 float32"),
+    ("less_f64", "less, 10^7 float64"),
+    ("isnan_f32", "isnan, 10^7 float32"),
+    ("isnan_f64", "isnan, 10^7 float64"),
+    ("floor_f32", "floor, 10^7 float32"),
+    ("floor_f64", "floor, 10^7 float64"),
     ("transpose", "copy of a.T, 4096^2 float64"),
     ("matmul", "matmul, 1024^2 float64"),
     ("solve_64", "linalg.solve, 64^2 float64"),
@@ -139,6 +156,18 @@ def make_cells(keys):
         cells["numpy", f"sum_{suffix}"] = lambda x=x: np.sum(x)
         cells["mxffi", f"max_{suffix}"] = lambda mx=mx: mnp.max(mx)
         cells["numpy", f"max_{suffix}"] = lambda x=x: np.max(x)
+        for name, args in (
+            ("multiply", (x, y)),
+            ("log", (ax,)),
+            ("sin", (x,)),
+            ("tanh", (x,)),
+            ("less", (x, y)),
+            ("isnan", (x,)),
+            ("floor", (x,)),
+        ):
+            margs = tuple(mnp.array(a) for a in args)
+            cells["mxffi", f"{name}_{suffix}"] = lambda f=getattr(mnp, name), a=margs: f(*a)
+            cells["numpy", f"{name}_{suffix}"] = lambda f=getattr(np, name), a=args: f(*a)
     a = rng.standard_normal((TRANSPOSE_N, TRANSPOSE_N))
     ma = mnp.array(a)
     cells["mxffi", "transpose"] = lambda: mnp.copy(ma.T)

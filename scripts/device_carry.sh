@@ -23,7 +23,7 @@ limit_mib=64
 carry=.carry
 debs=(libdlpack-dev libdmlc-dev libdmlc0 libgtest-dev libgmock-dev libopenblas-dev
   libopenblas-pthread-dev libopenblas0 libopenblas0-pthread liblapacke liblapacke-dev libtmglib3
-  libkissfft-dev libhwy-dev libhwy1)
+  libkissfft-dev libsleef-dev libsleef3 libhwy-dev libhwy1)
 fallback_debs=(libgfortran5 libquadmath0)
 
 rm -rf "$carry"

@@ -53,6 +53,7 @@ for need in "$carry/root/usr/include/dlpack/dlpack.h" "$carry/root/usr/include/d
   "$carry/root/usr/lib/x86_64-linux-gnu/libgtest.a" \
   "$carry/root/usr/lib/x86_64-linux-gnu/libopenblas.so" \
   "$carry/root/usr/include/lapacke.h" "$carry/root/usr/include/kissfft/kissfft.hh" \
+  "$carry/root/usr/include/x86_64-linux-gnu/sleef.h" \
   "$carry/root/usr/include/hwy/highway.h"; do
   [ -e "$need" ] || { note "gpu_test.sh: $need is missing: run scripts/device_carry.sh here" \
     "and carry .carry"; exit 1; }
@@ -95,7 +96,8 @@ cat "$logs/env.txt"
 check_deps() {
   local tree=$1 bad=0 var val
   for var in dlpack_DIR dmlc_DIR GTest_DIR hwy_DIR MXFFI_OPENBLAS_LIB MXFFI_CBLAS_INCLUDE \
-    MXFFI_LAPACKE_LIB MXFFI_LAPACKE_INCLUDE MXFFI_KISSFFT_INCLUDE; do
+    MXFFI_LAPACKE_LIB MXFFI_LAPACKE_INCLUDE MXFFI_KISSFFT_INCLUDE \
+    MXFFI_SLEEF_LIB MXFFI_SLEEF_INCLUDE; do
     val=$(sed -n "s/^$var:[A-Z]*=//p" "$tree/CMakeCache.txt")
     case "$val" in
       "$carry"/*) echo "found $var=$val" ;;

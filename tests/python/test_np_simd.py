@@ -185,7 +185,7 @@ def test_every_target_matches_numpy(cap):
 # ---- unary -------------------------------------------------------------------------------
 
 
-EXACT_UNARY = ["negative", "absolute", "square", "sqrt", "sign", "relu"]
+EXACT_UNARY = ["negative", "absolute", "square", "sqrt", "sign", "relu", "floor", "ceil", "trunc"]
 
 
 def unary(name, x, **kw):
@@ -259,6 +259,85 @@ def test_exp_special_values(dtype):
 
 
 # ---- binary ------------------------------------------------------------------------------
+
+
+# SLEEF's kernels (sleef.cc): name -> (their ulps, the inputs' range). The references: float32
+# computed in float64 and rounded (within half an ulp plus a hair); float64 from the C library,
+# whose own error (glibc: up to 1-2 ulp for some functions) adds one ulp to the bound.
+SLEEF = {
+    "sin": (1, (-1e4, 1e4)),
+    "cos": (1, (-1e4, 1e4)),
+    "tan": (1, (-1e4, 1e4)),
+    "arcsin": (1, (-1, 1)),
+    "arccos": (1, (-1, 1)),
+    "arctan": (1, (-1e3, 1e3)),
+    "sinh": (1, (-80, 80)),
+    "cosh": (1, (-80, 80)),
+    "tanh": (4, (-20, 20)),  # the 3.5-ulp variant
+    "arcsinh": (1, (-1e3, 1e3)),
+    "arccosh": (1, (1, 1e3)),
+    "arctanh": (1, (-1, 1)),
+    "log": (1, (0, 1e6)),
+    "log2": (1, (0, 1e6)),
+    "log10": (1, (0, 1e6)),
+    "log1p": (1, (-1, 1e6)),
+    "expm1": (1, (-50, 80)),
+}
+LIBM = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh"}
+LIBM.update({"arccosh": "acosh", "arctanh": "atanh"})
+
+
+def sleef_reference(name, x):
+    if x.dtype == np.float32:
+        with np.errstate(all="ignore"):
+            return getattr(np, name)(x.astype(np.float64)).astype(np.float32)
+    f = getattr(math, LIBM.get(name, name))
+
+    def one(v):
+        try:
+            return f(v)
+        except ValueError:  # outside the domain: NaN, or the pole's infinity
+            with np.errstate(all="ignore"):
+                return float(getattr(np, name)(np.float64(v)))
+        except OverflowError:
+            return math.copysign(math.inf, v) if name == "sinh" else math.inf
+
+    return np.array([one(v) for v in x.tolist()], dtype=np.float64)
+
+
+def wide(dtype):
+    """Magnitudes spread over the dtype's whole range, both signs: the arguments where some of
+    SLEEF's functions overflow inside and libm's answer is taken instead."""
+    f = np.finfo(dtype)
+    with np.errstate(over="ignore"):  # geomspace's own arithmetic near the top of the range
+        m = np.geomspace(float(f.smallest_subnormal), float(f.max), 3000).astype(dtype)
+    return np.concatenate([m, -m, special(dtype)])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", sorted(SLEEF))
+def test_sleef_functions_within_their_bound(name, dtype):
+    bound, (lo, hi) = SLEEF[name]
+    bound += dtype == "float64"
+    rng = np.random.default_rng(len(name) + 3)
+    for n in [*SIZES, 20000]:
+        x = rng.uniform(lo, hi, n).astype(dtype)
+        got = unary(name, x).asnumpy()
+        assert got.dtype == x.dtype
+        d = ulp_distance(got, sleef_reference(name, x))
+        assert d.size == 0 or d.max() <= bound, (name, n, x[np.argmax(d)], d.max())
+    x = wide(dtype)
+    got = unary(name, x).asnumpy()
+    want = sleef_reference(name, x)
+    d = ulp_distance(got, want)
+    assert d.size == 0 or d.max() <= bound, (name, x[~np.isnan(want)][np.argmax(d)], d.max())
+    # Infinities, zeros (with their signs) and NaN exactly as numpy has them.
+    edge = np.isinf(want) | (want == 0)
+    assert_same(got[edge], np_unary(name, x)[edge])
+    # In place: the output is the input.
+    y = mnp.array(x)
+    unary(name, y, out=y)
+    assert_same(y.asnumpy(), got)
 
 
 BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum"]

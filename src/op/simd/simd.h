@@ -74,6 +74,38 @@ void Sign(const double* x, double* y, int64_t n);
 /*! \brief x where x > 0 or x is NaN, else +0 (MXNet's relu). */
 void Relu(const float* x, float* y, int64_t n);
 void Relu(const double* x, double* y, int64_t n);
+/*! \brief floor, ceil and trunc: exact (IEEE), -0.0, +-inf and NaN kept. */
+void Floor(const float* x, float* y, int64_t n);
+void Floor(const double* x, double* y, int64_t n);
+void Ceil(const float* x, float* y, int64_t n);
+void Ceil(const double* x, double* y, int64_t n);
+void Trunc(const float* x, float* y, int64_t n);
+void Trunc(const double* x, double* y, int64_t n);
+
+// ---- transcendental, y[i] = f(x[i]) on SLEEF (sleef.cc): within 1.0 ulp, C99's special
+// values (NaN, +-inf, signed zeros) and every argument's range -----------------------------
+
+#define MXFFI_SIMD_SLEEF_DECL(Name)               \
+  void Name(const float* x, float* y, int64_t n); \
+  void Name(const double* x, double* y, int64_t n);
+MXFFI_SIMD_SLEEF_DECL(Sin)
+MXFFI_SIMD_SLEEF_DECL(Cos)
+MXFFI_SIMD_SLEEF_DECL(Tan)
+MXFFI_SIMD_SLEEF_DECL(Asin)
+MXFFI_SIMD_SLEEF_DECL(Acos)
+MXFFI_SIMD_SLEEF_DECL(Atan)
+MXFFI_SIMD_SLEEF_DECL(Sinh)
+MXFFI_SIMD_SLEEF_DECL(Cosh)
+MXFFI_SIMD_SLEEF_DECL(Tanh)
+MXFFI_SIMD_SLEEF_DECL(Asinh)
+MXFFI_SIMD_SLEEF_DECL(Acosh)
+MXFFI_SIMD_SLEEF_DECL(Atanh)
+MXFFI_SIMD_SLEEF_DECL(Log)
+MXFFI_SIMD_SLEEF_DECL(Log2)
+MXFFI_SIMD_SLEEF_DECL(Log10)
+MXFFI_SIMD_SLEEF_DECL(Log1p)
+MXFFI_SIMD_SLEEF_DECL(Expm1)
+#undef MXFFI_SIMD_SLEEF_DECL
 
 // ---- elementwise, out[i] = f(a[i], b[i]); out may be a or b, never a partial overlap -------
 

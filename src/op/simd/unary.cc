@@ -1,7 +1,7 @@
 /*!
  * \file unary.cc
  * \brief The vectorized unary kernels of simd.h (exp, sqrt, negative, absolute, square, sign,
- *  relu),
+ *  relu, floor, ceil, trunc),
  *  compiled once per instruction set by Highway's foreach_target.
  */
 #undef HWY_TARGET_INCLUDE
@@ -85,6 +85,27 @@ struct ReluFn {
   }
 };
 
+struct FloorFn {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V x) const {
+    return hn::Floor(x);
+  }
+};
+
+struct CeilFn {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V x) const {
+    return hn::Ceil(x);
+  }
+};
+
+struct TruncFn {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V x) const {
+    return hn::Trunc(x);
+  }
+};
+
 #define MXFFI_SIMD_UNARY(Name, Fn)                        \
   void Name##F32(const float* x, float* y, int64_t n) {   \
     MapUnary(hn::ScalableTag<float>(), x, y, n, Fn());    \
@@ -100,6 +121,9 @@ MXFFI_SIMD_UNARY(Absolute, AbsoluteFn)
 MXFFI_SIMD_UNARY(Square, SquareFn)
 MXFFI_SIMD_UNARY(Sign, SignFn)
 MXFFI_SIMD_UNARY(Relu, ReluFn)
+MXFFI_SIMD_UNARY(Floor, FloorFn)
+MXFFI_SIMD_UNARY(Ceil, CeilFn)
+MXFFI_SIMD_UNARY(Trunc, TruncFn)
 #undef MXFFI_SIMD_UNARY
 
 }  // namespace HWY_NAMESPACE
@@ -129,6 +153,9 @@ MXFFI_SIMD_UNARY_EXPORT(Absolute)
 MXFFI_SIMD_UNARY_EXPORT(Square)
 MXFFI_SIMD_UNARY_EXPORT(Sign)
 MXFFI_SIMD_UNARY_EXPORT(Relu)
+MXFFI_SIMD_UNARY_EXPORT(Floor)
+MXFFI_SIMD_UNARY_EXPORT(Ceil)
+MXFFI_SIMD_UNARY_EXPORT(Trunc)
 #undef MXFFI_SIMD_UNARY_EXPORT
 
 }  // namespace simd
