@@ -497,3 +497,22 @@ def test_coo_form_bad_input():
         sparse.csr_matrix(([1.0], ([0.5], [0])), shape=(4, 4))
     with pytest.raises(ValueError, match=r"^csr_matrix: the COO form is \(data, \(row, col\)\)"):
         sparse.csr_matrix(([1.0], ([0],)), shape=(4, 4))
+
+
+@pytest.mark.parametrize("bad", ["(,f8", "i4,(", "(2f8", "floaty", 3, object()])
+def test_a_bad_dtype_is_a_type_error_naming_the_constructor(bad):
+    # numpy's own dtype parser evaluates parts of a string with ast.literal_eval and raised a
+    # SyntaxError for a malformed one; mxffi's parser reads every dtype the constructors take.
+    dense = np.ones((2, 2))
+    cases = [
+        ("csr_matrix", lambda: sparse.csr_matrix(dense, dtype=bad)),
+        ("csr_matrix", lambda: sparse.csr_matrix((2, 2), dtype=bad)),
+        ("row_sparse_array", lambda: sparse.row_sparse_array(dense, dtype=bad)),
+        ("row_sparse_array", lambda: sparse.row_sparse_array((2, 2), dtype=bad)),
+        ("CSRNDArray.astype", lambda: sparse.csr_matrix(dense).astype(bad)),
+    ]
+    for name, make in cases:
+        with pytest.raises(TypeError, match=rf"^{name}: argument 'dtype': "):
+            make()
+    assert sparse.csr_matrix(dense, dtype="f4").dtype == "float32"  # numpy's codes still work
+    assert sparse.row_sparse_array(dense, dtype=np.int16).dtype == "int16"

@@ -12,6 +12,7 @@ from .._ffi import (
     STORAGE_CSR,
     STORAGE_DEFAULT,
     STORAGE_ROW_SPARSE,
+    DataType,
     Device,
     get_global_func,
     list_global_func_names,
@@ -94,7 +95,7 @@ class BaseSparseNDArray(NDArray):
 
     def __array__(self, dtype=None, copy=None):  # noqa: N807 (numpy's protocol name)
         out = self.asnumpy()
-        return out if dtype is None else out.astype(dtype)
+        return out if dtype is None else out.astype(_dtype(dtype, "__array__"))
 
     def copy(self):
         """A copy with parts of its own."""
@@ -108,7 +109,8 @@ class BaseSparseNDArray(NDArray):
         """The array with its values converted to dtype, in the same storage type."""
         import numpy
 
-        if not copy and str(self.dtype) == numpy.dtype(dtype).name:
+        dtype = _dtype(dtype, f"{type(self).__name__}.astype")
+        if not copy and str(self.dtype) == dtype:
             return self
         values = numpy.asarray(self.data).astype(dtype)
         if self.stype == "csr":
@@ -262,6 +264,19 @@ def _index_pair(indices, indptr):
     return ix, ip
 
 
+def _dtype(dtype, fname):
+    """dtype as its canonical name ('float32', 'int64', ...), or None: read by mxffi's own parser
+    (numpy's would evaluate parts of a string such as '(2,)f8' with ast.literal_eval, and raise
+    a SyntaxError for a malformed one); a TypeError naming fname for anything else."""
+    if dtype is None:
+        return None
+    try:
+        return str(DataType(dtype))
+    except TypeError as e:
+        why = str(e).removeprefix("mxffi.DataType: ")
+        raise TypeError(f"{fname}: argument 'dtype': {why}") from None
+
+
 def _values(data, dtype):
     import numpy
 
@@ -372,7 +387,7 @@ def csr_matrix(arg1, shape=None, dtype=None, idx_dtype=None, device=None):
     int64) sets the index dtype of a matrix made from dense values (default int64); parts keep
     theirs.
     """
-    return _on(_csr_matrix(arg1, shape, dtype, idx_dtype), device)
+    return _on(_csr_matrix(arg1, shape, _dtype(dtype, "csr_matrix"), idx_dtype), device)
 
 
 def _csr_matrix(arg1, shape, dtype, idx_dtype):
@@ -434,6 +449,7 @@ def row_sparse_array(arg1, shape=None, dtype=None, idx_dtype=None, device=None):
     - ``row_sparse_array(D)`` for a dense array (rows with a non-zero are kept),
       ``row_sparse_array((D0, D1, ...))`` of ints for an empty one.
     """
+    dtype = _dtype(dtype, "row_sparse_array")
     return _on(_row_sparse_array(arg1, shape, dtype, idx_dtype), device)
 
 
