@@ -340,6 +340,32 @@ def test_sleef_functions_within_their_bound(name, dtype):
     assert_same(y.asnumpy(), got)
 
 
+COMPARE = ["less", "less_equal", "greater", "greater_equal", "equal", "not_equal"]
+CLASSIFY = ["isnan", "isinf", "isfinite"]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", COMPARE + CLASSIFY)
+def test_bool_results_equal_numpy(name, dtype):
+    """The comparisons and classifiers with a bool result: every length (the vector loop and
+    the padded tail), equal elements, and every special value against every other."""
+    rng = np.random.default_rng(len(name) + 11)
+    sp = special(dtype)
+    pairs = [(np.repeat(sp, sp.size), np.tile(sp, sp.size))]
+    for n in [*SIZES, LARGE]:
+        a, b = operand(rng, n, dtype), operand(rng, n, dtype)
+        b[: n // 3] = a[: n // 3]
+        pairs.append((a, b))
+    for a, b in pairs:
+        if name in CLASSIFY:
+            got, want = getattr(mnp, name)(a).asnumpy(), getattr(np, name)(a)
+        else:
+            got, want = getattr(mnp, name)(a, b).asnumpy(), getattr(np, name)(a, b)
+        assert got.dtype == np.bool_
+        np.testing.assert_array_equal(got, want)
+        assert got.view(np.uint8).max(initial=0) <= 1  # bool storage holds 0 and 1 only
+
+
 BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum"]
 
 

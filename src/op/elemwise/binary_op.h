@@ -57,6 +57,30 @@ MXFFI_SIMD_BINARY(MaximumOp, Maximum)
 MXFFI_SIMD_BINARY(MinimumOp, Minimum)
 #undef MXFFI_SIMD_BINARY
 
+/*! \brief The vectorized comparison (simd.h) of OP on contiguous runs of T, as kSimdBinary. */
+template <typename OP, typename T>
+inline constexpr void (*kSimdCompare)(const T*, const T*, bool*, int64_t) = nullptr;
+template <typename OP, typename T>
+inline constexpr bool kHasSimdCompare = false;
+#define MXFFI_SIMD_COMPARE(OP, Fn)                                                               \
+  template <>                                                                                    \
+  inline constexpr bool kHasSimdCompare<OP, float> = true;                                       \
+  template <>                                                                                    \
+  inline constexpr bool kHasSimdCompare<OP, double> = true;                                      \
+  template <>                                                                                    \
+  inline constexpr void (*kSimdCompare<OP, float>)(const float*, const float*, bool*, int64_t) = \
+      &simd::Fn;                                                                                 \
+  template <>                                                                                    \
+  inline constexpr void (*kSimdCompare<OP, double>)(const double*, const double*, bool*,         \
+                                                    int64_t) = &simd::Fn;
+MXFFI_SIMD_COMPARE(LessOp, Less)
+MXFFI_SIMD_COMPARE(LessEqualOp, LessEqual)
+MXFFI_SIMD_COMPARE(GreaterOp, Greater)
+MXFFI_SIMD_COMPARE(GreaterEqualOp, GreaterEqual)
+MXFFI_SIMD_COMPARE(EqualOp, Equal)
+MXFFI_SIMD_COMPARE(NotEqualOp, NotEqual)
+#undef MXFFI_SIMD_COMPARE
+
 /*!
  * \brief The inner loop of one run: out[i] = OP(a[i * sa], b[i * sb]) with fast paths; out is
  *  of OP's output type (T, or bool for a comparison).
@@ -70,6 +94,12 @@ struct BinaryBody {
       if (sa == 1 && sb == 1 && n >= simd::kMinRun && simd::NoPartialOverlap(a, o, n) &&
           simd::NoPartialOverlap(b, o, n)) {
         return kSimdBinary<OP, T>(a, b, o, n);
+      }
+    }
+    if constexpr (kIsPredicate<OP> && kHasSimdCompare<OP, T>) {
+      if (sa == 1 && sb == 1 && n >= simd::kMinRun && simd::Disjoint(a, o, n) &&
+          simd::Disjoint(b, o, n)) {
+        return kSimdCompare<OP, T>(a, b, o, n);
       }
     }
     if (sa == 1 && sb == 1) {

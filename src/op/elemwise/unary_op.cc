@@ -68,6 +68,25 @@ MXFFI_SIMD_UNARY(elemwise::Log1pOp, Log1p)
 MXFFI_SIMD_UNARY(elemwise::Expm1Op, Expm1)
 #undef MXFFI_SIMD_UNARY
 
+/*! \brief The vectorized predicate (simd.h) of OP on contiguous runs of T, as kSimdUnary. */
+template <typename OP, typename T>
+constexpr void (*kSimdClassify)(const T*, bool*, int64_t) = nullptr;
+template <typename OP, typename T>
+constexpr bool kHasSimdClassify = false;
+#define MXFFI_SIMD_CLASSIFY(OP, Fn)                                                     \
+  template <>                                                                           \
+  constexpr bool kHasSimdClassify<OP, float> = true;                                    \
+  template <>                                                                           \
+  constexpr bool kHasSimdClassify<OP, double> = true;                                   \
+  template <>                                                                           \
+  constexpr void (*kSimdClassify<OP, float>)(const float*, bool*, int64_t) = &simd::Fn; \
+  template <>                                                                           \
+  constexpr void (*kSimdClassify<OP, double>)(const double*, bool*, int64_t) = &simd::Fn;
+MXFFI_SIMD_CLASSIFY(elemwise::IsNanOp, IsNan)
+MXFFI_SIMD_CLASSIFY(elemwise::IsInfOp, IsInf)
+MXFFI_SIMD_CLASSIFY(elemwise::IsFiniteOp, IsFinite)
+#undef MXFFI_SIMD_CLASSIFY
+
 template <typename OP, typename T>
 struct UnaryBody {
   using A = typename AccType<T>::type;
@@ -111,6 +130,11 @@ struct Unary {
           loop.ForEachRun(begin, end, [&](const int64_t* off, int64_t len) {
             const T* xr = x + off[1];
             bool* orun = o + off[0];
+            if constexpr (kHasSimdClassify<OP, T>) {
+              if (sa == 1 && len >= simd::kMinRun && simd::Disjoint(xr, orun, len)) {
+                return kSimdClassify<OP, T>(xr, orun, len);
+              }
+            }
             for (int64_t i = 0; i < len; ++i) orun[i] = op(A(xr[i * sa]));
           });
         });

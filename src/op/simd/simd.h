@@ -51,6 +51,14 @@ inline bool NoPartialOverlap(const T* x, const T* y, int64_t n) {
   return xa == ya || xa + bytes <= ya || ya + bytes <= xa;
 }
 
+/*! \return whether the n elements at x and the n bools at o share no byte (the condition of
+ *  the kernels with a bool result, whose output is narrower than their input). */
+template <typename T>
+inline bool Disjoint(const T* x, const bool* o, int64_t n) {
+  const auto xa = reinterpret_cast<uintptr_t>(x), oa = reinterpret_cast<uintptr_t>(o);
+  return xa + static_cast<uintptr_t>(n) * sizeof(T) <= oa || oa + static_cast<uintptr_t>(n) <= xa;
+}
+
 // ---- elementwise, y[i] = f(x[i]); y may be x itself, never a partial overlap --------------
 
 /*! \brief e ** x; +inf above the overflow bound, +0 below the underflow one, NaN stays NaN. */
@@ -123,6 +131,27 @@ void Maximum(const double* a, const double* b, double* out, int64_t n);
 /*! \brief (isnan(a) || a < b) ? a : b, numpy's minimum. */
 void Minimum(const float* a, const float* b, float* out, int64_t n);
 void Minimum(const double* a, const double* b, double* out, int64_t n);
+
+// ---- bool results: out[i] = f(a[i], b[i]) or f(x[i]), 0 or 1 -----------------------------
+
+#define MXFFI_SIMD_COMPARE_DECL(Name)                              \
+  void Name(const float* a, const float* b, bool* out, int64_t n); \
+  void Name(const double* a, const double* b, bool* out, int64_t n);
+/*! \brief IEEE comparisons: false where a NaN is involved, but not_equal, which is true. */
+MXFFI_SIMD_COMPARE_DECL(Less)
+MXFFI_SIMD_COMPARE_DECL(LessEqual)
+MXFFI_SIMD_COMPARE_DECL(Greater)
+MXFFI_SIMD_COMPARE_DECL(GreaterEqual)
+MXFFI_SIMD_COMPARE_DECL(Equal)
+MXFFI_SIMD_COMPARE_DECL(NotEqual)
+#undef MXFFI_SIMD_COMPARE_DECL
+/*! \brief isnan, isinf, isfinite. */
+void IsNan(const float* x, bool* out, int64_t n);
+void IsNan(const double* x, bool* out, int64_t n);
+void IsInf(const float* x, bool* out, int64_t n);
+void IsInf(const double* x, bool* out, int64_t n);
+void IsFinite(const float* x, bool* out, int64_t n);
+void IsFinite(const double* x, bool* out, int64_t n);
 
 // ---- reductions over x[0..n) -------------------------------------------------------------
 
