@@ -80,3 +80,13 @@ __all__ = _init_api("np", __name__) + [
     "complex64",
     "complex128",
 ]
+
+
+_unstack_fields = unstack  # noqa: F821 (the registered np.unstack, which returns an ADT)
+
+
+def unstack(x, /, *, axis=0):
+    """x split along axis into a tuple of x.shape[axis] views of x, each without that axis (the
+    array API's unstack; x at least 1-d). The registered np.unstack makes the views in C++ and
+    returns them as an ADT; the standard asks for a tuple."""
+    return tuple(_unstack_fields(x, axis=axis))
