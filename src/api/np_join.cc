@@ -1,6 +1,7 @@
 /*!
  * \file np_join.cc
- * \brief Joining and splitting arrays: np.concat (numpy's concatenate), np.stack and np.unstack.
+ * \brief Joining and splitting arrays: np.concat (numpy's concatenate), np.stack and np.unstack;
+ *  and np.diff, whose prepend= and append= join x first.
  *  concat and stack allocate the result once and write each input into its slice of it, a
  *  strided view, with the strided copy of NDArray::CopyFromTo (both devices, any element size,
  *  so complex arrays join too); an input of another dtype than the result's is converted first
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "../op/dtype.h"
+#include "../op/elemwise/elemwise.h"
 #include "../op/init/init_op.h"
 #include "../op/promote.h"
 #include "api_util.h"
@@ -247,6 +249,68 @@ NDArray Stack(const Array<NDArray>& arrays, int64_t axis, const Optional<NDArray
   return result;
 }
 
+/*!
+ * \brief diff's prepend= or append= as an array to join with x along axis (normalised): a
+ *  number or a 0-d array broadcast to x's shape with extent 1 along axis (numpy's rule), any
+ *  other array as it is; on x's device.
+ */
+NDArray DiffPart(const ArrayLike& v, const NDArray& x, int axis, const char* fname) {
+  const DLTensor& t = x.tensor();
+  NDArray a = ArrayImpl(v, DTypeLike(), DeviceLike(t.device), CopyMode::kIfNeeded, fname);
+  MXFFI_CHECK(!a.is_sparse(), TypeError)
+      << fname << ": prepend and append must be dense arrays, got storage type "
+      << StorageTypeName(a.stype());
+  if (a.tensor().ndim != 0) return a;
+  int64_t shape[kMaxNDim], strides[kMaxNDim] = {};
+  for (int d = 0; d < t.ndim; ++d) shape[d] = d == axis ? 1 : t.shape[d];
+  return NDArray::View(a, shape, strides, t.ndim, 0);
+}
+
+/*! \return a view of a's elements [start, start + len) along axis. */
+NDArray AxisSlice(const NDArray& a, int axis, int64_t start, int64_t len) {
+  const DLTensor& t = a.tensor();
+  int64_t shape[kMaxNDim], strides[kMaxNDim];
+  StridesOf(t, strides);
+  for (int d = 0; d < t.ndim; ++d) shape[d] = t.shape[d];
+  shape[axis] = len;
+  const int64_t offset = len > 0 ? start * strides[axis] * DataTypeBytes(t.dtype) : 0;
+  return NDArray::View(a, shape, strides, t.ndim, offset);
+}
+
+NDArray Diff(const NDArrayLike& x_arg, int64_t axis, int64_t n, const Optional<ArrayLike>& prepend,
+             const Optional<ArrayLike>& append, const char* fname) {
+  MXFFI_CHECK(!x_arg->is_sparse(), TypeError)
+      << fname << ": takes a dense array; got storage type " << StorageTypeName(x_arg->stype());
+  MXFFI_CHECK(n >= 0, ValueError) << fname << ": order must be non-negative but got " << n;
+  NDArray a = x_arg;
+  const int ndim = a.tensor().ndim;
+  MXFFI_CHECK(ndim >= 1, ValueError)
+      << fname << ": diff requires input that is at least one dimensional";
+  const int ax = NormalizeAxis(axis, ndim, fname);
+  if (prepend.has_value() || append.has_value()) {
+    Array<NDArray> parts;
+    if (prepend.has_value()) parts.push_back(DiffPart(*prepend, a, ax, fname));
+    parts.push_back(a);
+    if (append.has_value()) parts.push_back(DiffPart(*append, a, ax, fname));
+    a = Concat(parts, Optional<int64_t>(ax), Optional<NDArray>(), DTypeLike(), fname);
+  }
+  if (n == 0) return x_arg.borrowed() && a.same_as(x_arg.array()) ? OwnedArray(x_arg) : a;
+  const DLDataType dt = a.tensor().dtype;
+  MXFFI_CHECK(op::DTypeIndex(dt) >= 0, TypeError)
+      << fname << ": unsupported dtype " << DataTypeToString(dt);
+  // numpy's diff: a[1:] - a[:-1], n times; bools compare with not_equal (no bool subtract).
+  static const Op* subtract = Op::Get("_npi_subtract");
+  static const Op* not_equal = Op::Get("_npi_not_equal");
+  OpAttrs attrs;
+  attrs.op = dt.code == kDLBool ? not_equal : subtract;
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t len = std::max<int64_t>(a.tensor().shape[ax] - 1, 0);
+    const NDArray pair[2] = {AxisSlice(a, ax, 1, len), AxisSlice(a, ax, 0, len)};
+    a = Invoke(attrs, Span<const NDArray>(pair, 2));
+    if (len == 0) break;
+  }
+  return a;
+}
 }  // namespace
 
 MXFFI_REGISTER_API("np.concat")
@@ -321,6 +385,24 @@ MXFFI_REGISTER_API("np.unstack")
         parts.emplace_back(NDArray::View(a, shape, strides, t.ndim - 1, i * st[ax] * item));
       }
       return ADT::Tuple(parts);
+    });
+
+MXFFI_REGISTER_API("np.diff")
+    .describe(
+        "The n-th discrete difference of x along axis: x[1:] - x[:-1] along it, n times (bool: "
+        "x[1:] != x[:-1], as numpy). prepend and append (a number or a 0-d array, broadcast to "
+        "x's shape with extent 1 along axis, or an array of x's shape but along axis) are "
+        "joined to x first, their dtypes promoting with x's.")
+    .arg("x")
+    .positional_only()
+    .keyword_only()
+    .arg("axis", -1)
+    .arg("n", 1)
+    .arg("prepend", nullptr)
+    .arg("append", nullptr)
+    .set_body_typed([](NDArrayLike x, int64_t axis, int64_t n, Optional<ArrayLike> prepend,
+                       Optional<ArrayLike> append) {
+      return Diff(x, axis, n, prepend, append, "np.diff");
     });
 
 }  // namespace api

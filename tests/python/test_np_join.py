@@ -270,3 +270,86 @@ def test_unstack_edges_and_errors():
         AxisError, match=r"np\.unstack: axis 2 is out of bounds for array of dimension 2"
     ):
         mnp.unstack(np.ones((2, 2)), axis=2)
+
+
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if not d.startswith("complex")] + ["bfloat16"])
+@pytest.mark.parametrize("axis,n", [(-1, 1), (0, 1), (1, 2), (-2, 3), (1, 0), (0, 7)])
+def test_diff_every_dtype(dtype, axis, n):
+    if dtype == "bfloat16":
+        x = np.arange(12, dtype=np.float32).reshape(3, 4) ** 2 / 4
+        got = mnp.diff(mnp.asarray(x).astype("bfloat16"), axis=axis, n=n)
+        assert str(got.dtype) == "bfloat16"
+        np.testing.assert_array_equal(
+            np.from_dlpack(got.astype("float32")), np.diff(x, axis=axis, n=n)
+        )
+        return
+    x = _np_of(dtype, (3, 4), 11)
+    _same(mnp.diff(mnp.asarray(x), axis=axis, n=n), np.diff(x, axis=axis, n=n))
+
+
+def test_diff_unsigned_wraps_and_bool_not_equal():
+    u = np.array([3, 1, 2, 200], np.uint8)
+    _same(mnp.diff(u), np.diff(u))
+    _same(mnp.diff(u, n=2), np.diff(u, n=2))
+    b = np.array([True, False, False, True, True])
+    _same(mnp.diff(b), np.diff(b))
+    _same(mnp.diff(b, n=3), np.diff(b, n=3))
+
+
+def test_diff_prepend_append():
+    x = _np_of("int16", (2, 4), 12)
+    for kw in [
+        {"prepend": 0},
+        {"append": 2.5},
+        {"prepend": np.array(7, np.int8), "append": np.array(1, np.int8)},
+        {"append": [[1], [2]]},
+        {"prepend": np.zeros((2, 2), np.int8), "n": 3},
+        {"axis": 0, "prepend": np.zeros((1, 4), np.float32)},
+        {"axis": 0, "append": True},
+    ]:
+        _same(mnp.diff(x, **kw), np.diff(x, **kw))
+    m = mnp.asarray(x)
+    _same(
+        mnp.diff(m, prepend=mnp.asarray(np.ones((2, 1), np.int16))),
+        np.diff(x, prepend=np.ones((2, 1), np.int16)),
+    )
+
+
+def test_diff_strided_zero_size_and_n0():
+    base = _np_of("float64", (5, 6), 13)
+    m = mnp.asarray(base)
+    _same(mnp.diff(m[::-2, ::3], axis=0), np.diff(base[::-2, ::3], axis=0))
+    _same(mnp.diff(m.T, n=2), np.diff(base.T, n=2))
+    z = np.zeros((0, 3))
+    _same(mnp.diff(z, axis=0), np.diff(z, axis=0))
+    _same(mnp.diff(z, axis=1), np.diff(z, axis=1))
+    _same(mnp.diff(np.ones(1)), np.diff(np.ones(1)))
+    _same(mnp.diff(np.ones(3), n=10), np.diff(np.ones(3), n=10))
+    r = mnp.diff(m, n=0)
+    assert np.shares_memory(np.from_dlpack(r), np.from_dlpack(m))  # numpy returns x itself
+    _same(mnp.diff(base, n=0), base)
+
+
+def test_diff_errors():
+    with pytest.raises(
+        ValueError, match=r"np\.diff: diff requires input that is at least one dimensional"
+    ):
+        mnp.diff(mnp.asarray(1.0))
+    with pytest.raises(ValueError, match=r"np\.diff: order must be non-negative but got -1"):
+        mnp.diff(np.ones(3), n=-1)
+    with pytest.raises(
+        AxisError, match=r"np\.diff: axis 2 is out of bounds for array of dimension 2"
+    ):
+        mnp.diff(np.ones((2, 3)), axis=2)
+    with pytest.raises(
+        ValueError,
+        match=r"np\.diff: all the input array dimensions except for the concatenation axis must "
+        r"match exactly, but along dimension 0, the array at index 0 has size 3 and the array "
+        r"at index 1 has size 2",
+    ):
+        mnp.diff(np.ones((2, 3)), prepend=np.zeros((3, 1)))
+    with pytest.raises(TypeError, match=r"np\.diff: unsupported dtype complex128"):
+        mnp.diff(np.ones(3, np.complex128))
+    with pytest.raises(TypeError):
+        mnp.diff(np.ones(3), 1)  # n and axis are keyword-only (the array API's signature)
+    assert list(inspect.signature(mnp.diff).parameters) == ["x", "axis", "n", "prepend", "append"]
