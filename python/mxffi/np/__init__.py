@@ -90,3 +90,13 @@ def unstack(x, /, *, axis=0):
     array API's unstack; x at least 1-d). The registered np.unstack makes the views in C++ and
     returns them as an ADT; the standard asks for a tuple."""
     return tuple(_unstack_fields(x, axis=axis))
+
+
+def _tuple_signature():
+    import inspect
+
+    sig = inspect.signature(_unstack_fields)
+    return sig.replace(return_annotation=tuple[NDArray, ...])
+
+
+unstack.__signature__ = _tuple_signature()
