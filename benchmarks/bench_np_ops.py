@@ -10,6 +10,10 @@ What is timed. One statement per cell, called with its arguments in locals:
     tensordot(a, b, axes=1)          mxffi.np.tensordot against numpy.dot(a, b) on the same
                                      float64 data: (3,4)x(4,3), 64x64 and 512x512
     sum(x, axis=0)                   mxffi.np.sum / numpy.sum, a float64 (3,4) array
+    concat([a, b]), stack([a, b])    mxffi.np.concat / numpy.concatenate, and stack, of two
+                                     float64 (3,4) arrays (a Python list of them)
+    cumulative_sum(x, axis=1)        mxffi.np.cumulative_sum / numpy.cumulative_sum, (3,4)
+    diff(x)                          mxffi.np.diff / numpy.diff, a float64 (3,4) array
     tensor_first_f64(t)              a CPU torch.Tensor (float64, (3,4)) passed to a function
                                      that takes a tensor and returns its first element:
                                      mxffi's registered "testing.tensor_first_f64" (DLTensor*)
@@ -46,6 +50,7 @@ not be measured):
     mxffi.np.zeros((3,4)), with and without dtype='float64'  <= 1.5x numpy.zeros
     tensordot (3,4)x(4,3)                                    <= 2.0x numpy.dot
     tensordot 512x512                                        <= 1.2x numpy.dot
+    concat, stack, cumulative_sum                            <= 1.0x numpy
 
 Large arrays (np_large.py's docstring says how): exp, sqrt, add into out=, sum and max of 10^7
 float32 and float64 elements, a copy of a transposed 4096x4096 float64 array and a 1024x1024
@@ -151,6 +156,22 @@ CELLS = [
     ("dot512", "tensordot 512x512", "as above", (10, 2), 1.2),
     ("sum0", "sum(x, axis=0), (3,4) float64", "sum(x, axis=0)", (10000, 500), None),
     (
+        "concat",
+        "concat([a, b]), (3,4) float64",
+        "concat([a, b]); numpy.concatenate",
+        (10000, 500),
+        1.0,
+    ),
+    ("stack", "stack([a, b]), (3,4) float64", "stack([a, b])", (10000, 500), 1.0),
+    (
+        "cumsum",
+        "cumulative_sum(x, axis=1), (3,4) float64",
+        "cumulative_sum(x, axis=1)",
+        (10000, 500),
+        1.0,
+    ),
+    ("diff", "diff(x), (3,4) float64", "diff(x)", (10000, 500), None),
+    (
         "torch",
         "torch.Tensor argument",
         "tensor_first_f64(t), t a CPU float64 (3,4) torch.Tensor",
@@ -250,6 +271,16 @@ def make_cells():
         expected = np_f(*args, **kwargs)
         spec["mxffi", f"ew_{name}"] = (fn(name), tuple(mx(a) for a in args), kwargs, expected)
         spec["numpy", f"ew_{name}"] = (np_f, args, kwargs, expected)
+    pair = np.concatenate([x34, y34])
+    spec["mxffi", "concat"] = (fn("concat"), ([mx(x34), mx(y34)],), {}, pair)
+    spec["numpy", "concat"] = (np.concatenate, ([x34, y34],), {}, pair)
+    spec["mxffi", "stack"] = (fn("stack"), ([mx(x34), mx(y34)],), {}, np.stack([x34, y34]))
+    spec["numpy", "stack"] = (np.stack, ([x34, y34],), {}, np.stack([x34, y34]))
+    cs = np.cumulative_sum(x34, axis=1)
+    spec["mxffi", "cumsum"] = (fn("cumulative_sum"), (mx(x34),), {"axis": 1}, cs)
+    spec["numpy", "cumsum"] = (np.cumulative_sum, (x34,), {"axis": 1}, cs)
+    spec["mxffi", "diff"] = (fn("diff"), (mx(x34),), {}, np.diff(x34))
+    spec["numpy", "diff"] = (np.diff, (x34,), {}, np.diff(x34))
 
     missing = {}
     try:

@@ -166,8 +166,9 @@ def make_cells(keys):
             ("floor", (x,)),
         ):
             margs = tuple(mnp.array(a) for a in args)
-            cells["mxffi", f"{name}_{suffix}"] = lambda f=getattr(mnp, name), a=margs: f(*a)
-            cells["numpy", f"{name}_{suffix}"] = lambda f=getattr(np, name), a=args: f(*a)
+            mf, nf = getattr(mnp, name), getattr(np, name)
+            cells["mxffi", f"{name}_{suffix}"] = lambda f=mf, a=margs: f(*a)
+            cells["numpy", f"{name}_{suffix}"] = lambda f=nf, a=args: f(*a)
     a = rng.standard_normal((TRANSPOSE_N, TRANSPOSE_N))
     ma = mnp.array(a)
     cells["mxffi", "transpose"] = lambda: mnp.copy(ma.T)

@@ -367,6 +367,19 @@ NDArray NDArray::View(const NDArray& base, const int64_t* shape, const int64_t* 
 namespace {
 
 /*! \brief Copy one element-sized block per index of a strided walk, innermost dim fastest. */
+/*!
+ * \brief n elements of sizeof(T) bytes from src to dst, ss and ds bytes apart: fixed-size
+ *  copies the compiler turns into one load and one store each.
+ */
+template <typename T>
+void StridedRun(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    T v;
+    std::memcpy(&v, src + i * ss, sizeof(T));
+    std::memcpy(dst + i * ds, &v, sizeof(T));
+  }
+}
+
 void StridedCopy(const char* src, const int64_t* sstr, char* dst, const int64_t* dstr,
                  const int64_t* shape, int32_t ndim, int64_t elem) {
   if (ndim == 0) {
@@ -378,10 +391,20 @@ void StridedCopy(const char* src, const int64_t* sstr, char* dst, const int64_t*
       std::memcpy(dst, src, shape[0] * elem);
       return;
     }
-    for (int64_t i = 0; i < shape[0]; ++i) {
-      std::memcpy(dst + i * dstr[0] * elem, src + i * sstr[0] * elem, elem);
+    const int64_t ss = sstr[0] * elem, ds = dstr[0] * elem;
+    switch (elem) {
+      case 1:
+        return StridedRun<uint8_t>(src, ss, dst, ds, shape[0]);
+      case 2:
+        return StridedRun<uint16_t>(src, ss, dst, ds, shape[0]);
+      case 4:
+        return StridedRun<uint32_t>(src, ss, dst, ds, shape[0]);
+      case 8:
+        return StridedRun<uint64_t>(src, ss, dst, ds, shape[0]);
+      default:
+        for (int64_t i = 0; i < shape[0]; ++i) std::memcpy(dst + i * ds, src + i * ss, elem);
+        return;
     }
-    return;
   }
   for (int64_t i = 0; i < shape[0]; ++i) {
     StridedCopy(src + i * sstr[0] * elem, sstr + 1, dst + i * dstr[0] * elem, dstr + 1, shape + 1,

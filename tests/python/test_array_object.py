@@ -270,10 +270,13 @@ def test_numpy_operands_give_way():
     _same(got, x + x)
     assert isinstance(np.add(a, 1), mxffi.NDArray)
     assert isinstance(np.exp(a), mxffi.NDArray)
-    # No mxffi function of that name: numpy's, on a view of the CPU array.
-    got = np.cumsum(a)
-    assert isinstance(got, np.ndarray)
+    got = np.cumsum(a)  # mxffi.np.cumsum
+    assert isinstance(got, mxffi.NDArray)
     _same(got, np.cumsum(x))
+    # No mxffi function of that name: numpy's, on a view of the CPU array.
+    got = np.convolve(a, [1.0, 1.0])
+    assert isinstance(got, np.ndarray)
+    _same(got, np.convolve(x, [1.0, 1.0]))
     _same(np.sin(a), np.sin(x))
     out = mnp.zeros((4,))
     np.add(a, 1, out=out)

@@ -81,6 +81,26 @@ __all__ = _init_api("np", __name__) + [
     "complex128",
 ]
 
+
+_unstack_fields = unstack  # noqa: F821 (the registered np.unstack, which returns an ADT)
+
+
+def unstack(x, /, *, axis=0):
+    """x split along axis into a tuple of x.shape[axis] views of x, each without that axis (the
+    array API's unstack; x at least 1-d). The registered np.unstack makes the views in C++ and
+    returns them as an ADT; the standard asks for a tuple."""
+    return tuple(_unstack_fields(x, axis=axis))
+
+
+def _tuple_signature():
+    import inspect
+
+    sig = inspect.signature(_unstack_fields)
+    return sig.replace(return_annotation=tuple[NDArray, ...])
+
+
+unstack.__signature__ = _tuple_signature()
+
 from . import fft, linalg  # noqa: E402  (linalg re-exports functions defined above)
 
 __all__ += ["fft", "linalg"]

@@ -87,6 +87,7 @@ def cuda(device_id: int = 0) -> Device: ...
 def from_dlpack(
     x: Any, /, *, device: Device | str | None = None, copy: bool | None = None
 ) -> NDArray: ...
+def unstack(x: NDArrayLike, /, *, axis: int = 0) -> tuple[NDArray, ...]: ...
 
 def abs(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
 def absolute(
@@ -264,6 +265,14 @@ def ceil(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def concat(arrays: Array | Sequence[NDArray], /, *, axis: int | None = 0) -> NDArray: ...
+def concatenate(
+    arrays: Array | Sequence[NDArray],
+    axis: int | None = 0,
+    out: NDArray | None = None,
+    *,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def copy(a: NDArrayLike) -> NDArray: ...
 def copysign(
     x1: ArrayOrScalar,
@@ -279,6 +288,43 @@ def cosh(
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def count_nonzero(a: NDArrayLike, axis: AxisLike = None, keepdims: bool = False) -> NDArray: ...
+def cumprod(
+    a: NDArrayLike,
+    axis: int | None = None,
+    dtype: DTypeLike = None,
+    out: WritableArray | None = None,
+) -> NDArray: ...
+def cumsum(
+    a: NDArrayLike,
+    axis: int | None = None,
+    dtype: DTypeLike = None,
+    out: WritableArray | None = None,
+) -> NDArray: ...
+def cumulative_prod(
+    x: NDArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike = None,
+    include_initial: bool = False,
+) -> NDArray: ...
+def cumulative_sum(
+    x: NDArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike = None,
+    include_initial: bool = False,
+) -> NDArray: ...
+def diff(
+    x: NDArrayLike,
+    /,
+    *,
+    axis: int = -1,
+    n: int = 1,
+    prepend: ArrayLike | None = None,
+    append: ArrayLike | None = None,
+) -> NDArray: ...
 def divide(
     x1: ArrayOrScalar,
     x2: ArrayOrScalar,
@@ -587,6 +633,14 @@ def square(
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def squeeze(x: NDArrayLike, axis: AxisLike = None) -> NDArray: ...
+def stack(
+    arrays: Array | Sequence[NDArray],
+    /,
+    *,
+    axis: int = 0,
+    out: NDArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def std(
     a: NDArrayLike,
     axis: AxisLike = None,

@@ -256,6 +256,27 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
         cell.type_index = kMXFFIDataType
         cell.v_dtype = (<DataType>arg).cdtype
         return 0
+    # Sequences before the data type tests, which ask Python code (a list or a tuple is never a
+    # data type): a list of arrays (np.concat, np.stack) pays for none of it.
+    if isinstance(arg, (list, tuple)):
+        if isinstance(arg, _Shape):
+            try:
+                return _set_object(_new_shape(arg), cell, keep)
+            except OverflowError:
+                raise OverflowError(f"{_arg_label(fn, index)}: a Shape dimension does not fit "
+                                    f"in int64; got {tuple(arg)}") from None
+        # A snapshot of the list's or tuple's own items (a subclass's __iter__ or __len__ is
+        # not asked): converting one may run Python code (__index__, __float__) that changes
+        # the list.
+        items = (list.__getitem__(arg, slice(None)) if isinstance(arg, list)
+                 else tuple.__getitem__(arg, slice(None)))
+        return _set_object(_nested_call(_ARRAY, tuple(items), func, index), cell, keep)
+    if isinstance(arg, dict):
+        flat = []
+        for k, v in dict.items(arg):
+            flat.append(k)
+            flat.append(v)
+        return _set_object(_nested_call(_MAP, tuple(flat), func, index), cell, keep)
     if tp is type or (_np_dtype_type is not None and isinstance(arg, _np_dtype_type)):
         # A class or a numpy dtype spelled before (float, numpy.float32): one dict lookup.
         dt = _DTYPE_CACHE.get(arg)
@@ -277,25 +298,6 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
         cell.type_index = kMXFFIDevice
         cell.v_device = (<Device>arg).cdevice
         return 0
-    if isinstance(arg, (list, tuple)):
-        if isinstance(arg, _Shape):
-            try:
-                return _set_object(_new_shape(arg), cell, keep)
-            except OverflowError:
-                raise OverflowError(f"{_arg_label(fn, index)}: a Shape dimension does not fit "
-                                    f"in int64; got {tuple(arg)}") from None
-        # A snapshot of the list's or tuple's own items (a subclass's __iter__ or __len__ is
-        # not asked): converting one may run Python code (__index__, __float__) that changes
-        # the list.
-        items = (list.__getitem__(arg, slice(None)) if isinstance(arg, list)
-                 else tuple.__getitem__(arg, slice(None)))
-        return _set_object(_nested_call(_ARRAY, tuple(items), func, index), cell, keep)
-    if isinstance(arg, dict):
-        flat = []
-        for k, v in dict.items(arg):
-            flat.append(k)
-            flat.append(v)
-        return _set_object(_nested_call(_MAP, tuple(flat), func, index), cell, keep)
     if _ctypes_void_p is not None and isinstance(arg, _ctypes_void_p):
         cell.type_index = kMXFFIOpaquePtr
         cell.v_ptr = <void*><size_t>(arg.value or 0)
