@@ -48,7 +48,40 @@ def cuda(device_id=0):
     return Device("cuda", device_id)
 
 
-__all__ = _init_api("np", __name__) + [
+_api_names = [n for n in _init_api("np", __name__) if not n.startswith("_")]
+
+# The array API's unique_* results: named tuples, built once here around the tuple each
+# registered function returns.
+from collections import namedtuple as _namedtuple  # noqa: E402
+
+UniqueAllResult = _namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = _namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = _namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+
+
+def unique_all(x, /):
+    """The distinct values of x sorted (each NaN distinct), the flat index of each one's first
+    occurrence, each element's index into the values (x's shape) and each value's count, as
+    UniqueAllResult(values, indices, inverse_indices, counts)."""
+    return UniqueAllResult(*_unique_all(x))  # noqa: F821 (registered by _init_api)
+
+
+def unique_counts(x, /):
+    """The distinct values of x sorted (each NaN distinct) and how often each occurs, as
+    UniqueCountsResult(values, counts)."""
+    return UniqueCountsResult(*_unique_counts(x))  # noqa: F821
+
+
+def unique_inverse(x, /):
+    """The distinct values of x sorted (each NaN distinct) and each element's index into them
+    (x's shape), as UniqueInverseResult(values, inverse_indices)."""
+    return UniqueInverseResult(*_unique_inverse(x))  # noqa: F821
+
+
+__all__ = _api_names + [
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
     "DataType",
     "__array_api_version__",
     "__array_namespace_info__",
