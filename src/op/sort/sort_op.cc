@@ -6,9 +6,11 @@
  * A sort copies each line into a buffer of its accumulation type (float for the 16-bit floats),
  * moves any NaNs to the end (they compare unordered, so a comparison sort cannot place them),
  * sorts the rest and writes the line back. Lines are sorted in parallel when there are several.
- * Integers and bool sort their values with std::sort (equal values are indistinguishable, so
- * stability is moot) or, for 8- and 16-bit ones, by counting; floats use std::stable_sort, so
- * -0.0 and 0.0 keep their order, and positions (argsort) always sort stably.
+ * Lines of at least 256 elements sort by a stable radix sort (radix_sort.h), values of the 8-
+ * and 16-bit integers by counting. Shorter lines: integers and bool sort their values with
+ * std::sort (equal values are indistinguishable, so stability is moot); floats use
+ * std::stable_sort, so -0.0 and 0.0 keep their order, and positions (argsort) always sort
+ * stably.
  */
 #include "sort_op.h"
 
@@ -23,6 +25,7 @@
 #include "../parallel.h"
 #include "../promote.h"
 #include "../type_switch.h"
+#include "radix_sort.h"
 #include "sort_functors.h"
 
 namespace mxffi {
@@ -114,6 +117,43 @@ void SortPairs(std::pair<A, int64_t>* p, int64_t n) {
   });
 }
 
+/*!
+ * \brief Lines [b, e) of n elements (inner apart) by the radix sort: out gets the values (T)
+ *  or, with arg, the positions (int64).
+ */
+template <bool kDesc, typename T>
+void RadixLines(const T* x, void* out, int64_t b, int64_t e, int64_t n, int64_t inner, bool arg) {
+  using A = AccT<T>;
+  using U = sort::RadixKeyT<A>;
+  if (arg) {
+    sort::RadixBuffers<U, int64_t> buf(n);
+    int64_t* y = static_cast<int64_t*>(out);
+    for (int64_t l = b; l < e; ++l) {
+      const int64_t base = (l / inner) * n * inner + l % inner;
+      for (int64_t j = 0; j < n; ++j) {
+        buf.key[j] = sort::RadixKey<kDesc>(ToAcc(x[base + j * inner]));
+        buf.pay[j] = j;
+      }
+      const int64_t* s = buf.Sort();
+      for (int64_t j = 0; j < n; ++j) y[base + j * inner] = s[j];
+    }
+    return;
+  }
+  std::vector<T> buf(2 * n);
+  T* y = static_cast<T*>(out);
+  const auto key = [](T v) { return sort::RadixKey<kDesc>(ToAcc(v)); };
+  for (int64_t l = b; l < e; ++l) {
+    const int64_t base = (l / inner) * n * inner + l % inner;
+    for (int64_t j = 0; j < n; ++j) buf[j] = x[base + j * inner];
+    const T* s = sort::RadixSortValues<kDesc>(buf.data(), buf.data() + n, n, key);
+    if (inner == 1) {
+      std::memcpy(y + base, s, n * sizeof(T));
+    } else {
+      for (int64_t j = 0; j < n; ++j) y[base + j * inner] = s[j];
+    }
+  }
+}
+
 template <bool kDesc, typename T>
 void SortLinesT(const T* x, void* out, int64_t outer, int64_t n, int64_t inner, bool arg) {
   using A = AccT<T>;
@@ -122,6 +162,13 @@ void SortLinesT(const T* x, void* out, int64_t outer, int64_t n, int64_t inner, 
   int64_t cost = n;
   for (int64_t m = n; m > 1; m >>= 1) cost += n;
   ParallelFor(lines, cost, [&](int64_t b, int64_t e) {
+    if constexpr (!std::is_same_v<A, bool>) {
+      // Long lines: the radix sort, except values of the small integers (counted below).
+      if (n >= sort::kRadixMinLength && (arg || sizeof(A) >= 4)) {
+        RadixLines<kDesc>(x, out, b, e, n, inner, arg);
+        return;
+      }
+    }
     if (arg) {
       std::vector<std::pair<A, int64_t>> buf(n);
       int64_t* y = static_cast<int64_t*>(out);
@@ -238,12 +285,13 @@ void SortLines(cpu, const OpContext&, const DLTensor& x, const DLTensor& out, in
   const int64_t n = x.shape[axis];
   std::optional<ScopedGILRelease> gil;
   if (NumElements(x) > kReleaseGILThreshold) gil.emplace();
+  void* y = static_cast<char*>(out.data) + out.byte_offset;
   MXFFI_TYPE_SWITCH(x.dtype, fname, T, {
     const T* px = DataPtr<const T>(x);
     if (descending) {
-      SortLinesT<true>(px, out.data, outer, n, inner, arg);
+      SortLinesT<true>(px, y, outer, n, inner, arg);
     } else {
-      SortLinesT<false>(px, out.data, outer, n, inner, arg);
+      SortLinesT<false>(px, y, outer, n, inner, arg);
     }
   });
 }
