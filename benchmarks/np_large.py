@@ -9,6 +9,9 @@ What is timed (mxffi arrays for mxffi, numpy arrays holding the same values for 
     exp(x, out=o)              the same into an existing array: the kernel alone (no gate)
     add(x, y, out=o)           10^7 float32 and float64, into an existing array
     sum(x), max(x)             10^7 float32 and float64, to a scalar
+    sort(x)                    10^6 float32 and int32 elements (normal * 10^6), a fresh
+                               sorted copy each call (reported, no gate: numpy sorts these
+                               with a vectorized quicksort, mxffi with a radix sort)
     copy(a.T)                  a 4096 x 4096 float64 array, transposed, to a C-contiguous copy
                                (mxffi.np.copy; numpy.ascontiguousarray)
     matmul(a, b)               1024 x 1024 float64 matrices
@@ -36,6 +39,7 @@ import sys
 import time
 
 N = 10**7
+SORT_N = 10**6
 TRANSPOSE_N = 4096
 MATMUL_N = 1024
 
@@ -53,6 +57,8 @@ CELLS = [
     ("sum_f64", "sum, 10^7 float64"),
     ("max_f32", "max, 10^7 float32"),
     ("max_f64", "max, 10^7 float64"),
+    ("sort_f32", "sort, 10^6 float32"),
+    ("sort_i32", "sort, 10^6 int32"),
     ("transpose", "copy of a.T, 4096^2 float64"),
     ("matmul", "matmul, 1024^2 float64"),
 ]
@@ -64,7 +70,7 @@ THREADS = (1, 2)
 # kernels (with 1 thread at least numpy's speed; with 2, exp and sum ahead by the second core).
 GATES = {}
 for _key in CELL_KEYS:
-    if _key not in ("matmul", "exp_out_f32", "exp_out_f64"):
+    if _key not in ("matmul", "exp_out_f32", "exp_out_f64", "sort_f32", "sort_i32"):
         GATES[_key, 1] = 1.0
 for _key in ("exp_f32", "exp_f64"):
     GATES[_key, 2] = 1.6
@@ -99,6 +105,11 @@ def make_cells(keys):
         cells["numpy", f"sum_{suffix}"] = lambda x=x: np.sum(x)
         cells["mxffi", f"max_{suffix}"] = lambda mx=mx: mnp.max(mx)
         cells["numpy", f"max_{suffix}"] = lambda x=x: np.max(x)
+    for key, dt in (("sort_f32", np.float32), ("sort_i32", np.int32)):
+        s = (rng.standard_normal(SORT_N) * 1e6).astype(dt)
+        ms = mnp.array(s)
+        cells["mxffi", key] = lambda ms=ms: mnp.sort(ms)
+        cells["numpy", key] = lambda s=s: np.sort(s)
     a = rng.standard_normal((TRANSPOSE_N, TRANSPOSE_N))
     ma = mnp.array(a)
     cells["mxffi", "transpose"] = lambda: mnp.copy(ma.T)

@@ -49,6 +49,25 @@ inline RadixKeyT<A> RadixKey(A v) {
 }
 
 /*!
+ * \return the value whose RadixKey<kDesc> is k, for a k that came from a number other than
+ *  -0.0 and NaN (for those the key does not tell the value).
+ */
+template <bool kDesc, typename A>
+inline A FromRadixKey(RadixKeyT<A> k) {
+  using U = RadixKeyT<A>;
+  constexpr U kSign = static_cast<U>(U(1) << (8 * sizeof(U) - 1));
+  if (kDesc) k = static_cast<U>(~k);
+  if constexpr (std::is_floating_point_v<A>) {
+    k = (k & kSign) ? static_cast<U>(k & ~kSign) : static_cast<U>(~k);
+  } else if constexpr (std::is_signed_v<A>) {
+    k = static_cast<U>(k ^ kSign);
+  }
+  A v;
+  std::memcpy(&v, &k, sizeof(v));
+  return v;
+}
+
+/*!
  * \brief Sort key[0, n) with payload pay[0, n) alongside, stably, using key2 and pay2 (n each)
  *  as the second buffers.
  * \return the payload buffer holding the result (pay or pay2).
@@ -85,12 +104,12 @@ P* RadixSortPairs(U* key, P* pay, U* key2, P* pay2, int64_t n) {
 }
 
 /*!
- * \brief Sort the values v[0, n) stably by their radix keys (RadixKey<kDesc> of ToAcc(v)),
- *  using v2 (n) as the second buffer; the keys are recomputed at each pass rather than moved,
- *  which halves the memory traffic.
+ * \brief Sort the values v[0, n) stably by their radix keys (to_key(v), e.g. RadixKey of ToAcc(v)),
+ *  using v2 (n) as the second buffer; the keys (to_key of a value) are recomputed at each pass
+ * rather than moved, which halves the memory traffic.
  * \return the buffer holding the result (v or v2).
  */
-template <bool kDesc, typename T, typename ToKey>
+template <typename T, typename ToKey>
 T* RadixSortValues(T* v, T* v2, int64_t n, ToKey to_key) {
   using U = decltype(to_key(v[0]));
   constexpr int kBytes = sizeof(U);

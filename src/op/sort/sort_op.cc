@@ -15,6 +15,7 @@
 #include "sort_op.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -117,6 +118,19 @@ void SortPairs(std::pair<A, int64_t>* p, int64_t n) {
   });
 }
 
+/*! \brief One line of values by the radix sort, the values moving (buf: 2 * n of T). */
+template <bool kDesc, typename T>
+void SortLineValues(const T* x, T* y, int64_t n, int64_t inner, T* buf) {
+  const auto key = [](T v) { return sort::RadixKey<kDesc>(ToAcc(v)); };
+  for (int64_t j = 0; j < n; ++j) buf[j] = x[j * inner];
+  const T* s = sort::RadixSortValues(buf, buf + n, n, key);
+  if (inner == 1) {
+    std::memcpy(y, s, n * sizeof(T));
+  } else {
+    for (int64_t j = 0; j < n; ++j) y[j * inner] = s[j];
+  }
+}
+
 /*!
  * \brief Lines [b, e) of n elements (inner apart) by the radix sort: out gets the values (T)
  *  or, with arg, the positions (int64).
@@ -139,17 +153,30 @@ void RadixLines(const T* x, void* out, int64_t b, int64_t e, int64_t n, int64_t 
     }
     return;
   }
-  std::vector<T> buf(2 * n);
   T* y = static_cast<T*>(out);
-  const auto key = [](T v) { return sort::RadixKey<kDesc>(ToAcc(v)); };
+  // Values: their keys sorted alone and turned back into values, unless the line holds a
+  // -0.0 or a NaN, whose keys do not tell them (then the values move with recomputed keys).
+  std::vector<U> keys(2 * n);
+  const auto same = [](U k) { return k; };
+  std::vector<T> buf;
   for (int64_t l = b; l < e; ++l) {
     const int64_t base = (l / inner) * n * inner + l % inner;
-    for (int64_t j = 0; j < n; ++j) buf[j] = x[base + j * inner];
-    const T* s = sort::RadixSortValues<kDesc>(buf.data(), buf.data() + n, n, key);
-    if (inner == 1) {
-      std::memcpy(y + base, s, n * sizeof(T));
-    } else {
-      for (int64_t j = 0; j < n; ++j) y[base + j * inner] = s[j];
+    bool exact = true;
+    for (int64_t j = 0; j < n; ++j) {
+      const A v = ToAcc(x[base + j * inner]);
+      if constexpr (std::is_floating_point_v<A>) {
+        exact = exact && v == v && !(v == 0 && std::signbit(v));
+      }
+      keys[j] = sort::RadixKey<kDesc>(v);
+    }
+    if (!exact) {
+      if (buf.empty()) buf.resize(2 * n);
+      SortLineValues<kDesc>(x + base, y + base, n, inner, buf.data());
+      continue;
+    }
+    const U* s = sort::RadixSortValues(keys.data(), keys.data() + n, n, same);
+    for (int64_t j = 0; j < n; ++j) {
+      y[base + j * inner] = FromAcc<T>(sort::FromRadixKey<kDesc, A>(s[j]));
     }
   }
 }
