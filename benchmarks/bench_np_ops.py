@@ -54,10 +54,11 @@ not be measured):
     sort(x), unique_values(x)                                <= 1.0x numpy's
 
 Large arrays (np_large.py's docstring says how): exp, sqrt, add into out=, sum and max of 10^7
-float32 and float64 elements, sort of 10^6 float32 and int32 elements (reported, no gate), a copy of a transposed 4096x4096 float64 array and a 1024x1024
-float64 matmul, with MXFFI_NUM_THREADS=1 and 2 (numpy's OpenBLAS the same), each thread count
-in a child interpreter of its own; figures are medians of interleaved rounds and the gates are
-on numpy's time over mxffi's (--check fails when one is below its bound):
+float32 and float64 elements, sort of 10^6 float32 and int32 elements (reported, no gate), a
+copy of a transposed 4096x4096 float64 array and a 1024x1024 float64 matmul, with
+MXFFI_NUM_THREADS=1 and 2 (numpy's OpenBLAS the same), each thread count in a child
+interpreter of its own; figures are medians of interleaved rounds and the gates are on numpy's
+time over mxffi's (--check fails when one is below its bound):
 
     1 thread:  exp, sqrt, add into out=, sum, max (float32 and float64), transposed copy >= 1.0
     2 threads: exp >= 1.6, sum >= 1.3 (float32 and float64)
