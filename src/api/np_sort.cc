@@ -260,7 +260,7 @@ MXFFI_REGISTER_API("np.searchsorted")
       return InvokeOp(op, p, {a, v}, at.device);
     });
 
-MXFFI_REGISTER_API("np._unique_all")
+MXFFI_REGISTER_API("np.unique_all")
     .describe(
         "The array API's unique_all as a tuple (values, indices, inverse_indices, counts): "
         "the distinct values of x sorted (each NaN distinct), the flat index of each one's "
@@ -273,7 +273,7 @@ MXFFI_REGISTER_API("np._unique_all")
       return ADT::Tuple({Any(r.values), Any(r.indices), Any(r.inverse), Any(r.counts)});
     });
 
-MXFFI_REGISTER_API("np._unique_counts")
+MXFFI_REGISTER_API("np.unique_counts")
     .describe(
         "The array API's unique_counts as a tuple (values, counts); mxffi.np.unique_counts "
         "wraps it into a named tuple.")
@@ -284,7 +284,7 @@ MXFFI_REGISTER_API("np._unique_counts")
       return ADT::Tuple({Any(r.values), Any(r.counts)});
     });
 
-MXFFI_REGISTER_API("np._unique_inverse")
+MXFFI_REGISTER_API("np.unique_inverse")
     .describe(
         "The array API's unique_inverse as a tuple (values, inverse_indices); "
         "mxffi.np.unique_inverse wraps it into a named tuple.")

@@ -48,40 +48,38 @@ def cuda(device_id=0):
     return Device("cuda", device_id)
 
 
-_api_names = [n for n in _init_api("np", __name__) if not n.startswith("_")]
+_api_names = _init_api("np", __name__)
 
 # The array API's unique_* results: named tuples, built once here around the tuple each
-# registered function returns.
+# registered function of the same name returns (which keeps naming itself in its errors).
 from collections import namedtuple as _namedtuple  # noqa: E402
 
 UniqueAllResult = _namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
 UniqueCountsResult = _namedtuple("UniqueCountsResult", ["values", "counts"])
 UniqueInverseResult = _namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+_unique_all, _unique_counts, _unique_inverse = unique_all, unique_counts, unique_inverse  # noqa: F821
 
 
 def unique_all(x, /):
     """The distinct values of x sorted (each NaN distinct), the flat index of each one's first
     occurrence, each element's index into the values (x's shape) and each value's count, as
     UniqueAllResult(values, indices, inverse_indices, counts)."""
-    return UniqueAllResult(*_unique_all(x))  # noqa: F821 (registered by _init_api)
+    return UniqueAllResult(*_unique_all(x))
 
 
 def unique_counts(x, /):
     """The distinct values of x sorted (each NaN distinct) and how often each occurs, as
     UniqueCountsResult(values, counts)."""
-    return UniqueCountsResult(*_unique_counts(x))  # noqa: F821
+    return UniqueCountsResult(*_unique_counts(x))
 
 
 def unique_inverse(x, /):
     """The distinct values of x sorted (each NaN distinct) and each element's index into them
     (x's shape), as UniqueInverseResult(values, inverse_indices)."""
-    return UniqueInverseResult(*_unique_inverse(x))  # noqa: F821
+    return UniqueInverseResult(*_unique_inverse(x))
 
 
 __all__ = _api_names + [
-    "unique_all",
-    "unique_counts",
-    "unique_inverse",
     "DataType",
     "__array_api_version__",
     "__array_namespace_info__",
