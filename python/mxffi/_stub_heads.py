@@ -377,6 +377,16 @@ class UniqueInverseResult(NamedTuple):
     values: NDArray
     inverse_indices: NDArray
 
+def unique(
+    ar: NDArrayLike,
+    return_index: bool = False,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    axis: AxisLike = None,
+    *,
+    equal_nan: bool = True,
+    sorted: bool = True,
+) -> NDArray | tuple[NDArray, ...]: ...
 def unique_all(x: NDArrayLike, /) -> UniqueAllResult: ...
 def unique_counts(x: NDArrayLike, /) -> UniqueCountsResult: ...
 def unique_inverse(x: NDArrayLike, /) -> UniqueInverseResult: ...

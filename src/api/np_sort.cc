@@ -303,10 +303,11 @@ MXFFI_REGISTER_API("np.unique_values")
 
 MXFFI_REGISTER_API("np.unique")
     .describe(
-        "numpy's unique for axis=None: the sorted distinct values of ar, and as asked the flat "
-        "index of each one's first occurrence, each element's index into them (ar's shape) "
-        "and their counts (a tuple then). equal_nan=True makes all NaNs one value. sorted=False "
-        "is allowed (the values come sorted anyway).")
+        "numpy's unique for axis=None, as a tuple: the sorted distinct values of ar, then as "
+        "asked the flat index of each one's first occurrence, each element's index into them "
+        "(ar's shape) and their counts. equal_nan=True makes all NaNs one value. sorted=False "
+        "is allowed (the values come sorted anyway). mxffi.np.unique returns the values alone "
+        "when no return_* flag is set, as numpy.")
     .arg("ar")
     .arg("return_index", false)
     .arg("return_inverse", false)
@@ -316,18 +317,17 @@ MXFFI_REGISTER_API("np.unique")
     .arg("equal_nan", true)
     .arg("sorted", true)
     .set_body_typed([](NDArrayLike ar, bool return_index, bool return_inverse, bool return_counts,
-                       AxisLike axis, bool equal_nan, bool /*sorted*/) -> Any {
+                       AxisLike axis, bool equal_nan, bool /*sorted*/) {
       constexpr const char* fname = "np.unique";
       MXFFI_CHECK(axis.is_none(), NotImplementedError)
           << fname << ": only axis=None is supported; got axis="
           << (axis.is_int() ? std::to_string(axis.axis()) : axis.tuple().ToString());
       const UniqueResult r = UniqueImpl(ar, equal_nan, fname);
-      if (!return_index && !return_inverse && !return_counts) return Any(r.values);
       std::vector<Any> out{Any(r.values)};
       if (return_index) out.push_back(Any(r.indices));
       if (return_inverse) out.push_back(Any(r.inverse));
       if (return_counts) out.push_back(Any(r.counts));
-      return Any(ADT::Tuple(out));
+      return ADT::Tuple(out);
     });
 
 }  // namespace api

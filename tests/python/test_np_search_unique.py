@@ -182,7 +182,7 @@ def test_np_unique(dtype, equal_nan):
     got = mnp.unique(
         x, return_index=True, return_inverse=True, return_counts=True, equal_nan=equal_nan
     )
-    assert len(got) == 4
+    assert isinstance(got, tuple) and len(got) == 4
     assert_values(got[0], vals, dtype)
     np.testing.assert_array_equal(got[1].numpy(), idx)
     np.testing.assert_array_equal(got[2].numpy(), inv.reshape(x.shape))

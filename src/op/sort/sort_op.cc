@@ -59,11 +59,6 @@ namespace {
 
 constexpr DLDataType kInt64Type{kDLInt, 64, 1};
 
-/*! \brief A line: n elements from base, stride apart. */
-struct Line {
-  int64_t base, stride;
-};
-
 /*!
  * \brief Sort the keys [0, n) in place, NaNs last (stably for floats).
  *  Values only: equal integers are indistinguishable, so they may sort unstably.
