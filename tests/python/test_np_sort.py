@@ -240,3 +240,30 @@ def test_op_invoke_checks_axis():
     assert str(e.value) == "np.sort: axis 1 is out of bounds for array of dimension 1"
     out = mxffi.ops.invoke("_npi_argsort", np.array([3.0, 1.0, 2.0]), descending=True)
     np.testing.assert_array_equal(out.numpy(), [0, 2, 1])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_radix_keys_of_extreme_floats(dtype):
+    """Long lines (the radix sort) of the floats at the edges of the key transform: both
+    infinities, the largest finite values, subnormals, both zeros and NaNs of either sign."""
+    dt = np_dtype(dtype)
+    info = np.finfo(np.float32 if dtype == "bfloat16" else dt)
+    tiny = float(info.smallest_subnormal) if dtype != "bfloat16" else 1e-40
+    edge = np.array(
+        [np.inf, -np.inf, float(info.max), -float(info.max), tiny, -tiny, 0.0, -0.0, 1.0, -1.0]
+    )
+    rng = np.random.default_rng(4)
+    base = rng.choice(edge, 3000).astype(dt)
+    for with_nan in (False, True):
+        x = base.copy()
+        if with_nan:
+            x[::97] = np.nan
+            x[5::89] = -np.array(np.nan).astype(dt)  # a NaN with its sign bit set
+        for descending in (False, True):
+            order = ref_argsort(x, 0, descending)
+            np.testing.assert_array_equal(mnp.argsort(x, descending=descending).numpy(), order)
+            assert_same_values(mnp.sort(x, descending=descending).numpy(), x[order])
+        if not with_nan:
+            # no NaN and no -0.0: the keys alone are sorted and turned back into values
+            y = x[~((x == 0) & np.signbit(ref_keys(x)))]
+            assert_same_values(mnp.sort(y).numpy(), y[ref_argsort(y, 0, False)])

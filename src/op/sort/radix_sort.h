@@ -32,20 +32,43 @@ using RadixKeyT =
 template <bool kDesc, typename A>
 inline RadixKeyT<A> RadixKey(A v) {
   using U = RadixKeyT<A>;
-  constexpr U kSign = static_cast<U>(U(1) << (8 * sizeof(U) - 1));
+  constexpr int kBits = 8 * sizeof(U);
+  constexpr U kSign = static_cast<U>(U(1) << (kBits - 1));
   U k;
   if constexpr (std::is_floating_point_v<A>) {
-    if (v != v) return static_cast<U>(~U(0));  // NaN: last in both orders
-    if (v == 0) v = 0;                         // -0.0 keyed as +0.0
-    std::memcpy(&k, &v, sizeof(k));
-    k = (k & kSign) ? static_cast<U>(~k) : static_cast<U>(k | kSign);
-    // Non-NaN keys lie in [~key(+inf), key(+inf)], so their complement is never ~0 either.
+    // On the bits, without branches (the loops filling keys vectorize).
+    constexpr U kInf = sizeof(A) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
+    U b;
+    std::memcpy(&b, &v, sizeof(b));
+    const U mag = static_cast<U>(b & ~kSign);
+    const bool nan = mag > kInf;
+    b = mag == 0 ? U(0) : b;  // -0.0 keyed as +0.0
+    // Negative: every bit flipped; positive: the sign bit set.
+    k = static_cast<U>(b ^ (static_cast<U>(U(0) - (b >> (kBits - 1))) | kSign));
+    if (kDesc) k = static_cast<U>(~k);
+    // Non-NaN keys lie in [~key(+inf), key(+inf)], so neither they nor their complements are ~0.
+    return nan ? static_cast<U>(~U(0)) : k;  // NaN: last in both orders
   } else if constexpr (std::is_signed_v<A>) {
     k = static_cast<U>(static_cast<U>(v) ^ kSign);
   } else {
     k = static_cast<U>(v);
   }
   return kDesc ? static_cast<U>(~k) : k;
+}
+
+/*! \return whether FromRadixKey gives v back from its key: v is neither NaN nor -0.0. */
+template <typename A>
+inline bool RadixExact(A v) {
+  if constexpr (std::is_floating_point_v<A>) {
+    using U = RadixKeyT<A>;
+    constexpr U kSign = static_cast<U>(U(1) << (8 * sizeof(U) - 1));
+    constexpr U kInf = sizeof(A) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
+    U b;
+    std::memcpy(&b, &v, sizeof(b));
+    return static_cast<U>(b & ~kSign) <= kInf && b != kSign;
+  } else {
+    return true;
+  }
 }
 
 /*!

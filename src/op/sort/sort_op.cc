@@ -15,7 +15,6 @@
 #include "sort_op.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -156,12 +155,10 @@ void RadixLines(const T* x, void* out, int64_t b, int64_t e, int64_t n, int64_t 
   std::vector<T> buf;
   for (int64_t l = b; l < e; ++l) {
     const int64_t base = (l / inner) * n * inner + l % inner;
-    bool exact = true;
+    int exact = 1;  // an int and &=: no branch in the loop
     for (int64_t j = 0; j < n; ++j) {
       const A v = ToAcc(x[base + j * inner]);
-      if constexpr (std::is_floating_point_v<A>) {
-        exact = exact && v == v && !(v == 0 && std::signbit(v));
-      }
+      exact &= static_cast<int>(sort::RadixExact(v));
       keys[j] = sort::RadixKey<kDesc>(v);
     }
     if (!exact) {
