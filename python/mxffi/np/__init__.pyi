@@ -99,6 +99,16 @@ class UniqueInverseResult(NamedTuple):
     values: NDArray
     inverse_indices: NDArray
 
+def unique(
+    ar: NDArrayLike,
+    return_index: bool = False,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    axis: AxisLike = None,
+    *,
+    equal_nan: bool = True,
+    sorted: bool = True,
+) -> NDArray | tuple[NDArray, ...]: ...
 def unique_all(x: NDArrayLike, /) -> UniqueAllResult: ...
 def unique_counts(x: NDArrayLike, /) -> UniqueCountsResult: ...
 def unique_inverse(x: NDArrayLike, /) -> UniqueInverseResult: ...
@@ -666,16 +676,6 @@ def trunc(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
-def unique(
-    ar: NDArrayLike,
-    return_index: bool = False,
-    return_inverse: bool = False,
-    return_counts: bool = False,
-    axis: AxisLike = None,
-    *,
-    equal_nan: bool = True,
-    sorted: bool = True,
-) -> Any: ...
 def unique_values(x: NDArrayLike, /) -> NDArray: ...
 def var(
     a: NDArrayLike,
