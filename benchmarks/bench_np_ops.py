@@ -14,6 +14,11 @@ What is timed. One statement per cell, called with its arguments in locals:
                                      float64 (3,4) arrays (a Python list of them)
     cumulative_sum(x, axis=1)        mxffi.np.cumulative_sum / numpy.cumulative_sum, (3,4)
     diff(x)                          mxffi.np.diff / numpy.diff, a float64 (3,4) array
+    sort(x), argsort(x)              mxffi.np.sort / numpy.sort (argsort the same), a float64
+                                     (3,4) array along its last axis
+    searchsorted(a, v)               a sorted float64 (12,) array, 4 float64 values
+    unique_values(x)                 an int64 (3,4) array of values 0..4 (numpy 2.3+ hashes
+                                     and returns them unordered; mxffi sorts them)
     tensor_first_f64(t)              a CPU torch.Tensor (float64, (3,4)) passed to a function
                                      that takes a tensor and returns its first element:
                                      mxffi's registered "testing.tensor_first_f64" (DLTensor*)
@@ -51,12 +56,14 @@ not be measured):
     tensordot (3,4)x(4,3)                                    <= 2.0x numpy.dot
     tensordot 512x512                                        <= 1.2x numpy.dot
     concat, stack, cumulative_sum                            <= 1.0x numpy
+    sort(x), unique_values(x)                                <= 1.0x numpy's
 
 Large arrays (np_large.py's docstring says how): exp, sqrt, add into out=, sum and max of 10^7
-float32 and float64 elements, a copy of a transposed 4096x4096 float64 array and a 1024x1024
-float64 matmul, with MXFFI_NUM_THREADS=1 and 2 (numpy's OpenBLAS the same), each thread count
-in a child interpreter of its own; figures are medians of interleaved rounds and the gates are
-on numpy's time over mxffi's (--check fails when one is below its bound):
+float32 and float64 elements, sort of 10^6 float32 and int32 elements (reported, no gate), a
+copy of a transposed 4096x4096 float64 array and a 1024x1024 float64 matmul, with
+MXFFI_NUM_THREADS=1 and 2 (numpy's OpenBLAS the same), each thread count in a child
+interpreter of its own; figures are medians of interleaved rounds and the gates are on numpy's
+time over mxffi's (--check fails when one is below its bound):
 
     1 thread:  exp, sqrt, add into out=, sum, max (float32 and float64), transposed copy >= 1.0
     2 threads: exp >= 1.6, sum >= 1.3 (float32 and float64)
@@ -155,6 +162,16 @@ CELLS = [
     ("dot64", "tensordot 64x64", "as above", (1000, 50), None),
     ("dot512", "tensordot 512x512", "as above", (10, 2), 1.2),
     ("sum0", "sum(x, axis=0), (3,4) float64", "sum(x, axis=0)", (10000, 500), None),
+    ("sort", "sort(x), (3,4) float64", "sort(x)", (10000, 500), 1.0),
+    ("argsort", "argsort(x), (3,4) float64", "argsort(x)", (10000, 500), None),
+    (
+        "searchsorted",
+        "searchsorted(a, v), 12 and 4 float64",
+        "searchsorted(a, v)",
+        (10000, 500),
+        None,
+    ),
+    ("unique_values", "unique_values(x), (3,4) int64", "unique_values(x)", (10000, 500), 1.0),
     (
         "concat",
         "concat([a, b]), (3,4) float64",
@@ -281,6 +298,18 @@ def make_cells():
     spec["numpy", "cumsum"] = (np.cumulative_sum, (x34,), {"axis": 1}, cs)
     spec["mxffi", "diff"] = (fn("diff"), (mx(x34),), {}, np.diff(x34))
     spec["numpy", "diff"] = (np.diff, (x34,), {}, np.diff(x34))
+    spec["mxffi", "sort"] = (fn("sort"), (mx(x34),), {}, np.sort(x34))
+    spec["numpy", "sort"] = (np.sort, (x34,), {}, np.sort(x34))
+    spec["mxffi", "argsort"] = (fn("argsort"), (mx(x34),), {}, np.argsort(x34))
+    spec["numpy", "argsort"] = (np.argsort, (x34,), {}, np.argsort(x34))
+    srt, v4 = np.sort(x34.ravel()), y34[0]
+    want = np.searchsorted(srt, v4)
+    spec["mxffi", "searchsorted"] = (fn("searchsorted"), (mx(srt), mx(v4)), {}, want)
+    spec["numpy", "searchsorted"] = (np.searchsorted, (srt, v4), {}, want)
+    i34 = rng.integers(0, 5, (3, 4))
+    spec["mxffi", "unique_values"] = (fn("unique_values"), (mx(i34),), {}, np.unique(i34))
+    # numpy 2.3+ returns unique_values unordered (hashing); the values are the same set.
+    spec["numpy", "unique_values"] = (np.unique_values, (i34,), {}, None)
 
     missing = {}
     try:
@@ -316,7 +345,9 @@ def make_cells():
             missing[fw, key] = f
             continue
         got = f(*args, **kwargs)
-        if isinstance(expected, float):
+        if expected is None:
+            ok = np.array_equal(np.sort(np.asarray(got)), np.unique(args[0]))
+        elif isinstance(expected, float):
             ok = isinstance(got, float) and got == expected
         else:
             arr = np.from_dlpack(got) if fw == "tvm_ffi" else np.asarray(got)

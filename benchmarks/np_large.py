@@ -12,6 +12,9 @@ What is timed (mxffi arrays for mxffi, numpy arrays holding the same values for 
     floor
     add(x, y, out=o)           10^7 float32 and float64, into an existing array
     sum(x), max(x)             10^7 float32 and float64, to a scalar
+    sort(x)                    10^6 float32 and int32 elements (normal * 10^6), a fresh
+                               sorted copy each call (reported, no gate: numpy sorts these
+                               with a vectorized quicksort, mxffi with a radix sort)
     copy(a.T)                  a 4096 x 4096 float64 array, transposed, to a C-contiguous copy
                                (mxffi.np.copy; numpy.ascontiguousarray)
     matmul(a, b)               1024 x 1024 float64 matrices
@@ -45,6 +48,7 @@ import sys
 import time
 
 N = 10**7
+SORT_N = 10**6
 TRANSPOSE_N = 4096
 MATMUL_N = 1024
 
@@ -76,6 +80,8 @@ CELLS = [
     ("isnan_f64", "isnan, 10^7 float64"),
     ("floor_f32", "floor, 10^7 float32"),
     ("floor_f64", "floor, 10^7 float64"),
+    ("sort_f32", "sort, 10^6 float32"),
+    ("sort_i32", "sort, 10^6 int32"),
     ("transpose", "copy of a.T, 4096^2 float64"),
     ("matmul", "matmul, 1024^2 float64"),
     ("solve_64", "linalg.solve, 64^2 float64"),
@@ -100,7 +106,7 @@ THREADS = (1, 2)
 # kernels (with 1 thread at least numpy's speed; with 2, exp and sum ahead by the second core).
 # The linalg and fft cells are reported without a gate.
 GATES = {}
-_UNGATED = ("matmul", "exp_out_f32", "exp_out_f64")
+_UNGATED = ("matmul", "exp_out_f32", "exp_out_f64", "sort_f32", "sort_i32")
 for _key in CELL_KEYS:
     if _key not in _UNGATED and not _key.startswith(
         ("solve", "inv", "svd", "eigh", "qr", "fft", "rfft")
@@ -169,6 +175,11 @@ def make_cells(keys):
             mf, nf = getattr(mnp, name), getattr(np, name)
             cells["mxffi", f"{name}_{suffix}"] = lambda f=mf, a=margs: f(*a)
             cells["numpy", f"{name}_{suffix}"] = lambda f=nf, a=args: f(*a)
+    for key, dt in (("sort_f32", np.float32), ("sort_i32", np.int32)):
+        s = (rng.standard_normal(SORT_N) * 1e6).astype(dt)
+        ms = mnp.array(s)
+        cells["mxffi", key] = lambda ms=ms: mnp.sort(ms)
+        cells["numpy", key] = lambda s=s: np.sort(s)
     a = rng.standard_normal((TRANSPOSE_N, TRANSPOSE_N))
     ma = mnp.array(a)
     cells["mxffi", "transpose"] = lambda: mnp.copy(ma.T)

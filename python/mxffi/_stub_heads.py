@@ -233,6 +233,8 @@ class NDArray(Object):
     def cumprod(self, axis: Any = None, **kwargs: Any) -> NDArray: ...
     def argmax(self, axis: Any = None, **kwargs: Any) -> NDArray: ...
     def argmin(self, axis: Any = None, **kwargs: Any) -> NDArray: ...
+    def sort(self, axis: int = -1, **kwargs: Any) -> None: ...
+    def argsort(self, axis: Any = -1, **kwargs: Any) -> NDArray: ...
     def var(self, axis: Any = None, **kwargs: Any) -> NDArray: ...
     def std(self, axis: Any = None, **kwargs: Any) -> NDArray: ...
     def to(self, device: Any, **kwargs: Any) -> NDArray: ...
@@ -280,7 +282,7 @@ def lib_dir() -> str: ...
 )
 
 NP = """\
-from typing import Any
+from typing import Any, NamedTuple
 
 from mxffi import DataType as DataType
 from mxffi import Device, NDArray
@@ -366,6 +368,34 @@ def from_dlpack(
     x: Any, /, *, device: Device | str | None = None, copy: bool | None = None
 ) -> NDArray: ...
 def unstack(x: NDArrayLike, /, *, axis: int = 0) -> tuple[NDArray, ...]: ...
+
+class UniqueAllResult(NamedTuple):
+    values: NDArray
+    indices: NDArray
+    inverse_indices: NDArray
+    counts: NDArray
+
+class UniqueCountsResult(NamedTuple):
+    values: NDArray
+    counts: NDArray
+
+class UniqueInverseResult(NamedTuple):
+    values: NDArray
+    inverse_indices: NDArray
+
+def unique(
+    ar: NDArrayLike,
+    return_index: bool = False,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    axis: AxisLike = None,
+    *,
+    equal_nan: bool = True,
+    sorted: bool = True,
+) -> NDArray | tuple[NDArray, ...]: ...
+def unique_all(x: NDArrayLike, /) -> UniqueAllResult: ...
+def unique_counts(x: NDArrayLike, /) -> UniqueCountsResult: ...
+def unique_inverse(x: NDArrayLike, /) -> UniqueInverseResult: ...
 """
 
 SPARSE = """\

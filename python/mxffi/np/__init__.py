@@ -14,6 +14,8 @@ if backend != "cython":
 
 from ..ndarray import NDArray, from_dlpack  # noqa: E402
 from ..registry import init_api as _init_api  # noqa: E402
+from ..typing import AxisLike as _AxisLike  # noqa: E402
+from ..typing import NDArrayLike as _NDArrayLike  # noqa: E402
 
 ndarray = NDArray
 
@@ -48,7 +50,59 @@ def cuda(device_id=0):
     return Device("cuda", device_id)
 
 
-__all__ = _init_api("np", __name__) + [
+_api_names = _init_api("np", __name__)
+
+# The array API's unique_* results: named tuples, built once here around the tuple each
+# registered function of the same name returns (which keeps naming itself in its errors).
+import builtins as _builtins  # noqa: E402 (bool is the DataType here)
+from collections import namedtuple as _namedtuple  # noqa: E402
+
+UniqueAllResult = _namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = _namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = _namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+_unique_all, _unique_counts, _unique_inverse = unique_all, unique_counts, unique_inverse  # noqa: F821
+_unique = unique  # noqa: F821
+
+
+def unique(
+    ar: _NDArrayLike,
+    return_index: _builtins.bool = False,
+    return_inverse: _builtins.bool = False,
+    return_counts: _builtins.bool = False,
+    axis: _AxisLike = None,
+    *,
+    equal_nan: _builtins.bool = True,
+    sorted: _builtins.bool = True,  # noqa: A002 (numpy's name)
+) -> NDArray | tuple[NDArray, ...]:
+    """numpy's unique for axis=None: the sorted distinct values of ar, or with a return_* flag a
+    tuple of them and, as asked, the flat index of each one's first occurrence, each element's
+    index into them (ar's shape) and their counts. equal_nan=True makes all NaNs one value."""
+    r = _unique(
+        ar, return_index, return_inverse, return_counts, axis, equal_nan=equal_nan, sorted=sorted
+    )
+    return r[0] if len(r) == 1 else tuple(r)
+
+
+def unique_all(x: _NDArrayLike, /) -> UniqueAllResult:
+    """The distinct values of x sorted (each NaN distinct), the flat index of each one's first
+    occurrence, each element's index into the values (x's shape) and each value's count, as
+    UniqueAllResult(values, indices, inverse_indices, counts)."""
+    return UniqueAllResult(*_unique_all(x))
+
+
+def unique_counts(x: _NDArrayLike, /) -> UniqueCountsResult:
+    """The distinct values of x sorted (each NaN distinct) and how often each occurs, as
+    UniqueCountsResult(values, counts)."""
+    return UniqueCountsResult(*_unique_counts(x))
+
+
+def unique_inverse(x: _NDArrayLike, /) -> UniqueInverseResult:
+    """The distinct values of x sorted (each NaN distinct) and each element's index into them
+    (x's shape), as UniqueInverseResult(values, inverse_indices)."""
+    return UniqueInverseResult(*_unique_inverse(x))
+
+
+__all__ = _api_names + [
     "DataType",
     "__array_api_version__",
     "__array_namespace_info__",

@@ -2,7 +2,7 @@
 # registry's signatures; the rest from python/mxffi/_stub_heads.py.
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from mxffi import DataType as DataType
 from mxffi import Device, NDArray
@@ -88,6 +88,34 @@ def from_dlpack(
     x: Any, /, *, device: Device | str | None = None, copy: bool | None = None
 ) -> NDArray: ...
 def unstack(x: NDArrayLike, /, *, axis: int = 0) -> tuple[NDArray, ...]: ...
+
+class UniqueAllResult(NamedTuple):
+    values: NDArray
+    indices: NDArray
+    inverse_indices: NDArray
+    counts: NDArray
+
+class UniqueCountsResult(NamedTuple):
+    values: NDArray
+    counts: NDArray
+
+class UniqueInverseResult(NamedTuple):
+    values: NDArray
+    inverse_indices: NDArray
+
+def unique(
+    ar: NDArrayLike,
+    return_index: bool = False,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    axis: AxisLike = None,
+    *,
+    equal_nan: bool = True,
+    sorted: bool = True,
+) -> NDArray | tuple[NDArray, ...]: ...
+def unique_all(x: NDArrayLike, /) -> UniqueAllResult: ...
+def unique_counts(x: NDArrayLike, /) -> UniqueCountsResult: ...
+def unique_inverse(x: NDArrayLike, /) -> UniqueInverseResult: ...
 
 def abs(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
 def absolute(
@@ -177,6 +205,15 @@ def argmin(
     axis: AxisLike = None,
     out: WritableArray | None = None,
     keepdims: bool = False,
+) -> NDArray: ...
+def argsort(
+    a: NDArrayLike,
+    axis: AxisLike = -1,
+    kind: str | None = None,
+    order: str | None = None,
+    *,
+    descending: bool = False,
+    stable: bool | None = None,
 ) -> NDArray: ...
 def array(
     object: ArrayLike,
@@ -605,6 +642,12 @@ def right_shift(
 ) -> NDArray: ...
 def roll(x: NDArrayLike, shift: IntTupleLike, axis: AxisLike = None) -> NDArray: ...
 def round(x: ArrayOrScalar, decimals: int = 0, out: WritableArray | None = None) -> NDArray: ...
+def searchsorted(
+    a: NDArrayLike,
+    v: ArrayLike,
+    side: str = 'left',
+    sorter: NDArrayLike | None = None,
+) -> NDArray: ...
 def shares_memory(a: ArrayLike, b: ArrayLike, max_work: int | None = None) -> bool: ...
 def sign(
     x: ArrayOrScalar,
@@ -621,6 +664,15 @@ def sinh(
     x: ArrayOrScalar,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
+) -> NDArray: ...
+def sort(
+    a: NDArrayLike,
+    axis: AxisLike = -1,
+    kind: str | None = None,
+    order: str | None = None,
+    *,
+    descending: bool = False,
+    stable: bool | None = None,
 ) -> NDArray: ...
 def sqrt(
     x: ArrayOrScalar,
@@ -681,6 +733,7 @@ def trunc(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def unique_values(x: NDArrayLike, /) -> NDArray: ...
 def var(
     a: NDArrayLike,
     axis: AxisLike = None,

@@ -669,6 +669,8 @@ cdef object _np_sign = None
 cdef object _np_repeat = None
 cdef object _np_cumsum = None
 cdef object _np_cumprod = None
+cdef object _np_argsort = None
+cdef object _nd_sort = None
 
 
 cdef int _load_np_functions() except -1:
@@ -678,6 +680,7 @@ cdef int _load_np_functions() except -1:
     global _np_all, _np_any, _np_prod, _np_argmax, _np_argmin, _np_var, _np_std
     global _np_tensordot, _np_asarray, _np_maximum, _np_minimum, _np_sqrt, _np_exp, _np_log, _np_square, _np_sign
     global _np_repeat, _np_cumsum, _np_cumprod
+    global _np_argsort, _nd_sort
     _np_add = get_global_func("np.add", allow_missing=True)
     _np_subtract = get_global_func("np.subtract", allow_missing=True)
     _np_multiply = get_global_func("np.multiply", allow_missing=True)
@@ -720,6 +723,8 @@ cdef int _load_np_functions() except -1:
     _np_repeat = get_global_func("np.repeat", allow_missing=True)
     _np_cumsum = get_global_func("np.cumsum", allow_missing=True)
     _np_cumprod = get_global_func("np.cumprod", allow_missing=True)
+    _np_argsort = get_global_func("np.argsort", allow_missing=True)
+    _nd_sort = get_global_func("ndarray.sort", allow_missing=True)
     _np_tensordot = get_global_func("np.tensordot", allow_missing=True)
     _np_asarray = get_global_func("np.asarray", allow_missing=True)
     _np_maximum = get_global_func("np.maximum", allow_missing=True)
@@ -1254,6 +1259,14 @@ cdef class NDArray(Object):
     def argmin(self, axis=None, out=None, *, keepdims=False):
         """np.argmin of this array."""
         return _np_argmin(self, axis, out, keepdims)
+
+    def sort(self, axis=-1, kind=None, order=None, *, descending=False, stable=None):
+        """Sort this array in place along axis (numpy's ndarray.sort): stable, NaNs last."""
+        _nd_sort(self, axis, kind, order, descending=descending, stable=stable)
+
+    def argsort(self, axis=-1, kind=None, order=None, *, descending=False, stable=None):
+        """np.argsort of this array."""
+        return _np_argsort(self, axis, kind, order, descending=descending, stable=stable)
 
     def var(self, axis=None, out=None, ddof=None, keepdims=False, *, correction=None):
         """np.var of this array."""
