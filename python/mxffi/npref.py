@@ -175,10 +175,16 @@ def _note(exc, dtype):
 
 def probe(full_name, func, sig):
     """{dtype: "yes" | "no" | note} for func on the CPU, or None where no parameter of the
-    function carries a dtype (the function does not depend on one)."""
+    function carries a dtype (the function does not depend on one). A ValueError where neither
+    the annotation rule nor _MAKERS builds the function's arguments."""
     maker = _MAKERS.get(full_name)
     if maker is None:
-        if sig is None or not _uses_dtype(sig) or _generic_args(sig, "float64") is None:
+        if sig is None or _generic_args(sig, "float64") is None:
+            raise ValueError(
+                f"mxffi.npref: cannot build the arguments of {full_name} from its signature "
+                f"{sig}; give it an argument maker in mxffi.npref._MAKERS"
+            )
+        if not _uses_dtype(sig):
             return None
     out = {}
     for dtype in DTYPES:

@@ -152,6 +152,12 @@ def test_probe_classifies_returns_refusals_and_other_errors():
     assert npref.probe("mxffi.np.cpu", mnp.cpu, inspect.signature(mnp.cpu)) is None
     assert npref.dtype_text(None) == "—"
 
+    def g(x, n: int):  # nothing builds an int without a default: the generator says so
+        return x
+
+    with pytest.raises(ValueError, match=r"cannot build the arguments of g from its signature"):
+        npref.probe("g", g, inspect.signature(g))
+
 
 @pytest.mark.parametrize(
     "group, text",
