@@ -113,6 +113,12 @@ _MAKERS = {
     "mxffi.np.take": _with_int_indices,
     "mxffi.np.take_along_axis": _with_int_indices,
     "mxffi.np.repeat": lambda d: ((_array(d), 2), {}),
+    # a list of arrays
+    "mxffi.np.concat": lambda d: (([_array(d), _array(d)],), {}),
+    "mxffi.np.concatenate": lambda d: (([_array(d), _array(d)],), {}),
+    "mxffi.np.stack": lambda d: (([_array(d), _array(d)],), {}),
+    # a sorted 1-d array and the values to place in it
+    "mxffi.np.searchsorted": lambda d: ((_array(d, [1, 3]), _array(d, [2, 3])), {}),
     # vectors: of three elements for cross, 1-d for outer
     "mxffi.np.linalg.cross": lambda d: ((_array(d, [1, 2, 3]), _array(d, [3, 1, 2])), {}),
     "mxffi.np.linalg.outer": lambda d: ((_array(d, [3, 1]), _array(d, [1, 2])), {}),
