@@ -1,6 +1,6 @@
-"""A real consumer of mxffi.np: scikit-learn estimators with array_api_dispatch=True fitted on
-mxffi arrays (through array-api-compat, SCIPY_ARRAY_API=1) give numpy's results, and their
-outputs are mxffi arrays.
+"""A real consumer of mxffi.np: scikit-learn estimators (LinearDiscriminantAnalysis, PCA, Ridge,
+StandardScaler) with array_api_dispatch=True fitted on mxffi arrays (through array-api-compat,
+SCIPY_ARRAY_API=1) give numpy's results, and their outputs are mxffi arrays.
 
 Runs in a child interpreter: SCIPY_ARRAY_API must be set before scipy is first imported, and
 other tests of this process import it.
@@ -22,6 +22,7 @@ SCRIPT = textwrap.dedent(
     import numpy as np
     import sklearn
     from sklearn.decomposition import PCA
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.linear_model import Ridge
     from sklearn.preprocessing import StandardScaler
 
@@ -32,7 +33,9 @@ SCRIPT = textwrap.dedent(
     X = rng.standard_normal((60, 6))
     X[:, 1] = 2 * X[:, 0] + 0.1 * X[:, 1]  # correlated columns: PCA has something to find
     y = X @ rng.standard_normal(6) + 0.1 * rng.standard_normal(60)
+    labels = (X[:, 2] + 0.3 * rng.standard_normal(60) > 0).astype(np.int64)
     cases = {
+        "LDA": (LinearDiscriminantAnalysis, (X, labels), "predict_proba"),
         "PCA": (lambda: PCA(n_components=3, svd_solver="full"), (X,), "transform"),
         "Ridge": (lambda: Ridge(alpha=1.0, solver="svd"), (X, y), "predict"),
         "StandardScaler": (StandardScaler, (X,), "transform"),
@@ -59,4 +62,4 @@ def test_estimators_on_mxffi_arrays_match_numpy():
         [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.split() == ["PCA", "ok", "Ridge", "ok", "StandardScaler", "ok"]
+    assert proc.stdout.split() == ["LDA", "ok", "PCA", "ok", "Ridge", "ok", "StandardScaler", "ok"]
