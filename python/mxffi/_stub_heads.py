@@ -49,6 +49,7 @@ ArrayLike: TypeAlias = _Array | _Scalar | Sequence[Any]
 WritableArray: TypeAlias = NDArray
 StorageTypeLike: TypeAlias = Literal["default", "csr", "row_sparse"]
 TensordotAxes: TypeAlias = int | tuple[_Ints, _Ints]
+NormOrder: TypeAlias = Literal["fro", "nuc"] | float
 
 def annotation(type_name: str) -> Any: ...
 """
@@ -69,6 +70,7 @@ KINDS = (
     "WritableArray",
     "StorageTypeLike",
     "TensordotAxes",
+    "NormOrder",
 )
 
 _NDARRAY_BINARY = "add sub mul truediv floordiv mod pow matmul and or xor lshift rshift".split()
@@ -507,7 +509,7 @@ from mxffi.np import matmul as matmul
 from mxffi.np import matrix_transpose as matrix_transpose
 from mxffi.np import tensordot as tensordot
 from mxffi.np import vecdot as vecdot
-from mxffi.typing import DTypeLike, NDArrayLike
+from mxffi.typing import ArrayOrScalar, DTypeLike, NDArrayLike, NormOrder
 
 class EighResult(NamedTuple):
     eigenvalues: NDArray

@@ -45,6 +45,7 @@ __all__ = [
     "SupportsBuffer",
     "SupportsDLPack",
     "TensordotAxes",
+    "NormOrder",
     "WritableArray",
     "annotation",
 ]
@@ -158,6 +159,12 @@ TensordotAxes = ArgKind(
     "N (the last N axes of a against the first N of b), or a pair (axes_a, axes_b).",
 )
 
+NormOrder = ArgKind(
+    "NormOrder",
+    Literal["fro", "nuc"] | float,
+    "A matrix norm's order: 'fro', 'nuc', or a number (1, -1, 2, -2, inf, -inf).",
+)
+
 _KINDS = {
     k.__name__: k
     for k in (
@@ -175,6 +182,7 @@ _KINDS = {
         WritableArray,
         StorageTypeLike,
         TensordotAxes,
+        NormOrder,
     )
 }
 

@@ -38,5 +38,6 @@ ArrayLike: TypeAlias = _Array | _Scalar | Sequence[Any]
 WritableArray: TypeAlias = NDArray
 StorageTypeLike: TypeAlias = Literal["default", "csr", "row_sparse"]
 TensordotAxes: TypeAlias = int | tuple[_Ints, _Ints]
+NormOrder: TypeAlias = Literal["fro", "nuc"] | float
 
 def annotation(type_name: str) -> Any: ...

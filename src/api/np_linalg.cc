@@ -23,6 +23,38 @@
 
 namespace mxffi {
 namespace api {
+
+/*! \brief matrix_norm's ord: a name ('fro', 'nuc') or a number (1, -1, 2, -2, inf, -inf). */
+struct NormOrder {
+  bool is_name = true;
+  std::string name = "fro";
+  double value = 0;
+};
+
+}  // namespace api
+
+template <>
+struct TypeTraits<api::NormOrder>
+    : details::ConvertArgTraits<api::NormOrder, TypeTraits<api::NormOrder>> {
+  static bool ConvertArg(const MXFFIAny* src, const details::ArgContext*, api::NormOrder* out) {
+    if (std::optional<String> name = TypeTraits<String>::TryCast(src)) {
+      out->is_name = true;
+      out->name = *name;
+      return true;
+    }
+    if (src->type_index == kMXFFIInt || src->type_index == kMXFFIFloat) {
+      out->is_name = false;
+      out->value =
+          src->type_index == kMXFFIInt ? static_cast<double>(src->v_int64) : src->v_float64;
+      return true;
+    }
+    return false;
+  }
+  static std::string TypeStr() { return "NormOrder"; }
+  static std::string TypeDesc() { return "'fro', 'nuc' or a number"; }
+};
+
+namespace api {
 namespace {
 
 namespace la = op::linalg;
@@ -121,38 +153,34 @@ Array<NDArray> ResultsOn(std::initializer_list<NDArray> results, DLDevice device
  *  gives max(M, N) * eps of a's dtype; a number, that for every matrix; an array, broadcast
  *  against the stack's leading shape, one per matrix.
  */
-std::vector<double> Rtol(const Any& rtol, const NDArray& a, const char* fname) {
+std::vector<double> Rtol(Optional<ArrayOrScalar>* rtol_arg, const NDArray& a, const char* fname) {
   const DLTensor& t = a.tensor();
-  if (rtol.type_index() == kMXFFINone) {
+  if (!rtol_arg->has_value()) {
     const int64_t mn = std::max(t.shape[t.ndim - 2], t.shape[t.ndim - 1]);
     const bool single = t.dtype.bits == (t.dtype.code == kDLComplex ? 64 : 32);
     const double eps =
         single ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
     return {static_cast<double>(mn) * eps};
   }
-  if (std::optional<NDArrayLike> like = rtol.try_cast<NDArrayLike>()) {
-    const std::optional<NDArray> arr = like->array();
-    const DLDataType rt = arr->tensor().dtype;
-    MXFFI_CHECK(
-        rt.code == kDLFloat || rt.code == kDLInt || rt.code == kDLUInt || rt.code == kDLBfloat,
-        TypeError)
-        << fname << ": rtol must be a real number or a real array, got an array of "
-        << DataTypeToString(rt);
-    const TShape batch(t.shape, t.ndim - 2);
-    TShape shape;
-    op::BroadcastShapes(ShapeOf(*arr), batch, &shape, fname);
-    MXFFI_CHECK(shape == batch, ValueError)
-        << fname << ": rtol of shape " << NumpyShape(ShapeOf(*arr))
-        << " does not broadcast to the stack's shape " << NumpyShape(batch);
-    const NDArray host = OnDevice(CastTo(*arr, DLDataType{kDLFloat, 64, 1}), kCPU);
-    const NDArray full = NDArray::Copy(Broadcast(host, batch).tensor());
-    const double* p = static_cast<const double*>(full.data());
-    return std::vector<double>(p, p + full.numel());
-  }
-  std::optional<double> v = rtol.try_cast<double>();
-  MXFFI_CHECK(v.has_value(), TypeError)
-      << fname << ": rtol must be None, a real number or an array, got " << rtol.GetTypeName();
-  return {*v};
+  ArrayOrScalar rtol = rtol_arg->value();  // a copy: Optional gives const access only
+  if (!rtol.is_array()) return {rtol.scalar().value()};  // a ScalarLike is never complex
+  const NDArray arr = rtol.TakeArray();
+  const DLDataType rt = arr.tensor().dtype;
+  MXFFI_CHECK(
+      rt.code == kDLFloat || rt.code == kDLInt || rt.code == kDLUInt || rt.code == kDLBfloat,
+      TypeError)
+      << fname << ": rtol must be a real number or a real array, got an array of "
+      << DataTypeToString(rt);
+  const TShape batch(t.shape, t.ndim - 2);
+  TShape shape;
+  op::BroadcastShapes(ShapeOf(arr), batch, &shape, fname);
+  MXFFI_CHECK(shape == batch, ValueError)
+      << fname << ": rtol of shape " << NumpyShape(ShapeOf(arr))
+      << " does not broadcast to the stack's shape " << NumpyShape(batch);
+  const NDArray host = OnDevice(CastTo(arr, DLDataType{kDLFloat, 64, 1}), kCPU);
+  const NDArray full = NDArray::Copy(Broadcast(host, batch).tensor());
+  const double* p = static_cast<const double*>(full.data());
+  return std::vector<double>(p, p + full.numel());
 }
 
 /*! \return the unary op opname of x. */
@@ -517,12 +545,12 @@ MXFFI_REGISTER_API("np.linalg.pinv")
     .positional_only()
     .keyword_only()
     .arg("rtol", nullptr)
-    .set_body_typed([](NDArrayLike x_arg, Any rtol) {
+    .set_body_typed([](NDArrayLike x_arg, Optional<ArrayOrScalar> rtol) {
       constexpr const char* fname = "np.linalg.pinv";
       const NDArray x = x_arg.array();
       CheckStack(x, fname, false);
       const NDArray a = LapackInput(x, fname);
-      return OnDevice(la::Pinv(a, Rtol(rtol, a, fname), fname), x.tensor().device);
+      return OnDevice(la::Pinv(a, Rtol(&rtol, a, fname), fname), x.tensor().device);
     });
 
 MXFFI_REGISTER_API("np.linalg.matrix_rank")
@@ -534,12 +562,12 @@ MXFFI_REGISTER_API("np.linalg.matrix_rank")
     .positional_only()
     .keyword_only()
     .arg("rtol", nullptr)
-    .set_body_typed([](NDArrayLike x_arg, Any rtol) {
+    .set_body_typed([](NDArrayLike x_arg, Optional<ArrayOrScalar> rtol) {
       constexpr const char* fname = "np.linalg.matrix_rank";
       const NDArray x = x_arg.array();
       CheckStack(x, fname, false);
       const NDArray a = LapackInput(x, fname);
-      return OnDevice(la::MatrixRank(a, Rtol(rtol, a, fname), fname), x.tensor().device);
+      return OnDevice(la::MatrixRank(a, Rtol(&rtol, a, fname), fname), x.tensor().device);
     });
 
 MXFFI_REGISTER_API("np.linalg.vector_norm")
@@ -571,15 +599,15 @@ MXFFI_REGISTER_API("np.linalg.matrix_norm")
     .keyword_only()
     .arg("keepdims", false)
     .arg("ord", "fro")
-    .set_body_typed([](NDArrayLike x_arg, bool keepdims, Any ord) {
+    .set_body_typed([](NDArrayLike x_arg, bool keepdims, NormOrder ord) {
       constexpr const char* fname = "np.linalg.matrix_norm";
       const NDArray x = x_arg.array();
       MXFFI_CHECK(x.tensor().ndim >= 2, ValueError)
           << fname << ": x must have at least 2 dimensions, got shape " << NumpyShape(ShapeOf(x));
       const dmlc::optional<TShape> last2(TShape{-2, -1});
       NDArray r;
-      if (std::optional<String> name = ord.try_cast<String>()) {
-        const std::string o = *name;
+      if (ord.is_name) {
+        const std::string& o = ord.name;
         if (o == "fro") {
           r = VectorNorm(NormAbs(x), last2, keepdims, 2.0);
         } else if (o == "nuc") {
@@ -591,9 +619,7 @@ MXFFI_REGISTER_API("np.linalg.matrix_norm")
           MXFFI_THROW(ValueError) << fname << ": Invalid norm order '" << o << "' for matrices";
         }
       } else {
-        std::optional<double> v = ord.try_cast<double>();
-        MXFFI_CHECK(v.has_value(), TypeError)
-            << fname << ": ord must be 'fro', 'nuc' or a number, got " << ord.GetTypeName();
+        const std::optional<double> v = ord.value;
         const double inf = std::numeric_limits<double>::infinity();
         if (*v == 2 || *v == -2) {
           NDArray s;
