@@ -319,7 +319,7 @@ def test_matrix_norm(dtype):
     with pytest.raises(
         TypeError,
         match=r"^np\.linalg\.matrix_norm: argument #2 'ord' expected 'fro', 'nuc' or a number, "
-        r"got list",
+        r"got mxffi.Array",
     ):
         L.matrix_norm(x, ord=[1])
 
