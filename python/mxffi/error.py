@@ -44,4 +44,4 @@ LookupError = error_class("LookupError")  # noqa: A001
 ArithmeticError = error_class("ArithmeticError")  # noqa: A001
 AssertionError = error_class("AssertionError")  # noqa: A001
 AxisError = error_class("AxisError")  # noqa: A001
-LinAlgError = error_class("LinAlgError")
+LinAlgError = error_class("LinAlgError")  # numpy.linalg.LinAlgError's subclass with numpy

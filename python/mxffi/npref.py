@@ -113,6 +113,9 @@ _MAKERS = {
     "mxffi.np.take": _with_int_indices,
     "mxffi.np.take_along_axis": _with_int_indices,
     "mxffi.np.repeat": lambda d: ((_array(d), 2), {}),
+    # the array API's cumulative functions need an axis for a 2-d input
+    "mxffi.np.cumulative_sum": lambda d: ((_array(d),), {"axis": 0}),
+    "mxffi.np.cumulative_prod": lambda d: ((_array(d),), {"axis": 0}),
     # a list of arrays
     "mxffi.np.concat": lambda d: (([_array(d), _array(d)],), {}),
     "mxffi.np.concatenate": lambda d: (([_array(d), _array(d)],), {}),

@@ -68,7 +68,15 @@ def test_register_api_page_quotes_the_library_load_messages(tmp_path):
 
 def test_error_classes_are_importable_where_their_names_say():
     warnings = {"MXFFIWarning", "StorageFallbackWarning"}
-    assert set(_BUILTIN_KINDS) | {"AxisError", "MXFFIError"} | warnings == set(mxffi.error.__all__)
+    numpy_kinds = {"AxisError", "LinAlgError"}  # numpy's classes where numpy is installed
+    assert set(_BUILTIN_KINDS) | numpy_kinds | {"MXFFIError"} | warnings == set(mxffi.error.__all__)
+    for kind in numpy_kinds:  # raised from C++, importable by the name their repr shows
+        with pytest.raises(mxffi.error.MXFFIError) as info:
+            mxffi.testing.raise_error(kind, "from C++")
+        cls = type(info.value)
+        assert f"{cls.__module__}.{cls.__qualname__}" == f"mxffi.error.{kind}"
+        assert getattr(mxffi.error, kind) is cls
+        assert pickle.loads(pickle.dumps(cls)) is cls
     for name in warnings:  # the warning classes too, by the name their repr shows
         cls = getattr(mxffi.error, name)
         assert f"{cls.__module__}.{cls.__qualname__}" == f"mxffi.error.{name}"
