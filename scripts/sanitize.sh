@@ -34,6 +34,7 @@ modes=("$@")
 install_package() {
   local venv=$1 build=$2 san=$3
   echo "== install a $san build of the package into $venv"
+  # The test extras come too (ml_dtypes, hypothesis, scikit-learn, ...): the suite imports them.
   # One made by an earlier version of this script, with --system-site-packages: start afresh.
   if grep -qs "include-system-site-packages = true" "$venv/pyvenv.cfg"; then rm -rf "$venv"; fi
   if [ ! -x "$venv/bin/python" ]; then
@@ -42,7 +43,7 @@ install_package() {
       > "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/system-site.pth"
   fi
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation \
-    -C build-dir="$build" -C cmake.build-type=Debug -C "cmake.define.MXFFI_SANITIZE=$san" .
+    -C build-dir="$build" -C cmake.build-type=Debug -C "cmake.define.MXFFI_SANITIZE=$san" ".[test]"
 }
 
 # cpp_build DIR SANITIZERS: a Debug build of the library and its C++ tests.
