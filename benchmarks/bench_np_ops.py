@@ -188,6 +188,10 @@ CELLS = [
         1.0,
     ),
     ("diff", "diff(x), (3,4) float64", "diff(x)", (10000, 500), None),
+    ("where", "where(c, a, b), (3,4) float64", "where(c, a, b), c bool", (10000, 500), 1.0),
+    ("argmax", "argmax(x), (3,4) float64", "argmax(x)", (10000, 500), 1.0),
+    ("std", "std(x), (3,4) float64", "std(x)", (10000, 500), 1.0),
+    ("take", "take(x, i), (3,4) float64", "take(x, i), i 4 int64", (10000, 500), 1.0),
     (
         "torch",
         "torch.Tensor argument",
@@ -298,6 +302,18 @@ def make_cells():
     spec["numpy", "cumsum"] = (np.cumulative_sum, (x34,), {"axis": 1}, cs)
     spec["mxffi", "diff"] = (fn("diff"), (mx(x34),), {}, np.diff(x34))
     spec["numpy", "diff"] = (np.diff, (x34,), {}, np.diff(x34))
+    c34 = x34 > 0
+    want = np.where(c34, x34, y34)
+    spec["mxffi", "where"] = (fn("where"), (mx(c34), mx(x34), mx(y34)), {}, want)
+    spec["numpy", "where"] = (np.where, (c34, x34, y34), {}, want)
+    am, sd = np.asarray(np.argmax(x34)), np.asarray(np.std(x34))  # 0-d arrays, not floats
+    spec["mxffi", "argmax"] = (fn("argmax"), (mx(x34),), {}, am)
+    spec["numpy", "argmax"] = (np.argmax, (x34,), {}, am)
+    spec["mxffi", "std"] = (fn("std"), (mx(x34),), {}, sd)
+    spec["numpy", "std"] = (np.std, (x34,), {}, sd)
+    idx = np.array([0, 5, 11, 3])
+    spec["mxffi", "take"] = (fn("take"), (mx(x34), mx(idx)), {}, np.take(x34, idx))
+    spec["numpy", "take"] = (np.take, (x34, idx), {}, np.take(x34, idx))
     spec["mxffi", "sort"] = (fn("sort"), (mx(x34),), {}, np.sort(x34))
     spec["numpy", "sort"] = (np.sort, (x34,), {}, np.sort(x34))
     spec["mxffi", "argsort"] = (fn("argsort"), (mx(x34),), {}, np.argsort(x34))
