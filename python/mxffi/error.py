@@ -9,13 +9,21 @@ their ``repr`` shows, so they can be named in ``except`` clauses and pickled.
 
 from ._ffi.error import (
     _BUILTIN_KINDS,
+    ComplexWarning,
     MXFFIError,
     MXFFIWarning,
     StorageFallbackWarning,
     error_class,
 )
 
-__all__ = ["MXFFIError", "MXFFIWarning", "StorageFallbackWarning", *_BUILTIN_KINDS, "AxisError"]
+__all__ = [
+    "MXFFIError",
+    "MXFFIWarning",
+    "StorageFallbackWarning",
+    "ComplexWarning",
+    *_BUILTIN_KINDS,
+    "AxisError",
+]
 
 # One class per kind: the very classes the core raises (error_class returns the same object).
 TypeError = error_class("TypeError")  # noqa: A001

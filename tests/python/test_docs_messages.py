@@ -67,7 +67,7 @@ def test_register_api_page_quotes_the_library_load_messages(tmp_path):
 
 
 def test_error_classes_are_importable_where_their_names_say():
-    warnings = {"MXFFIWarning", "StorageFallbackWarning"}
+    warnings = {"MXFFIWarning", "StorageFallbackWarning", "ComplexWarning"}
     assert set(_BUILTIN_KINDS) | {"AxisError", "MXFFIError"} | warnings == set(mxffi.error.__all__)
     for name in warnings:  # the warning classes too, by the name their repr shows
         cls = getattr(mxffi.error, name)
