@@ -263,3 +263,85 @@ def test_strided_and_broadcast_complex_inputs():
     out = mnp.zeros((3, 4), dtype="complex128")
     assert mnp.sqrt(v, out=out).same_as(out)
     same_parts(out, np.sqrt(v), 1e-14)
+
+
+# ---- real, imag, conj ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_real_and_imag_are_views_of_the_parts(dtype):
+    z = values(dtype, (3, 4))
+    a = mnp.asarray(z)
+    part = "float32" if dtype == "complex64" else "float64"
+    for f, attr, want in ((mnp.real, "real", z.real), (mnp.imag, "imag", z.imag)):
+        for v in (f(a), getattr(a, attr)):
+            assert str(v.dtype) == part and v.shape == (3, 4)
+            np.testing.assert_array_equal(np.asarray(v), want)
+        # strided and transposed inputs: the parts of exactly those elements
+        np.testing.assert_array_equal(np.asarray(f(a[:, ::2])), want[:, ::2])
+        np.testing.assert_array_equal(np.asarray(f(a.T)), want.T)
+    # A view: writing the parts writes the array, as numpy's .real and .imag.
+    a.real[0, 0] = 10.0
+    a.imag[0, 1] = -20.0
+    assert a[0, 0].item() == 10 + 1j * z[0, 0].imag
+    assert a[0, 1].item() == z[0, 1].real - 20j
+
+
+def test_real_and_imag_of_real_arrays_as_numpy():
+    x = np.array([1.5, -2.0], np.float32)
+    a = mnp.asarray(x)
+    assert mnp.real(a).same_as(a)  # the array itself
+    im = mnp.imag(a)
+    assert im.dtype == "float32" and im.tolist() == [0.0, 0.0]
+    assert mnp.imag(np.int8([1, 2])).dtype == "int8"
+    with pytest.raises(TypeError, match=r"^np\.real: argument #0 'x' expected an ndarray"):
+        mnp.real("x")
+    with pytest.raises(TypeError, match=r"x"):
+        mnp.real(x=a)  # positional-only
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32", "int8", "bool", "uint16"])
+def test_conj_and_conjugate_as_numpy(dtype):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numpy's ComplexWarning for the real dtypes
+        x = (values("complex128", (2, 3)) * 2).astype(dtype)
+    for ours in (mnp.conj(x), mnp.conjugate(x), mnp.asarray(x).conj(), mnp.asarray(x).conjugate()):
+        want = np.conj(x)
+        assert str(ours.dtype) == str(want.dtype)
+        np.testing.assert_array_equal(np.asarray(ours), want)
+
+
+# ---- clip ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "uint8", "int64", "float16"])
+def test_clip_values_and_dtypes_as_numpy(dtype):
+    x = np.array([[-5, 0, 3], [7, 1, 2]]).astype(dtype)
+    for lo, hi in ((0, 4), (None, 2), (1, None), (3, 1), (None, None)):
+        ours = mnp.clip(x, lo, hi)
+        want = np.clip(x, lo, hi)
+        assert str(ours.dtype) == str(want.dtype) == dtype, (lo, hi)
+        np.testing.assert_array_equal(np.asarray(ours), want)
+        ours = mnp.clip(x, min=lo, max=hi)
+        np.testing.assert_array_equal(np.asarray(ours), want)
+    # array bounds broadcast and promote as numpy's
+    lo = np.array([0, 1, 2], np.float64)
+    ours, want = mnp.clip(x, lo, 5), np.clip(x, lo, 5)
+    assert str(ours.dtype) == str(want.dtype)
+    np.testing.assert_array_equal(np.asarray(ours), want)
+
+
+def test_clip_nan_out_and_errors():
+    x = np.array([np.nan, 1.0, 5.0, -np.inf], np.float64)
+    for lo, hi in ((0.0, 2.0), (np.nan, 2.0), (0.0, np.nan)):
+        np.testing.assert_array_equal(np.asarray(mnp.clip(x, lo, hi)), np.clip(x, lo, hi))
+    out = mnp.zeros(4, dtype="float64")
+    assert mnp.clip(x, 0.0, 2.0, out=out).same_as(out)
+    np.testing.assert_array_equal(np.asarray(out), np.clip(x, 0.0, 2.0))
+    with pytest.raises(TypeError, match=r"^np\.clip: unsupported dtype complex128"):
+        mnp.clip(np.array([1j]), 0, 1)
+    with pytest.raises(TypeError):
+        mnp.clip(x, 0.0, 2.0, out)  # out is keyword-only
+    with pytest.raises(ValueError, match=r"could not be broadcast"):
+        mnp.clip(np.ones(3), np.zeros(2), 1.0)
+    assert mnp.clip(np.array([True, False]), None, None).tolist() == [True, False]

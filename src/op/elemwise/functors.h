@@ -659,6 +659,24 @@ struct PositiveOp {
   }
 };
 
+/*! \brief The complex conjugate; the identity for real dtypes (bools conjugate in int8). */
+struct ConjugateOp {
+  static constexpr int64_t kCost = 1;
+  static constexpr UnaryRule kRule = UnaryRule::kSquare;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_same_v<T, bool>;
+  }
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    if constexpr (kIsComplex<A>) {
+      return A(x.real(), -x.imag());
+    } else {
+      return x;
+    }
+  }
+};
+
 /*! \brief ~x: the bits flipped; bools: logical not; not for floats. */
 struct InvertOp {
   static constexpr int64_t kCost = 1;

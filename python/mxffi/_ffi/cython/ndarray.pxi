@@ -667,6 +667,9 @@ cdef object _np_log = None
 cdef object _np_square = None
 cdef object _np_sign = None
 cdef object _np_repeat = None
+cdef object _np_real = None
+cdef object _np_imag = None
+cdef object _np_conj = None
 
 
 cdef int _load_np_functions() except -1:
@@ -675,7 +678,10 @@ cdef int _load_np_functions() except -1:
     global _np_bitwise_invert, _np_transpose, _np_reshape, _np_copy, _np_astype, _np_sum, _np_mean, _np_max, _np_min, _np_dot
     global _np_all, _np_any, _np_prod, _np_argmax, _np_argmin, _np_var, _np_std
     global _np_tensordot, _np_asarray, _np_maximum, _np_minimum, _np_sqrt, _np_exp, _np_log, _np_square, _np_sign
-    global _np_repeat
+    global _np_repeat, _np_real, _np_imag, _np_conj
+    _np_real = get_global_func("np.real", allow_missing=True)
+    _np_imag = get_global_func("np.imag", allow_missing=True)
+    _np_conj = get_global_func("np.conj", allow_missing=True)
     _np_add = get_global_func("np.add", allow_missing=True)
     _np_subtract = get_global_func("np.subtract", allow_missing=True)
     _np_multiply = get_global_func("np.multiply", allow_missing=True)
@@ -904,6 +910,26 @@ cdef class NDArray(Object):
             shape[i] = t.shape[n - 1 - i]
             strides[i] = st[n - 1 - i]
         return _make_view(self, 0, n, shape, strides)
+
+    @property
+    def real(self):
+        """The real part: for a complex array a view of its real parts (writing it writes this
+        array), for a real array the array itself (np.real)."""
+        return _np_real(self)
+
+    @property
+    def imag(self):
+        """The imaginary part: for a complex array a view of its imaginary parts, for a real
+        array zeros of its dtype (np.imag)."""
+        return _np_imag(self)
+
+    def conj(self):
+        """The complex conjugate, elementwise (np.conj): a new array."""
+        return _np_conj(self)
+
+    def conjugate(self):
+        """The complex conjugate, elementwise (np.conjugate): a new array."""
+        return _np_conj(self)
 
     @property
     def mT(self):
