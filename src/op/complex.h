@@ -140,6 +140,20 @@ MXFFI_XINLINE complex<R> ComplexLog1p(complex<R> z) {
   return cx::log(complex<R>(R(1) + x, y));
 }
 
+/*!
+ * \return tanh(z), the library's, except that an infinite real part with a finite imaginary
+ *  part gives +-1 + 0j with the zero signed as the imaginary part (the array API standard's
+ *  special case; C99's ctanh signs that zero as sin(2y)).
+ */
+template <typename R>
+MXFFI_XINLINE complex<R> ComplexTanh(complex<R> z) {
+  const R x = z.real(), y = z.imag();
+  if (std::isinf(x) && std::isfinite(y)) {
+    return complex<R>(std::copysign(R(1), x), std::copysign(R(0), y));
+  }
+  return cx::tanh(z);
+}
+
 /*! \return log2(z) = log(z) / log(2), both parts. */
 template <typename R>
 MXFFI_XINLINE complex<R> ComplexLog2(complex<R> z) {

@@ -30,7 +30,9 @@ GRID = np.array([complex(a, b) for a, b in itertools.product(SPECIAL, SPECIAL)])
 # (numpy: 1 for inf + nanj), square and reciprocal recover infinities (numpy's formulas give
 # NaN + NaNj; the standard has no complex special cases for them). Every other special value
 # is numpy's, signs of zeros included.
-DEPARTS = {"expm1", "sign", "square", "reciprocal"}
+# tanh(+-inf + yj) for finite y is +-1 + 0j with the zero signed as y (the standard; numpy and
+# C99 sign it as sin(2y)).
+DEPARTS = {"expm1", "sign", "square", "reciprocal", "tanh"}
 
 
 def values(dtype, shape=(3, 4), seed=0):
@@ -113,6 +115,8 @@ def test_special_cases_of_the_standard():
         ("expm1", c(inf, 0.0), c(inf, 0.0)),
         ("expm1", c(0.0, 0.0), c(0.0, 0.0)),
         ("tanh", c(inf, 1.0), c(1.0, 0.0)),
+        ("tanh", c(inf, 2.0), c(1.0, 0.0)),  # sin(4) < 0: C99 would give 1 - 0j
+        ("tanh", c(-inf, -2.0), c(-1.0, -0.0)),
         ("arctanh", c(1.0, 0.0), c(inf, 0.0)),
         ("arccos", c(0.0, 0.0), c(np.pi / 2, -0.0)),
         ("arcsinh", c(inf, 1.0), c(inf, 0.0)),

@@ -27,7 +27,7 @@ MXFFI_FLOAT_UNARY_FUNCTOR(AsinOp, std::asin, cx::asin);
 MXFFI_FLOAT_UNARY_FUNCTOR(AtanOp, std::atan, cx::atan);
 MXFFI_FLOAT_UNARY_FUNCTOR(SinhOp, std::sinh, cx::sinh);
 MXFFI_FLOAT_UNARY_FUNCTOR(CoshOp, std::cosh, cx::cosh);
-MXFFI_FLOAT_UNARY_FUNCTOR(TanhOp, std::tanh, cx::tanh);
+MXFFI_FLOAT_UNARY_FUNCTOR(TanhOp, std::tanh, ComplexTanh);
 MXFFI_FLOAT_UNARY_FUNCTOR(AsinhOp, std::asinh, cx::asinh);
 MXFFI_FLOAT_UNARY_FUNCTOR(AcoshOp, std::acosh, cx::acosh);
 MXFFI_FLOAT_UNARY_FUNCTOR(AtanhOp, std::atanh, cx::atanh);
