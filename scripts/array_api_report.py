@@ -59,9 +59,9 @@ HEADER = """\
 # derandomized examples a test), as the suite's --xfails-file reads them: one id a line, no
 # inline comments. The check is strict: a listed test that passes, or an id that names no
 # test, fails it; remove the ids a change makes pass. Most are functions mxffi.np does not
-# have yet (clip, real, imag, conj, concat, stack, unstack, sorting, set, cumulative and utility
-# functions, linalg and fft), or complex inputs, which no op computes in yet; the suite checks
-# many results with equal on complex values, so their tests fail there too.
+# have yet (concat, stack, unstack, sorting, set, cumulative and utility functions, linalg and
+# fft), reductions of complex inputs (sum, prod, mean have no complex loops yet), Python
+# complex numbers as operands, and floor_divide's infinities.
 """
 
 

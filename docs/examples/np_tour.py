@@ -44,7 +44,7 @@ f32 = mxffi.DataType("f4")  # numpy's names and codes: one grammar for DataType(
 assert f32 == mnp.float32 == "float32" and hash(f32) == hash("float32")
 assert mnp.zeros(2, dtype=float).dtype == "float64"  # Python's float is numpy's float64
 assert mnp.zeros(2, dtype=int).dtype == mnp.int64
-assert mxffi.DataType(np.dtype("<c8")) == mnp.complex64  # complex types read (ops come later)
+assert mxffi.DataType(np.dtype("<c8")) == mnp.complex64  # complex types read
 assert mxffi.DataType("float32x4").lanes == 4  # DLPack's lane form, which numpy has no reading for
 for bad in (">f8", "U", "V8", "float128"):  # big-endian, str, void, long double: no such arrays
     try:

@@ -9,6 +9,7 @@ their ``repr`` shows, so they can be named in ``except`` clauses and pickled.
 
 from ._ffi.error import (
     _BUILTIN_KINDS,
+    ComplexWarning,
     MXFFIError,
     MXFFIWarning,
     StorageFallbackWarning,
@@ -19,6 +20,7 @@ __all__ = [
     "MXFFIError",
     "MXFFIWarning",
     "StorageFallbackWarning",
+    "ComplexWarning",
     *_BUILTIN_KINDS,
     "AxisError",
     "LinAlgError",

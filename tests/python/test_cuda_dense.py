@@ -14,6 +14,8 @@ elements); shapes include 0-size and 1-element arrays, broadcasting pairs, trans
 views and inputs of different dtypes.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from conftest import DTYPES, np_dtype
@@ -635,3 +637,40 @@ def test_integer_sums_wrap_as_on_the_cpu():
         c2, g2 = both(rand(rng, (1001, 13), dtype))
         check(mnp.sum(g2, axis=0), mnp.sum(c2, axis=0))
         check(mnp.sum(g2, axis=1), mnp.sum(c2, axis=1))
+
+
+CUNARY = ["negative", "square", "sign", "sqrt", "exp", "expm1", "log", "log1p", "log2", "sin"]
+CUNARY += ["cos", "tanh", "arcsinh", "arctanh", "reciprocal", "conj", "absolute", "isnan"]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_elementwise_matches_cpu(dtype):
+    """The complex kernels (cuda::std::complex) against the CPU's (std::complex): values within
+    the libraries' last bits, special values exactly (both are C99 Annex G), dtypes equal."""
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((5, 7)) * 3 + 1j * rng.standard_normal((5, 7)) * 3).astype(dtype)
+    special = [0.0, -0.0, 1.0, np.inf, -np.inf, np.nan]
+    x.flat[: len(special) ** 2] = [complex(a, b) for a in special for b in special][: x.size]
+    y = x[::-1, ::2]  # strided
+    rtol = 1e-5 if dtype == "complex64" else 1e-13
+    with np.errstate(all="ignore"):
+        for name in CUNARY:
+            for v in (x, y):
+                cpu = np.asarray(getattr(mnp, name)(v))
+                gpu = getattr(mnp, name)(mnp.asarray(v, device=DEV)).to("cpu")
+                assert str(gpu.dtype) == str(cpu.dtype), name
+                np.testing.assert_allclose(np.asarray(gpu), cpu, rtol=rtol, equal_nan=True)
+        for name in ["add", "subtract", "multiply", "divide", "power", "equal", "logical_and"]:
+            cpu = np.asarray(getattr(mnp, name)(x, x[0]))
+            gpu = getattr(mnp, name)(mnp.asarray(x, device=DEV), mnp.asarray(x[0], device=DEV))
+            np.testing.assert_allclose(np.asarray(gpu.to("cpu")), cpu, rtol=rtol, equal_nan=True)
+        g = mnp.asarray(x, device=DEV)
+        for dst in ["float32", "int16", "bool", "complex64", "complex128"]:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = np.asarray(mnp.asarray(x).astype(dst))
+                got = np.asarray(g.astype(dst).to("cpu"))
+            np.testing.assert_array_equal(got, want)
+        np.testing.assert_allclose(
+            np.asarray((g * 2.5).to("cpu")), np.asarray(mnp.asarray(x) * 2.5), rtol=rtol
+        )

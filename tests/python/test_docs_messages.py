@@ -67,7 +67,7 @@ def test_register_api_page_quotes_the_library_load_messages(tmp_path):
 
 
 def test_error_classes_are_importable_where_their_names_say():
-    warnings = {"MXFFIWarning", "StorageFallbackWarning"}
+    warnings = {"MXFFIWarning", "StorageFallbackWarning", "ComplexWarning"}
     numpy_kinds = {"AxisError", "LinAlgError"}  # numpy's classes where numpy is installed
     assert set(_BUILTIN_KINDS) | numpy_kinds | {"MXFFIError"} | warnings == set(mxffi.error.__all__)
     for kind in numpy_kinds:  # raised from C++, importable by the name their repr shows

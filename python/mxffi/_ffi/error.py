@@ -21,6 +21,7 @@ import traceback
 
 __all__ = [
     "MXFFIError",
+    "ComplexWarning",
     "MXFFIWarning",
     "StorageFallbackWarning",
     "emit_warning",
@@ -46,9 +47,19 @@ class StorageFallbackWarning(MXFFIWarning):
     MXFFI_STORAGE_FALLBACK_LOG_VERBOSE=0 silences it."""
 
 
+class ComplexWarning(MXFFIWarning, RuntimeWarning):
+    """A complex array was converted to a real dtype (astype): the imaginary part is dropped,
+    as numpy's ``ComplexWarning`` (also a RuntimeWarning) says."""
+
+
 # Named where they are imported from (mxffi.error), as the error classes are.
 MXFFIWarning.__module__ = StorageFallbackWarning.__module__ = "mxffi.error"
-_WARNING_CLASSES = {"MXFFIWarning": MXFFIWarning, "StorageFallbackWarning": StorageFallbackWarning}
+ComplexWarning.__module__ = "mxffi.error"
+_WARNING_CLASSES = {
+    "MXFFIWarning": MXFFIWarning,
+    "StorageFallbackWarning": StorageFallbackWarning,
+    "ComplexWarning": ComplexWarning,
+}
 
 
 def emit_warning(category, message):

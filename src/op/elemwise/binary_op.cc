@@ -44,7 +44,8 @@ bool AnyNegative(const DLTensor& t) {
 /*! \brief The number s as a 0-d tensor of dtype (stack storage the caller owns). */
 DLTensor ScalarTensor(const ScalarValue& s, DLDataType dtype, uint64_t* storage,
                       const char* fname) {
-  MXFFI_TYPE_SWITCH(dtype, fname, T, {
+  static_assert(sizeof(complex<double>) <= 2 * sizeof(uint64_t));
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(dtype, fname, T, {
     T v = s.kind == ScalarKind::kFloat ? ConvertOne<T, double>(s.f) : ConvertOne<T, int64_t>(s.i);
     std::memcpy(storage, &v, sizeof(T));
   });

@@ -119,7 +119,10 @@ struct BinaryBody {
 /*! \return whether t holds a negative integer (numpy refuses those as integer exponents). */
 bool AnyNegative(const DLTensor& t);
 
-/*! \brief The number s as a 0-d tensor of dtype (stack storage the caller owns). */
+/*!
+ * \brief The number s as a 0-d tensor of dtype (stack storage the caller owns: two words, for
+ *  a complex128).
+ */
 DLTensor ScalarTensor(const ScalarValue& s, DLDataType dtype, uint64_t* storage, const char* fname);
 
 /*!
@@ -140,7 +143,7 @@ void RunBinary(BinaryKind kind, const DLTensor& a, const DLTensor& b, const DLTe
   const StridedLoop<3> loop(out, ins);
   const int last = loop.ndim - 1;
   const int64_t sa = loop.stride[1][last], sb = loop.stride[2][last];
-  MXFFI_TYPE_SWITCH(loop_dtype, fname, T, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(loop_dtype, fname, T, {
     if constexpr (OP::template Valid<T>()) {
       const Operand<T> oa(a, fname), ob(b, fname);
       OutType<OP, T>* o = DataPtr<OutType<OP, T>>(out);
@@ -246,9 +249,9 @@ struct Binary {
       cmp = CompareScalarLoopType(K, in[0].dtype, v, kReverse);
       sdtype = cmp.dtype;  // int64 in a mixed loop: the number is the signed side
     }
-    uint64_t storage;
+    uint64_t storage[2];  // a complex128 too
     // The number converted once to the loop dtype (numpy casts the weak scalar to it).
-    DLTensor s = ScalarTensor(v, sdtype, &storage, BinaryName(K));
+    DLTensor s = ScalarTensor(v, sdtype, storage, BinaryName(K));
     if constexpr (kReverse) {
       Run(s, in[0], out[0], cmp);
     } else {

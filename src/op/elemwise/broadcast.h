@@ -20,6 +20,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "../complex.h"
 #include "../dtype.h"
 #include "../parallel.h"
 #include "strided_loop.h"
@@ -43,12 +44,20 @@ void ConvertRun(const void* src, int64_t stride, To* dst, int64_t n) {
 template <typename To>
 using ConvertFn = void (*)(const void* src, int64_t stride, To* dst, int64_t n);
 
-/*! \return the converter from dtype from to To; nullptr when from is To already. */
+/*!
+ * \return the converter from dtype from to To; nullptr when from is To already. A complex
+ *  input is read by a complex loop, or by a bool one (the logical ops: x != 0); no loop reads
+ *  it as a real number (promotion never asks for that): TypeError.
+ */
 template <typename To>
 ConvertFn<To> GetConverter(DLDataType from, const char* fname) {
   ConvertFn<To> fn = nullptr;
-  MXFFI_TYPE_SWITCH(from, fname, From, {
-    if constexpr (!std::is_same_v<From, To>) fn = &ConvertRun<To, From>;
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(from, fname, From, {
+    if constexpr (kIsComplex<From> && !kIsComplex<To> && !std::is_same_v<To, bool>) {
+      ThrowUnsupportedDType(fname, from);
+    } else if constexpr (!std::is_same_v<From, To>) {
+      fn = &ConvertRun<To, From>;
+    }
   });
   return fn;
 }

@@ -43,10 +43,10 @@ void ConvertElements(const void* src, DLDataType src_dtype, int ndim, const int6
     idx.shape[0] = 1;
     idx.stride[0][0] = 0;
   }
-  const int code = op::DTypeIndex(src_dtype);
+  const int code = op::DTypeRuleIndex(src_dtype);
   if (code < 0) op::ThrowUnsupportedDType(fname, src_dtype);
   cudaStream_t s = static_cast<cudaStream_t>(stream);
-  MXFFI_TYPE_SWITCH(dst_dtype, fname, To, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(dst_dtype, fname, To, {
     if (astype) {
       ConvertKernel<To, true>
           <<<Blocks(n), kThreads, 0, s>>>(src, code, idx, static_cast<To*>(dst), n);

@@ -70,6 +70,26 @@ const char* UnaryName(UnaryKind kind) {
 
 namespace {
 
+/*!
+ * \return whether the binary op computes complex numbers: its functor's complex loop, or the
+ *  logical ops, which read any input as x != 0.
+ */
+bool BinaryTakesComplex(BinaryKind kind) {
+  switch (kind) {
+#define MXFFI_BINARY_OP(Kind, Stem, Name, Functor, Side, Group, Doc) \
+  case BinaryKind::k##Kind:                                          \
+    return elemwise::Functor::template Valid<complex<float>>() ||    \
+           std::is_base_of_v<elemwise::LogicalBinary, elemwise::Functor>;
+#include "binary_ops.def"
+  }
+  return false;
+}
+
+/*! \brief TypeError "<fname>: unsupported dtype complex64" unless kind computes complex r. */
+void CheckComplexLoop(BinaryKind kind, DLDataType r) {
+  if (r.code == kDLComplex && !BinaryTakesComplex(kind)) ThrowUnsupportedDType(BinaryName(kind), r);
+}
+
 constexpr DLDataType kBoolT{kDLBool, 8, 1};
 constexpr DLDataType kInt8T{kDLInt, 8, 1};
 constexpr DLDataType kFloat16T{kDLFloat, 16, 1};
@@ -131,7 +151,7 @@ DLDataType ApplyOpRule(BinaryKind kind, DLDataType r) {
              "np.logical_xor (or the `^` operator) instead";
       return r;
     case BinaryKind::kDivide:
-      return IsFloating(r) ? r : kFloat64T;
+      return IsFloating(r) || r.code == kDLComplex ? r : kFloat64T;
     case BinaryKind::kAtan2:
     case BinaryKind::kHypot:
     case BinaryKind::kCopysign:
@@ -159,6 +179,13 @@ DLDataType ApplyOpRule(BinaryKind kind, DLDataType r) {
  *  with a dtype it has no common type with, the float32/float64 loop numpy's ufuncs run.
  */
 DLDataType PromoteForUfunc(DLDataType a, DLDataType b, const char* fname) {
+  if (a.code == kDLComplex || b.code == kDLComplex) {
+    // Complex with any dtype (bfloat16 included): numpy.result_type's table.
+    const int ra = DTypeRuleIndex(a), rb = DTypeRuleIndex(b);
+    MXFFI_CHECK(ra >= 0, TypeError) << fname << ": unsupported dtype " << DataTypeToString(a);
+    MXFFI_CHECK(rb >= 0, TypeError) << fname << ": unsupported dtype " << DataTypeToString(b);
+    return DTypeAt(PromoteIndex(ra, rb));
+  }
   int ia = DTypeIndex(a), ib = DTypeIndex(b);
   MXFFI_CHECK(ia >= 0, TypeError) << fname << ": unsupported dtype " << DataTypeToString(a);
   MXFFI_CHECK(ib >= 0, TypeError) << fname << ": unsupported dtype " << DataTypeToString(b);
@@ -184,6 +211,11 @@ const char* ScalarKindName(ScalarKind kind) {
 }  // namespace
 
 DLDataType BinaryResultType(BinaryKind kind, DLDataType a, DLDataType b) {
+  if (a.code == kDLComplex || b.code == kDLComplex) {
+    const DLDataType r = PromoteForUfunc(a, b, BinaryName(kind));
+    CheckComplexLoop(kind, r);
+    return ApplyOpRule(kind, r);
+  }
   if (IsFloatLoopOnly(kind)) {
     // Each input goes to its own smallest float first: int16 with uint16 computes in float32
     // (numpy's ff->f loop), not in the float64 their int32 promotion would give.
@@ -202,6 +234,7 @@ DLDataType BinaryResultType(BinaryKind kind, DLDataType a, DLDataType b) {
 CompareLoop CompareLoopType(BinaryKind kind, DLDataType a, DLDataType b) {
   CompareLoop loop;
   loop.dtype = PromoteForUfunc(a, b, BinaryName(kind));
+  CheckComplexLoop(kind, loop.dtype);
   if (a.code == kDLInt && b.code == kDLUInt && b.bits == 64) {
     loop = CompareLoop{kInt64T, 1};
   } else if (a.code == kDLUInt && a.bits == 64 && b.code == kDLInt) {
@@ -231,9 +264,13 @@ void CheckIntFits(int64_t v, DLDataType dtype, const char* fname) {
 
 DLDataType ScalarResultType(BinaryKind kind, DLDataType a, const ScalarValue& s) {
   const char* fname = BinaryName(kind);
-  MXFFI_CHECK(DTypeIndex(a) >= 0, TypeError)
+  MXFFI_CHECK(DTypeRuleIndex(a) >= 0, TypeError)
       << fname << ": unsupported dtype " << DataTypeToString(a);
   DLDataType r = PromoteWithScalar(a, s.kind);
+  if (r.code == kDLComplex) {
+    CheckComplexLoop(kind, r);
+    return ApplyOpRule(kind, r);
+  }
   if (!HasLoop(kind, r))
     ThrowNoLoop(kind, r, DataTypeToString(a) + " and " + ScalarKindName(s.kind));
   DLDataType out = ApplyOpRule(kind, r);
@@ -246,8 +283,12 @@ DLDataType ScalarResultType(BinaryKind kind, DLDataType a, const ScalarValue& s)
 
 CompareLoop CompareScalarLoopType(BinaryKind kind, DLDataType a, const ScalarValue& s,
                                   bool reverse) {
-  MXFFI_CHECK(DTypeIndex(a) >= 0, TypeError)
+  MXFFI_CHECK(DTypeRuleIndex(a) >= 0, TypeError)
       << BinaryName(kind) << ": unsupported dtype " << DataTypeToString(a);
+  if (a.code == kDLComplex) {
+    CheckComplexLoop(kind, a);
+    return CompareLoop{a, 0};
+  }
   if (s.kind == ScalarKind::kInt && IsIntegral(a) && !IntFits(s.i, a)) {
     if (a.code == kDLInt) return CompareLoop{kInt64T, 0};  // every int64 compares exactly
     if (s.i >= 0) return CompareLoop{kUInt64T, 0};
@@ -258,16 +299,30 @@ CompareLoop CompareScalarLoopType(BinaryKind kind, DLDataType a, const ScalarVal
 
 DLDataType UnaryResultType(UnaryKind kind, DLDataType a) {
   const char* fname = UnaryName(kind);
-  MXFFI_CHECK(DTypeIndex(a) >= 0, TypeError)
-      << fname << ": unsupported dtype " << DataTypeToString(a);
   elemwise::UnaryRule rule = elemwise::UnaryRule::kSame;
+  bool takes_complex = false;
   switch (kind) {
-#define MXFFI_UNARY_OP(Kind, OpName, Name, Functor, Doc) \
-  case UnaryKind::k##Kind:                               \
-    rule = elemwise::Functor::kRule;                     \
+#define MXFFI_UNARY_OP(Kind, OpName, Name, Functor, Doc)                    \
+  case UnaryKind::k##Kind:                                                  \
+    rule = elemwise::Functor::kRule;                                        \
+    takes_complex = elemwise::Functor::template Valid<complex<float>>() ||  \
+                    elemwise::Functor::kRule == elemwise::UnaryRule::kBool; \
     break;
 #include "unary_ops.def"
   }
+  if (a.code == kDLComplex && DTypeRuleIndex(a) >= 0) {
+    // The complex loops: a bool for the predicates and logical_not, |z| in the real dtype of
+    // the parts for absolute, the input's complex dtype for the others.
+    if (!takes_complex) ThrowUnsupportedDType(fname, a);
+    if (rule == elemwise::UnaryRule::kBool || rule == elemwise::UnaryRule::kPredicate) {
+      return kBoolT;
+    }
+    if (kind == UnaryKind::kAbsolute)
+      return DLDataType{kDLFloat, static_cast<uint8_t>(a.bits / 2), 1};
+    return a;
+  }
+  MXFFI_CHECK(DTypeIndex(a) >= 0, TypeError)
+      << fname << ": unsupported dtype " << DataTypeToString(a);
   switch (rule) {
     case elemwise::UnaryRule::kSame:
       return a;

@@ -32,7 +32,7 @@ struct ElemInput {
   const void* data = nullptr;
   DLDataType dtype{kDLFloat, 64, 1};
   bool is_scalar = false;
-  uint64_t scalar_bits = 0;
+  uint64_t scalar_bits[2] = {0, 0};  // two words: a complex128 number too
 };
 
 /*!

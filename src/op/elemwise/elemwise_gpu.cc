@@ -42,10 +42,11 @@ cuda::ElemInput ScalarInput(const ScalarValue& s, DLDataType dtype, const char* 
   cuda::ElemInput x;
   x.dtype = dtype;
   x.is_scalar = true;
-  MXFFI_TYPE_SWITCH(dtype, fname, T, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(dtype, fname, T, {
     const T v =
         s.kind == ScalarKind::kFloat ? ConvertOne<T, double>(s.f) : ConvertOne<T, int64_t>(s.i);
-    std::memcpy(&x.scalar_bits, &v, sizeof(T));
+    static_assert(sizeof(T) <= sizeof(x.scalar_bits));
+    std::memcpy(x.scalar_bits, &v, sizeof(T));
   });
   return x;
 }

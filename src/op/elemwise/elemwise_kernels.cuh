@@ -41,7 +41,7 @@ struct alignas(16) Vec16 {
 enum ScalarSide : int { kNoScalar = 0, kFirst = 1, kSecond = 2 };
 
 /*!
- * \return element off of base (an array whose dtype has op::DTypeIndex code) converted to To:
+ * \return element off of base (an array whose dtype has op::DTypeRuleIndex code) converted to To:
  *  as numpy's astype converts it (CastOne), or with kAstype false as a ufunc's loop reads an
  *  input (ConvertOne).
  */
@@ -67,11 +67,13 @@ __device__ __forceinline__ To LoadAs(const void* base, int64_t off, int code) {
     MXFFI_LOAD_CASE_(9, half_t)
     MXFFI_LOAD_CASE_(10, bf16_t)
     MXFFI_LOAD_CASE_(11, float)
-    default:  // 12: double
+    MXFFI_LOAD_CASE_(12, double)
+    MXFFI_LOAD_CASE_(13, op::complex<float>)
+    default:  // 14: complex128
       if constexpr (kAstype) {
-        return CastOne<To>(static_cast<const double*>(base)[off]);
+        return CastOne<To>(static_cast<const op::complex<double>*>(base)[off]);
       } else {
-        return ConvertOne<To>(static_cast<const double*>(base)[off]);
+        return ConvertOne<To>(static_cast<const op::complex<double>*>(base)[off]);
       }
   }
 #undef MXFFI_LOAD_CASE_
@@ -200,6 +202,18 @@ __global__ void UnaryPredicateKernel(F f, StridedIndex<1> idx, const T* __restri
   }
 }
 
+/*! \brief out[i] = |z| of the complex input (numpy's hypot of the parts). */
+template <typename R>
+__global__ void AbsComplexKernel(StridedIndex<1> idx, const op::complex<R>* __restrict__ x,
+                                 R* __restrict__ out, int64_t n) {
+  MXFFI_CUDA_LOOP(i, n) {
+    int64_t off[1];
+    InputOffsets(idx, i, off);
+    const op::complex<R> z = x[off[0]];
+    out[i] = hypot(z.real(), z.imag());
+  }
+}
+
 inline bool Aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
 
 inline bool SameDType(DLDataType a, DLDataType b) {
@@ -231,7 +245,7 @@ StridedIndex<N> MakeIndex(const op::elemwise::StridedLoop<N + 1>& loop) {
 
 inline int InputCode(const ElemInput& x, const char* fname) {
   if (x.is_scalar) return 0;
-  const int code = op::DTypeIndex(x.dtype);
+  const int code = op::DTypeRuleIndex(x.dtype);
   if (code < 0) op::ThrowUnsupportedDType(fname, x.dtype);
   return code;
 }
@@ -259,7 +273,7 @@ void LaunchBinary(const ElemInput& a, const ElemInput& b, const op::elemwise::St
   const int64_t n = NumElements(out);
   if (n == 0) return;
   constexpr bool kPredicate = op::elemwise::kIsPredicate<OP>;
-  MXFFI_TYPE_SWITCH(loop_dtype, fname, T, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(loop_dtype, fname, T, {
     if constexpr (OP::template Valid<T>()) {
       const T sa = ScalarAs<T>(a), sb = ScalarAs<T>(b);
       const int side = a.is_scalar ? kFirst : b.is_scalar ? kSecond : kNoScalar;
@@ -322,13 +336,29 @@ void LaunchUnary(const F& f, const ElemInput& x, const op::elemwise::StridedLoop
   if (n == 0) return;
   if constexpr (op::elemwise::kIsPredicate<F>) {
     // isnan, signbit, ...: computed in the input's dtype, a bool stored.
-    MXFFI_TYPE_SWITCH(x.dtype, fname, T, {
-      UnaryPredicateKernel<F, T><<<Blocks(n), kThreads, 0, stream>>>(
-          f, MakeIndex<1>(loop), static_cast<const T*>(x.data), DataPtr<bool>(out), n);
-      MXFFI_CUDA_CHECK_LAUNCH(fname);
+    MXFFI_TYPE_SWITCH_WITH_COMPLEX(x.dtype, fname, T, {
+      if constexpr (F::template Valid<T>()) {
+        UnaryPredicateKernel<F, T><<<Blocks(n), kThreads, 0, stream>>>(
+            f, MakeIndex<1>(loop), static_cast<const T*>(x.data), DataPtr<bool>(out), n);
+        MXFFI_CUDA_CHECK_LAUNCH(fname);
+      } else {
+        op::ThrowNoKernel(fname, x.dtype);
+      }
     });
+  } else if (std::is_same_v<F, op::elemwise::AbsoluteOp> && x.dtype.code == kDLComplex) {
+    // |z| into the real dtype of the parts.
+    if (x.dtype.bits == 64) {
+      AbsComplexKernel<float><<<Blocks(n), kThreads, 0, stream>>>(
+          MakeIndex<1>(loop), static_cast<const op::complex<float>*>(x.data), DataPtr<float>(out),
+          n);
+    } else {
+      AbsComplexKernel<double><<<Blocks(n), kThreads, 0, stream>>>(
+          MakeIndex<1>(loop), static_cast<const op::complex<double>*>(x.data), DataPtr<double>(out),
+          n);
+    }
+    MXFFI_CUDA_CHECK_LAUNCH(fname);
   } else {
-    MXFFI_TYPE_SWITCH(out.dtype, fname, T, {
+    MXFFI_TYPE_SWITCH_WITH_COMPLEX(out.dtype, fname, T, {
       if constexpr (F::template Valid<T>()) {
         T* o = DataPtr<T>(out);
         if (!x.is_scalar && IsContiguous(x, loop, 0, out.dtype)) {

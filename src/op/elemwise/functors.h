@@ -22,6 +22,12 @@
  * a binary op, one functor and one line in binary_ops.def (and its result dtype rule in
  * elemwise.cc).
  *
+ * Complex (complex64, complex128; complex.h's op::complex<T>, computed in itself): a functor
+ * whose Valid<complex<float>>() is true has a complex loop, which the op's dtype switch
+ * (MXFFI_TYPE_SWITCH_WITH_COMPLEX) instantiates and its type inference allows; the others
+ * refuse complex inputs with their TypeError. The complex functions are the C++ library's
+ * (std::complex on the CPU, libcu++'s cuda::std::complex on the device: C99 Annex G).
+ *
  * The transcendental functions are the C++ library's on the CPU and CUDA's on the device, so
  * they may differ in the last bits. A multiply followed by an add is rounded twice on both
  * devices: nvcc would contract it into one fused multiply-add, so the device uses the _rn
@@ -34,6 +40,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../complex.h"
 #include "../xinline.h"
 
 namespace mxffi {
@@ -183,6 +190,35 @@ struct DivideOp {
   }
 };
 
+/*!
+ * \brief z ** w for complex z and w as numpy's nc_pow: w == 0 gives 1; 0 ** w gives 0 for a
+ *  real positive w, else NaN; an integer w with |w| < 100 multiplies (exact for small
+ *  results, as numpy); any other w is the library's pow, exp(w log z).
+ */
+template <typename C>
+MXFFI_XINLINE C ComplexPower(C z, C w) {
+  using R = RealT<C>;
+  const R wr = w.real(), wi = w.imag();
+  if (wr == R(0) && wi == R(0)) return C(R(1), R(0));
+  if (z.real() == R(0) && z.imag() == R(0)) {
+    if (wr > R(0) && wi == R(0)) return C(R(0), R(0));
+    const R nan = R(NAN);
+    return C(nan, nan);
+  }
+  if (wi == R(0) && wr == std::floor(wr) && std::fabs(wr) < R(100)) {
+    int n = static_cast<int>(wr);
+    const bool neg = n < 0;
+    if (neg) n = -n;
+    C r(R(1), R(0)), b = z;
+    for (; n > 0; n >>= 1) {
+      if (n & 1) r = r * b;
+      b = b * b;
+    }
+    return neg ? C(R(1), R(0)) / r : r;
+  }
+  return cx::pow(z, w);
+}
+
 /*! \brief x1 ** x2. */
 struct PowerOp {
   static constexpr int64_t kCost = 8;
@@ -203,18 +239,20 @@ struct PowerOp {
         if (exp & 1) r *= b;
       }
       return static_cast<A>(r);
+    } else if constexpr (kIsComplex<A>) {
+      return ComplexPower(base, exp);
     } else {
       return std::pow(base, exp);
     }
   }
 };
 
-/*! \brief The larger of x1 and x2; NaN wins, equal values give x2, as numpy's. */
+/*! \brief The larger of x1 and x2; NaN wins, equal values give x2, as numpy's (not complex). */
 struct MaximumOp {
   static constexpr int64_t kCost = 1;
   template <typename T>
   static constexpr bool Valid() {
-    return true;
+    return !kIsComplex<T>;
   }
   template <typename A>
   static MXFFI_XINLINE A Map(A a, A b) {
@@ -226,12 +264,12 @@ struct MaximumOp {
   }
 };
 
-/*! \brief The smaller of x1 and x2; NaN wins. */
+/*! \brief The smaller of x1 and x2; NaN wins (not complex). */
 struct MinimumOp {
   static constexpr int64_t kCost = 1;
   template <typename T>
   static constexpr bool Valid() {
-    return true;
+    return !kIsComplex<T>;
   }
   template <typename A>
   static MXFFI_XINLINE A Map(A a, A b) {
@@ -252,7 +290,7 @@ struct FloorDivideOp {
   static constexpr int64_t kCost = 4;
   template <typename T>
   static constexpr bool Valid() {
-    return !std::is_same_v<T, bool>;  // bool // bool computes in int8
+    return !std::is_same_v<T, bool> && !kIsComplex<T>;  // bool // bool computes in int8
   }
   template <typename A>
   static MXFFI_XINLINE A Map(A a, A b) {
@@ -291,7 +329,7 @@ struct RemainderOp {
   static constexpr int64_t kCost = 4;
   template <typename T>
   static constexpr bool Valid() {
-    return !std::is_same_v<T, bool>;
+    return !std::is_same_v<T, bool> && !kIsComplex<T>;
   }
   template <typename A>
   static MXFFI_XINLINE A Map(A a, A b) {
@@ -459,21 +497,28 @@ MXFFI_XINLINE int MixedOrder(int64_t s, uint64_t u) {
   return v < u ? -1 : v > u ? 1 : 0;
 }
 
-/*! \brief A comparison Name computing a op b (IEEE: NaN compares false but for !=). */
-#define MXFFI_COMPARE_FUNCTOR(Name, op)       \
-  struct Name : Predicate {                   \
-    template <typename A>                     \
-    static MXFFI_XINLINE bool Map(A a, A b) { \
-      return a op b;                          \
-    }                                         \
+/*!
+ * \brief A comparison Name computing a op b (IEEE: NaN compares false but for !=); kComplex:
+ *  whether it compares complex numbers (== and != do, part by part; the orderings do not).
+ */
+#define MXFFI_COMPARE_FUNCTOR(Name, op, kComplex) \
+  struct Name : Predicate {                       \
+    template <typename T>                         \
+    static constexpr bool Valid() {               \
+      return (kComplex) || !kIsComplex<T>;        \
+    }                                             \
+    template <typename A>                         \
+    static MXFFI_XINLINE bool Map(A a, A b) {     \
+      return a op b;                              \
+    }                                             \
   }
 
-MXFFI_COMPARE_FUNCTOR(EqualOp, ==);
-MXFFI_COMPARE_FUNCTOR(NotEqualOp, !=);
-MXFFI_COMPARE_FUNCTOR(LessOp, <);
-MXFFI_COMPARE_FUNCTOR(LessEqualOp, <=);
-MXFFI_COMPARE_FUNCTOR(GreaterOp, >);
-MXFFI_COMPARE_FUNCTOR(GreaterEqualOp, >=);
+MXFFI_COMPARE_FUNCTOR(EqualOp, ==, true);
+MXFFI_COMPARE_FUNCTOR(NotEqualOp, !=, true);
+MXFFI_COMPARE_FUNCTOR(LessOp, <, false);
+MXFFI_COMPARE_FUNCTOR(LessEqualOp, <=, false);
+MXFFI_COMPARE_FUNCTOR(GreaterOp, >, false);
+MXFFI_COMPARE_FUNCTOR(GreaterEqualOp, >=, false);
 #undef MXFFI_COMPARE_FUNCTOR
 
 // ---- unary ----------------------------------------------------------------------------------
@@ -520,6 +565,8 @@ struct AbsoluteOp {
   MXFFI_XINLINE A operator()(A x) const {
     if constexpr (std::is_floating_point_v<A>) {
       return std::fabs(x);
+    } else if constexpr (kIsComplex<A>) {
+      return A(cx::abs(x));  // the kernels store |z| in the real dtype (AbsComplex)
     } else if constexpr (kIsInt<A> && std::is_signed_v<A>) {
       return x < 0 ? static_cast<A>(Wide<A>(0) - static_cast<Wide<A>>(x)) : x;
     } else {
@@ -558,6 +605,18 @@ struct SignOp {
   MXFFI_XINLINE A operator()(A x) const {
     if constexpr (std::is_floating_point_v<A>) {
       return x > 0 ? A(1) : x < 0 ? A(-1) : x == 0 ? A(0) : x;  // the last: NaN
+    } else if constexpr (kIsComplex<A>) {
+      // numpy 2: z / |z|, 0 for 0, NaN for a NaN part or two infinite parts, the unit along
+      // an axis for one infinite part.
+      using R = RealT<A>;
+      const R re = x.real(), im = x.imag();
+      const bool ire = std::isinf(re), iim = std::isinf(im);
+      if (AnyNan(x) || (ire && iim)) return A(R(NAN), R(NAN));
+      if (ire) return A(std::copysign(R(1), re), R(0));
+      if (iim) return A(R(0), std::copysign(R(1), im));
+      if (re == R(0) && im == R(0)) return A(R(0), R(0));
+      const R m = cx::abs(x);
+      return A(re / m, im / m);
     } else if constexpr (std::is_signed_v<A>) {
       return static_cast<A>((x > 0) - (x < 0));
     } else {
@@ -572,7 +631,7 @@ struct ReluOp {
   static constexpr UnaryRule kRule = UnaryRule::kSame;
   template <typename T>
   static constexpr bool Valid() {
-    return true;
+    return !kIsComplex<T>;
   }
   template <typename A>
   MXFFI_XINLINE A operator()(A x) const {
@@ -597,6 +656,24 @@ struct PositiveOp {
   template <typename A>
   MXFFI_XINLINE A operator()(A x) const {
     return x;
+  }
+};
+
+/*! \brief The complex conjugate; the identity for real dtypes (bools conjugate in int8). */
+struct ConjugateOp {
+  static constexpr int64_t kCost = 1;
+  static constexpr UnaryRule kRule = UnaryRule::kSquare;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_same_v<T, bool>;
+  }
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    if constexpr (kIsComplex<A>) {
+      return A(x.real(), -x.imag());
+    } else {
+      return x;
+    }
   }
 };
 
@@ -647,8 +724,8 @@ struct UnaryPredicate : Predicate {
 struct IsNanOp : UnaryPredicate {
   template <typename A>
   MXFFI_XINLINE bool operator()(A x) const {
-    if constexpr (std::is_floating_point_v<A>) {
-      return x != x;
+    if constexpr (std::is_floating_point_v<A> || kIsComplex<A>) {
+      return AnyNan(x);
     } else {
       return false;
     }
@@ -661,6 +738,8 @@ struct IsInfOp : UnaryPredicate {
   MXFFI_XINLINE bool operator()(A x) const {
     if constexpr (std::is_floating_point_v<A>) {
       return std::fabs(x) == static_cast<A>(INFINITY);
+    } else if constexpr (kIsComplex<A>) {
+      return (*this)(x.real()) || (*this)(x.imag());
     } else {
       return false;
     }
@@ -673,6 +752,8 @@ struct IsFiniteOp : UnaryPredicate {
   MXFFI_XINLINE bool operator()(A x) const {
     if constexpr (std::is_floating_point_v<A>) {
       return std::fabs(x) < static_cast<A>(INFINITY);  // false for NaN
+    } else if constexpr (kIsComplex<A>) {
+      return (*this)(x.real()) && (*this)(x.imag());
     } else {
       return true;
     }
@@ -684,6 +765,10 @@ struct IsFiniteOp : UnaryPredicate {
  *  signed integers; false for unsigned integers and bools.
  */
 struct SignbitOp : UnaryPredicate {
+  template <typename T>
+  static constexpr bool Valid() {
+    return !kIsComplex<T>;  // numpy has no complex loop
+  }
   template <typename A>
   MXFFI_XINLINE bool operator()(A x) const {
     if constexpr (std::is_floating_point_v<A>) {
@@ -709,20 +794,27 @@ struct FloatUnary {
   }
 };
 
-/*! \brief A float-only unary op Name computing fn(x) (std::sqrt: correctly rounded on both). */
-#define MXFFI_FLOAT_UNARY_FUNCTOR(Name, fn) \
-  struct Name : FloatUnary {                \
-    template <typename A>                   \
-    MXFFI_XINLINE A operator()(A x) const { \
-      return fn(x);                         \
-    }                                       \
+/*!
+ * \brief A float-only unary op Name computing fn(x) (std::sqrt: correctly rounded on both), and
+ *  cfn(x) for a complex x (complex.h's cx:: functions).
+ */
+#define MXFFI_FLOAT_UNARY_FUNCTOR(Name, fn, cfn) \
+  struct Name : FloatUnary {                     \
+    template <typename A>                        \
+    MXFFI_XINLINE A operator()(A x) const {      \
+      if constexpr (kIsComplex<A>) {             \
+        return cfn(x);                           \
+      } else {                                   \
+        return fn(x);                            \
+      }                                          \
+    }                                            \
   }
 
-MXFFI_FLOAT_UNARY_FUNCTOR(SqrtOp, std::sqrt);
-MXFFI_FLOAT_UNARY_FUNCTOR(ExpOp, std::exp);
-MXFFI_FLOAT_UNARY_FUNCTOR(LogOp, std::log);
+MXFFI_FLOAT_UNARY_FUNCTOR(SqrtOp, std::sqrt, cx::sqrt);
+MXFFI_FLOAT_UNARY_FUNCTOR(ExpOp, std::exp, cx::exp);
+MXFFI_FLOAT_UNARY_FUNCTOR(LogOp, std::log, cx::log);
 // [sin_functor.begin]
-MXFFI_FLOAT_UNARY_FUNCTOR(SinOp, std::sin);
+MXFFI_FLOAT_UNARY_FUNCTOR(SinOp, std::sin, cx::sin);
 // [sin_functor.end]
 
 /*! \brief The input converted to the output's dtype (the _cast op's kernel on the GPU). */

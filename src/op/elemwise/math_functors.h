@@ -20,21 +20,21 @@ namespace mxffi {
 namespace op {
 namespace elemwise {
 
-MXFFI_FLOAT_UNARY_FUNCTOR(CosOp, std::cos);
-MXFFI_FLOAT_UNARY_FUNCTOR(TanOp, std::tan);
-MXFFI_FLOAT_UNARY_FUNCTOR(AcosOp, std::acos);
-MXFFI_FLOAT_UNARY_FUNCTOR(AsinOp, std::asin);
-MXFFI_FLOAT_UNARY_FUNCTOR(AtanOp, std::atan);
-MXFFI_FLOAT_UNARY_FUNCTOR(SinhOp, std::sinh);
-MXFFI_FLOAT_UNARY_FUNCTOR(CoshOp, std::cosh);
-MXFFI_FLOAT_UNARY_FUNCTOR(TanhOp, std::tanh);
-MXFFI_FLOAT_UNARY_FUNCTOR(AsinhOp, std::asinh);
-MXFFI_FLOAT_UNARY_FUNCTOR(AcoshOp, std::acosh);
-MXFFI_FLOAT_UNARY_FUNCTOR(AtanhOp, std::atanh);
-MXFFI_FLOAT_UNARY_FUNCTOR(Expm1Op, std::expm1);
-MXFFI_FLOAT_UNARY_FUNCTOR(Log1pOp, std::log1p);
-MXFFI_FLOAT_UNARY_FUNCTOR(Log2Op, std::log2);
-MXFFI_FLOAT_UNARY_FUNCTOR(Log10Op, std::log10);
+MXFFI_FLOAT_UNARY_FUNCTOR(CosOp, std::cos, cx::cos);
+MXFFI_FLOAT_UNARY_FUNCTOR(TanOp, std::tan, cx::tan);
+MXFFI_FLOAT_UNARY_FUNCTOR(AcosOp, std::acos, cx::acos);
+MXFFI_FLOAT_UNARY_FUNCTOR(AsinOp, std::asin, cx::asin);
+MXFFI_FLOAT_UNARY_FUNCTOR(AtanOp, std::atan, cx::atan);
+MXFFI_FLOAT_UNARY_FUNCTOR(SinhOp, std::sinh, cx::sinh);
+MXFFI_FLOAT_UNARY_FUNCTOR(CoshOp, std::cosh, cx::cosh);
+MXFFI_FLOAT_UNARY_FUNCTOR(TanhOp, std::tanh, ComplexTanh);
+MXFFI_FLOAT_UNARY_FUNCTOR(AsinhOp, std::asinh, cx::asinh);
+MXFFI_FLOAT_UNARY_FUNCTOR(AcoshOp, std::acosh, cx::acosh);
+MXFFI_FLOAT_UNARY_FUNCTOR(AtanhOp, std::atanh, cx::atanh);
+MXFFI_FLOAT_UNARY_FUNCTOR(Expm1Op, std::expm1, ComplexExpm1);
+MXFFI_FLOAT_UNARY_FUNCTOR(Log1pOp, std::log1p, ComplexLog1p);
+MXFFI_FLOAT_UNARY_FUNCTOR(Log2Op, std::log2, ComplexLog2);
+MXFFI_FLOAT_UNARY_FUNCTOR(Log10Op, std::log10, cx::log10);
 
 /*!
  * \brief 1 / x; integers keep their dtype as numpy's integer loops (1 for 1, -1 for -1, 0
@@ -74,7 +74,7 @@ struct RoundingUnary {
   static constexpr UnaryRule kRule = UnaryRule::kSame;
   template <typename T>
   static constexpr bool Valid() {
-    return true;
+    return !kIsComplex<T>;  // numpy has no complex floor, ceil or trunc
   }
 };
 
@@ -111,6 +111,8 @@ struct RoundOp {
   MXFFI_XINLINE A operator()(A x) const {
     if constexpr (std::is_floating_point_v<A>) {
       return std::rint(x);  // the default rounding mode: to nearest, ties to even
+    } else if constexpr (kIsComplex<A>) {
+      return A(std::rint(x.real()), std::rint(x.imag()));  // numpy rounds each part
     } else {
       return x;
     }
@@ -128,7 +130,7 @@ struct FloatBinary {
   static constexpr int64_t kCost = 8;
   template <typename T>
   static constexpr bool Valid() {
-    return !std::is_integral_v<T>;
+    return !std::is_integral_v<T> && !kIsComplex<T>;
   }
 };
 

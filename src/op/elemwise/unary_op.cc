@@ -5,6 +5,7 @@
  *  give the smallest float holding them, square of bools int8), each registered with its CPU
  *  kernel, a loop over the op's functor (functors.h).
  */
+#include <cmath>
 #include <type_traits>
 
 #include "../infer.h"
@@ -105,6 +106,35 @@ struct UnaryBody {
   }
 };
 
+/*! \brief out = |a| for complex a, into the real dtype of its parts (numpy's absolute). */
+void AbsComplex(const DLTensor& a, const DLTensor& out, const char* fname) {
+  const int64_t n = NumElements(out);
+  const DLTensor* ins[1] = {&a};
+  const StridedLoop<2> loop(out, ins);
+  const int64_t sa = loop.stride[1][loop.ndim - 1];
+  auto run = [&](auto zero) {
+    using C = decltype(zero);
+    using R = RealT<C>;
+    const C* x = DataPtr<const C>(a);
+    R* o = DataPtr<R>(out);
+    RunParallel(n, 4, [&](int64_t begin, int64_t end) {
+      loop.ForEachRun(begin, end, [&](const int64_t* off, int64_t len) {
+        for (int64_t i = 0; i < len; ++i) {
+          const C z = x[off[1] + i * sa];
+          o[off[0] + i] = std::hypot(z.real(), z.imag());  // numpy's npy_cabs
+        }
+      });
+    });
+  };
+  if (a.dtype.bits == 64) {
+    run(complex<float>());
+  } else if (a.dtype.bits == 128) {
+    run(complex<double>());
+  } else {
+    ThrowUnsupportedDType(fname, a.dtype);
+  }
+}
+
 template <UnaryKind K, typename OP>
 struct Unary {
   static void Type(const OpAttrs&, Span<const DLDataType> in, Span<DLDataType> out) {
@@ -116,31 +146,38 @@ struct Unary {
     const DLTensor& a = in[0];
     const int64_t n = NumElements(out[0]);
     if (n == 0) return;
+    if constexpr (K == UnaryKind::kAbsolute) {
+      if (a.dtype.code == kDLComplex) return AbsComplex(a, out[0], fname);
+    }
     const DLTensor* ins[1] = {&a};
     const StridedLoop<2> loop(out[0], ins);
     const int64_t sa = loop.stride[1][loop.ndim - 1];
     if constexpr (elemwise::kIsPredicate<OP>) {
       // A bool result computed in the input's own dtype (isnan of a float reads the float).
-      MXFFI_TYPE_SWITCH(a.dtype, fname, T, {
-        using A = typename AccType<T>::type;
-        const T* x = DataPtr<const T>(a);
-        bool* o = DataPtr<bool>(out[0]);
-        RunParallel(n, OP::kCost, [&](int64_t begin, int64_t end) {
-          const OP op{};
-          loop.ForEachRun(begin, end, [&](const int64_t* off, int64_t len) {
-            const T* xr = x + off[1];
-            bool* orun = o + off[0];
-            if constexpr (kHasSimdClassify<OP, T>) {
-              if (sa == 1 && len >= simd::kMinRun && simd::Disjoint(xr, orun, len)) {
-                return kSimdClassify<OP, T>(xr, orun, len);
+      MXFFI_TYPE_SWITCH_WITH_COMPLEX(a.dtype, fname, T, {
+        if constexpr (OP::template Valid<T>()) {
+          using A = typename AccType<T>::type;
+          const T* x = DataPtr<const T>(a);
+          bool* o = DataPtr<bool>(out[0]);
+          RunParallel(n, OP::kCost, [&](int64_t begin, int64_t end) {
+            const OP op{};
+            loop.ForEachRun(begin, end, [&](const int64_t* off, int64_t len) {
+              const T* xr = x + off[1];
+              bool* orun = o + off[0];
+              if constexpr (kHasSimdClassify<OP, T>) {
+                if (sa == 1 && len >= simd::kMinRun && simd::Disjoint(xr, orun, len)) {
+                  return kSimdClassify<OP, T>(xr, orun, len);
+                }
               }
-            }
-            for (int64_t i = 0; i < len; ++i) orun[i] = op(A(xr[i * sa]));
+              for (int64_t i = 0; i < len; ++i) orun[i] = op(A(xr[i * sa]));
+            });
           });
-        });
+        } else {
+          ThrowNoKernel(fname, a.dtype);
+        }
       });
     } else {
-      MXFFI_TYPE_SWITCH(out[0].dtype, fname, T, {
+      MXFFI_TYPE_SWITCH_WITH_COMPLEX(out[0].dtype, fname, T, {
         if constexpr (OP::template Valid<T>()) {
           const Operand<T> oa(a, fname);
           T* o = DataPtr<T>(out[0]);

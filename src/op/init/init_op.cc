@@ -9,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "../complex.h"
 #include "../dtype.h"
 #include "../infer.h"
 #include "../parallel.h"
@@ -135,8 +136,8 @@ void Copy(cpu, const OpContext&, const DLTensor& x, const DLTensor& out, const c
 
 void Cast(cpu, const OpContext&, const DLTensor& x, const DLTensor& out, const char* fname) {
   int64_t n = NumElements(x);
-  MXFFI_TYPE_SWITCH(x.dtype, fname, SrcType, {
-    MXFFI_TYPE_SWITCH(out.dtype, fname, DstType, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(x.dtype, fname, SrcType, {
+    MXFFI_TYPE_SWITCH_WITH_COMPLEX(out.dtype, fname, DstType, {
       const SrcType* src = DataPtr<SrcType>(x);
       DstType* dst = DataPtr<DstType>(out);
       ParallelFor(n, 2, [&](int64_t b, int64_t e) {

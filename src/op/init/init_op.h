@@ -5,6 +5,7 @@
 #ifndef MXFFI_SRC_OP_INIT_INIT_OP_H_
 #define MXFFI_SRC_OP_INIT_INIT_OP_H_
 
+#include <mxffi/env.h>
 #include <mxffi/op/param.h>
 
 #include "../xpu.h"
@@ -119,11 +120,17 @@ void CopyCompute(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in,
   Copy(xpu{}, ctx, in[0], out[0], "copy");
 }
 
-/*! \brief _cast: a copy to the same dtype, a conversion to another. */
+/*!
+ * \brief _cast: a copy to the same dtype, a conversion to another. complex to a real dtype
+ *  other than bool keeps the real part and issues a ComplexWarning first, as numpy's astype.
+ */
 template <typename xpu>
 void CastCompute(const OpAttrs&, const OpContext& ctx, Span<const DLTensor> in,
                  Span<const OpReqType>, Span<const DLTensor> out) {
   const DLDataType a = in[0].dtype, b = out[0].dtype;
+  if (a.code == kDLComplex && b.code != kDLComplex && b.code != kDLBool) {
+    Warn("ComplexWarning", "astype: casting complex values to real discards the imaginary part");
+  }
   if (a.code == b.code && a.bits == b.bits && a.lanes == b.lanes) {
     Copy(xpu{}, ctx, in[0], out[0], "astype");
   } else {

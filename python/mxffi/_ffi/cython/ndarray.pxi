@@ -671,6 +671,9 @@ cdef object _np_cumsum = None
 cdef object _np_cumprod = None
 cdef object _np_argsort = None
 cdef object _nd_sort = None
+cdef object _np_real = None
+cdef object _np_imag = None
+cdef object _np_conj = None
 
 
 cdef int _load_np_functions() except -1:
@@ -681,6 +684,10 @@ cdef int _load_np_functions() except -1:
     global _np_tensordot, _np_asarray, _np_maximum, _np_minimum, _np_sqrt, _np_exp, _np_log, _np_square, _np_sign
     global _np_repeat, _np_cumsum, _np_cumprod
     global _np_argsort, _nd_sort
+    global _np_real, _np_imag, _np_conj
+    _np_real = get_global_func("np.real", allow_missing=True)
+    _np_imag = get_global_func("np.imag", allow_missing=True)
+    _np_conj = get_global_func("np.conj", allow_missing=True)
     _np_add = get_global_func("np.add", allow_missing=True)
     _np_subtract = get_global_func("np.subtract", allow_missing=True)
     _np_multiply = get_global_func("np.multiply", allow_missing=True)
@@ -913,6 +920,26 @@ cdef class NDArray(Object):
             shape[i] = t.shape[n - 1 - i]
             strides[i] = st[n - 1 - i]
         return _make_view(self, 0, n, shape, strides)
+
+    @property
+    def real(self):
+        """The real part: for a complex array a view of its real parts (writing it writes this
+        array), for a real array the array itself (np.real)."""
+        return _np_real(self)
+
+    @property
+    def imag(self):
+        """The imaginary part: for a complex array a view of its imaginary parts, for a real
+        array zeros of its dtype (np.imag)."""
+        return _np_imag(self)
+
+    def conj(self):
+        """The complex conjugate, elementwise (np.conj): a new array."""
+        return _np_conj(self)
+
+    def conjugate(self):
+        """The complex conjugate, elementwise (np.conjugate): a new array."""
+        return _np_conj(self)
 
     @property
     def mT(self):
