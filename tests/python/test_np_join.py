@@ -181,12 +181,19 @@ def test_concat_errors():
         mnp.concatenate([a], out=mnp.zeros((2, 3), dtype="int32"))
     with pytest.raises(TypeError, match=r"np\.concat: argument #0 'arrays'"):
         mnp.concat(a)
-    with pytest.raises(
-        TypeError, match=r"np\.concat: converting int64 to complex128 is not supported"
-    ):
-        mnp.concat([np.ones(2, np.int64), np.ones(2, np.complex128)])
     with pytest.raises(TypeError):
         mnp.concat([a], 0)  # axis is keyword-only
+
+
+def test_mixed_real_and_complex_promote_as_numpy():
+    parts = [np.arange(2, dtype=np.int64), np.array([1 + 2j], np.complex64), np.ones(1, np.float32)]
+    got = mnp.concat(parts)
+    want = np.concatenate(parts)
+    assert got.dtype == want.dtype  # complex128: int64 with complex64
+    np.testing.assert_array_equal(got.numpy(), want)
+    got = mnp.stack([np.ones(2, np.complex64), np.zeros(2, np.float16)])
+    assert got.dtype == np.complex64
+    np.testing.assert_array_equal(got.numpy(), np.stack([np.ones(2, np.complex64), np.zeros(2)]))
 
 
 def test_signatures():

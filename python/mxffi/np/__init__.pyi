@@ -302,12 +302,30 @@ def ceil(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def clip(
+    x: ArrayOrScalar,
+    /,
+    min: ArrayOrScalar | None = None,
+    max: ArrayOrScalar | None = None,
+    *,
+    out: WritableArray | None = None,
+) -> NDArray: ...
 def concat(arrays: Array | Sequence[NDArray], /, *, axis: int | None = 0) -> NDArray: ...
 def concatenate(
     arrays: Array | Sequence[NDArray],
     axis: int | None = 0,
     out: NDArray | None = None,
     *,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def conj(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def conjugate(
+    x: ArrayOrScalar,
+    out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def copy(a: NDArrayLike) -> NDArray: ...
@@ -434,6 +452,7 @@ def hypot(
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
+def imag(x: NDArrayLike, /) -> NDArray: ...
 def invert(
     x: ArrayOrScalar,
     out: WritableArray | None = None,
@@ -620,6 +639,7 @@ def prod(
     out: WritableArray | None = None,
 ) -> NDArray: ...
 def quadratic(x: NDArrayLike, a: float = 0.0, b: float = 0.0, c: float = 0.0) -> NDArray: ...
+def real(x: NDArrayLike, /) -> NDArray: ...
 def reciprocal(
     x: ArrayOrScalar,
     out: WritableArray | None = None,
