@@ -64,8 +64,7 @@ HEADER = """\
 # - Python complex numbers as operands (x += 1j, x / 1j, x **= 1j): an argument kind for them is
 #   still to come;
 # - floor_divide of infinities (-0, +-infinity): numpy's loop gives NaN there, and mxffi
-#   computes as numpy does;
-# - expm1(-0 + 0j): the C library's complex expm1 keeps the zero's sign, the standard asks +0.
+#   computes as numpy does.
 """
 
 

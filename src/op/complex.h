@@ -123,6 +123,9 @@ template <typename R>
 MXFFI_XINLINE complex<R> ComplexExpm1(complex<R> z) {
   const R x = z.real(), y = z.imag();
   if (!(std::isfinite(x) && std::isfinite(y))) return cx::exp(z) - complex<R>(R(1));
+  // e**(+-0 + 0j) - 1 is +0 + 0j (the array API's special case; the formula below gives -0 for
+  // a real part of -0).
+  if (x == R(0) && y == R(0)) return complex<R>(R(0), y);
   const R h = std::sin(y / R(2));
   return complex<R>(std::expm1(x) * std::cos(y) - R(2) * h * h, std::exp(x) * std::sin(y));
 }

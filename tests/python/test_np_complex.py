@@ -26,7 +26,8 @@ SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, np.inf, -np.inf, np.nan, 1e30]
 GRID = np.array([complex(a, b) for a, b in itertools.product(SPECIAL, SPECIAL)])
 
 # Where mxffi follows the array API standard (C99 Annex G, the C++ library's) and numpy does not:
-# expm1(+inf + 0j) is +inf + 0j (numpy: +inf + nanj), sign(z) of a NaN part is NaN + NaNj
+# expm1(+inf + 0j) is +inf + 0j (numpy: +inf + nanj) and expm1(-0 + 0j) is +0 + 0j (numpy: -0),
+# sign(z) of a NaN part is NaN + NaNj
 # (numpy: 1 for inf + nanj), square and reciprocal recover infinities (numpy's formulas give
 # NaN + NaNj; the standard has no complex special cases for them). Every other special value
 # is numpy's, signs of zeros included.
@@ -114,6 +115,8 @@ def test_special_cases_of_the_standard():
         ("log1p", c(-1.0, 0.0), c(-inf, 0.0)),
         ("expm1", c(inf, 0.0), c(inf, 0.0)),
         ("expm1", c(0.0, 0.0), c(0.0, 0.0)),
+        ("expm1", c(-0.0, 0.0), c(0.0, 0.0)),  # +0 real part: numpy's formula gives -0
+        ("expm1", c(-0.0, -0.0), c(0.0, -0.0)),
         ("tanh", c(inf, 1.0), c(1.0, 0.0)),
         ("tanh", c(inf, 2.0), c(1.0, 0.0)),  # sin(4) < 0: C99 would give 1 - 0j
         ("tanh", c(-inf, -2.0), c(-1.0, -0.0)),
