@@ -9,7 +9,6 @@ import traceback
 
 import numpy as np
 import pytest
-from conftest import SANITIZED
 
 import mxffi.nd.sparse as sp
 import mxffi.np as mx
@@ -35,11 +34,6 @@ def _huge_rsp():
         (lambda: sp.cast_storage(_huge_rsp(), "csr"), "sparse.cast_storage"),
     ],
     ids=["dot-transpose-a", "rsp-tostype-csr", "cast-storage"],
-)
-@pytest.mark.skipif(
-    SANITIZED == "address",
-    reason="AddressSanitizer's operator new aborts the process on an impossible size instead of "
-    "throwing std::bad_alloc (allocator_may_return_null covers malloc only)",
 )
 def test_out_of_memory_names_the_function(call, name):
     with pytest.raises(MemoryError) as info:

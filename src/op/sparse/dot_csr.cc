@@ -24,8 +24,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <optional>
 #include <vector>
 
@@ -270,7 +272,14 @@ CompressedTranspose<DType, RType> Transpose(const CsrView<DType, IType>& a) {
     const IType target = static_cast<IType>(nnz / parts * p);
     bounds[p] = std::lower_bound(a.indptr, a.indptr + a.rows + 1, target) - a.indptr;
   }
-  std::unique_ptr<int64_t[]> counts(new int64_t[parts * k]());
+  // calloc, not new[]: a column count no machine can hold (a csr of 2**40 columns) is then a
+  // null pointer turned into std::bad_alloc here (MemoryError naming the function), under
+  // AddressSanitizer too, whose operator new aborts on it instead of throwing.
+  std::unique_ptr<int64_t[], decltype(&std::free)> counts(
+      static_cast<int64_t*>(
+          std::calloc(static_cast<size_t>(parts) * static_cast<size_t>(k), sizeof(int64_t))),
+      &std::free);
+  if (counts == nullptr) throw std::bad_alloc();
   auto count = [&](int64_t pb, int64_t pe) {
     for (int64_t p = pb; p < pe; ++p) {
       int64_t* c = counts.get() + p * k;
