@@ -59,6 +59,12 @@ NDArray InvokeIntoOut(const OpAttrs& attrs, Span<const NDArray> inputs, const ND
   return out;
 }
 
+NDArray DenseArray(const NDArrayLike& a, const char* fname) {
+  MXFFI_CHECK(!a->is_sparse(), TypeError)
+      << fname << ": takes a dense array; got storage type " << StorageTypeName(a->stype());
+  return a.array();
+}
+
 NDArray CastTo(const NDArray& a, DLDataType dtype) {
   if (op::SameDType(a.tensor().dtype, dtype)) return a;
   static const Op* cast = Op::Get("_cast");

@@ -75,6 +75,9 @@ inline void ElementStrides(const DLTensor& t, int64_t* out) {
   }
 }
 
+/*! \return a's array, refusing a sparse one with a TypeError naming fname. */
+NDArray DenseArray(const NDArrayLike& a, const char* fname);
+
 /*! \return a converted to dtype by the cast op (a itself when it has that dtype already). */
 NDArray CastTo(const NDArray& a, DLDataType dtype);
 

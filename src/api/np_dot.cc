@@ -209,7 +209,7 @@ MXFFI_REGISTER_API("np.vecdot")
     .arg("axis", -1)
     .set_body_typed([](NDArrayLike x1_arg, NDArrayLike x2_arg, int64_t axis) {
       constexpr const char* fname = "np.vecdot";
-      const NDArray x1 = x1_arg.array(), x2 = x2_arg.array();
+      const NDArray x1 = DenseArray(x1_arg, fname), x2 = DenseArray(x2_arg, fname);
       const DLTensor &t1 = x1.tensor(), &t2 = x2.tensor();
       MXFFI_CHECK(t1.ndim > 0 && t2.ndim > 0, ValueError)
           << fname << ": x1 and x2 must have at least one dimension, got shapes "

@@ -153,7 +153,7 @@ enum class Kind { kFft, kIfft, kRfft, kIrfft, kHfft, kIhfft };
 
 NDArray Fft1(const NDArrayLike& x_arg, Optional<int64_t> n_arg, int64_t axis_arg,
              const Optional<String>& norm_arg, Kind kind, const char* fname) {
-  const NDArray x = x_arg.array();
+  const NDArray x = DenseArray(x_arg, fname);
   MXFFI_CHECK(x.tensor().ndim >= 1, ValueError)
       << fname << ": x must have at least one dimension, got a 0-d array";
   const int axis = NormalizeAxis(axis_arg, x.tensor().ndim, fname);
@@ -192,7 +192,7 @@ NDArray Fft1(const NDArrayLike& x_arg, Optional<int64_t> n_arg, int64_t axis_arg
 
 NDArray FftN(const NDArrayLike& x_arg, const Optional<IntTupleLike>& s, const AxisLike& axes,
              const Optional<String>& norm_arg, Kind kind, const char* fname) {
-  const NDArray x = x_arg.array();
+  const NDArray x = DenseArray(x_arg, fname);
   const Norm norm = ParseNorm(norm_arg, fname);
   const Plan p = MakePlan(x, s, axes, fname);
   const bool real = kind == Kind::kRfft || kind == Kind::kIrfft;
@@ -255,7 +255,7 @@ NDArray Frequencies(int64_t n, double d, bool real, const DTypeLike& dtype,
  *  -(n // 2) for ifftshift; a copy by blocks, on x's device.
  */
 NDArray Shift(const NDArrayLike& x_arg, const AxisLike& axes, bool inverse, const char* fname) {
-  const NDArray x = x_arg.array();
+  const NDArray x = DenseArray(x_arg, fname);
   const DLTensor& t = x.tensor();
   int64_t shift[kMaxNDim] = {};
   if (axes.is_none()) {

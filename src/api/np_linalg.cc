@@ -162,7 +162,7 @@ std::vector<double> Rtol(Optional<ArrayOrScalar>* rtol_arg, const NDArray& a, co
         single ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
     return {static_cast<double>(mn) * eps};
   }
-  ArrayOrScalar rtol = rtol_arg->value();  // a copy: Optional gives const access only
+  ArrayOrScalar rtol = rtol_arg->value();                // a copy: Optional gives const access only
   if (!rtol.is_array()) return {rtol.scalar().value()};  // a ScalarLike is never complex
   const NDArray arr = rtol.TakeArray();
   const DLDataType rt = arr.tensor().dtype;
@@ -251,7 +251,7 @@ MXFFI_REGISTER_API("np.linalg.inv")
     .positional_only()
     .set_body_typed([](NDArrayLike x_arg) {
       constexpr const char* fname = "np.linalg.inv";
-      const NDArray x = x_arg.array();
+      const NDArray x = DenseArray(x_arg, fname);
       CheckStack(x, fname, true);
       return OnDevice(la::Inv(LapackInput(x, fname), fname), x.tensor().device);
     });
@@ -266,7 +266,7 @@ MXFFI_REGISTER_API("np.linalg.solve")
     .positional_only()
     .set_body_typed([](NDArrayLike x1_arg, NDArrayLike x2_arg) {
       constexpr const char* fname = "np.linalg.solve";
-      const NDArray x1 = x1_arg.array(), x2 = x2_arg.array();
+      const NDArray x1 = DenseArray(x1_arg, fname), x2 = DenseArray(x2_arg, fname);
       CheckStack(x1, fname, true);
       const DLTensor &t1 = x1.tensor(), &t2 = x2.tensor();
       MXFFI_CHECK(t2.ndim >= 1, LinAlgError)
@@ -310,7 +310,7 @@ MXFFI_REGISTER_API("np.linalg.det")
     .positional_only()
     .set_body_typed([](NDArrayLike x_arg) {
       constexpr const char* fname = "np.linalg.det";
-      const NDArray x = x_arg.array();
+      const NDArray x = DenseArray(x_arg, fname);
       CheckStack(x, fname, true);
       return OnDevice(la::Det(LapackInput(x, fname), fname), x.tensor().device);
     });
@@ -324,7 +324,7 @@ MXFFI_REGISTER_API("np.linalg._slogdet")
     .returns_list()
     .set_body_typed([](NDArrayLike x_arg) {
       constexpr const char* fname = "np.linalg.slogdet";
-      const NDArray x = x_arg.array();
+      const NDArray x = DenseArray(x_arg, fname);
       CheckStack(x, fname, true);
       NDArray sign, logabs;
       la::Slogdet(LapackInput(x, fname), &sign, &logabs, fname);
@@ -342,7 +342,7 @@ MXFFI_REGISTER_API("np.linalg.cholesky")
     .arg("upper", false)
     .set_body_typed([](NDArrayLike x_arg, bool upper) {
       constexpr const char* fname = "np.linalg.cholesky";
-      const NDArray x = x_arg.array();
+      const NDArray x = DenseArray(x_arg, fname);
       CheckStack(x, fname, true);
       return OnDevice(la::Cholesky(LapackInput(x, fname), upper, fname), x.tensor().device);
     });
@@ -359,7 +359,7 @@ MXFFI_REGISTER_API("np.linalg._qr")
     .returns_list()
     .set_body_typed([](NDArrayLike x_arg, String mode) {
       constexpr const char* fname = "np.linalg.qr";
-      const NDArray x = x_arg.array();
+      const NDArray x = DenseArray(x_arg, fname);
       const std::string m = mode;
       MXFFI_CHECK(m == "reduced" || m == "complete" || m == "r", ValueError)
           << fname << ": Unrecognized mode '" << m << "'; expected 'reduced', 'complete' or 'r'";
@@ -380,7 +380,7 @@ MXFFI_REGISTER_API("np.linalg._eigh")
     .returns_list()
     .set_body_typed([](NDArrayLike x_arg, String uplo) {
       constexpr const char* fname = "np.linalg.eigh";
-      const NDArray x = x_arg.array();
+      const NDArray x = DenseArray(x_arg, fname);
       const std::string u = uplo;
       MXFFI_CHECK(u == "L" || u == "U", ValueError)
           << fname << ": UPLO argument must be 'L' or 'U', got '" << u << "'";
@@ -398,7 +398,7 @@ MXFFI_REGISTER_API("np.linalg.eigvalsh")
     .arg("UPLO", "L")
     .set_body_typed([](NDArrayLike x_arg, String uplo) {
       constexpr const char* fname = "np.linalg.eigvalsh";
-      const NDArray x = x_arg.array();
+      const NDArray x = DenseArray(x_arg, fname);
       const std::string u = uplo;
       MXFFI_CHECK(u == "L" || u == "U", ValueError)
           << fname << ": UPLO argument must be 'L' or 'U', got '" << u << "'";
@@ -420,7 +420,7 @@ MXFFI_REGISTER_API("np.linalg._svd")
     .returns_list()
     .set_body_typed([](NDArrayLike x_arg, bool full) {
       constexpr const char* fname = "np.linalg.svd";
-      const NDArray x = x_arg.array();
+      const NDArray x = DenseArray(x_arg, fname);
       CheckStack(x, fname, false);
       NDArray u, s, vh;
       la::Svd(LapackInput(x, fname), full, &u, &s, &vh, fname);
@@ -433,7 +433,7 @@ MXFFI_REGISTER_API("np.linalg.svdvals")
     .positional_only()
     .set_body_typed([](NDArrayLike x_arg) {
       constexpr const char* fname = "np.linalg.svdvals";
-      const NDArray x = x_arg.array();
+      const NDArray x = DenseArray(x_arg, fname);
       CheckStack(x, fname, false);
       NDArray s;
       la::Svd(LapackInput(x, fname), false, nullptr, &s, nullptr, fname);
@@ -449,7 +449,7 @@ MXFFI_REGISTER_API("np.linalg.diagonal")
     .keyword_only()
     .arg("offset", 0)
     .set_body_typed([](NDArrayLike x_arg, int64_t offset) {
-      return DiagonalView(x_arg.array(), offset, "np.linalg.diagonal");
+      return DiagonalView(DenseArray(x_arg, "np.linalg.diagonal"), offset, "np.linalg.diagonal");
     });
 
 MXFFI_REGISTER_API("np.linalg.trace")
@@ -464,7 +464,8 @@ MXFFI_REGISTER_API("np.linalg.trace")
     .arg("dtype", nullptr)
     .set_body_typed([](NDArrayLike x_arg, int64_t offset, DTypeLike dtype) {
       static const Op* sum = Op::Get("_sum");
-      const NDArray d = DiagonalView(x_arg.array(), offset, "np.linalg.trace");
+      const NDArray d =
+          DiagonalView(DenseArray(x_arg, "np.linalg.trace"), offset, "np.linalg.trace");
       op::ReduceParam p;
       p.axis = dmlc::optional<TShape>(TShape{-1});
       p.keepdims = false;
@@ -479,7 +480,7 @@ MXFFI_REGISTER_API("np.linalg.outer")
     .positional_only()
     .set_body_typed([](NDArrayLike x1_arg, NDArrayLike x2_arg) {
       constexpr const char* fname = "np.linalg.outer";
-      const NDArray x1 = x1_arg.array(), x2 = x2_arg.array();
+      const NDArray x1 = DenseArray(x1_arg, fname), x2 = DenseArray(x2_arg, fname);
       MXFFI_CHECK(x1.tensor().ndim == 1 && x2.tensor().ndim == 1, ValueError)
           << fname << ": Input arrays must be one-dimensional, got shapes "
           << NumpyShape(ShapeOf(x1)) << " and " << NumpyShape(ShapeOf(x2));
@@ -505,7 +506,7 @@ MXFFI_REGISTER_API("np.linalg.matrix_power")
     .positional_only()
     .set_body_typed([](NDArrayLike x_arg, int64_t n) {
       constexpr const char* fname = "np.linalg.matrix_power";
-      NDArray x = x_arg.array();
+      NDArray x = DenseArray(x_arg, fname);
       CheckStack(x, fname, true);
       const DLTensor& t = x.tensor();
       if (n == 0) {
@@ -547,7 +548,7 @@ MXFFI_REGISTER_API("np.linalg.pinv")
     .arg("rtol", nullptr)
     .set_body_typed([](NDArrayLike x_arg, Optional<ArrayOrScalar> rtol) {
       constexpr const char* fname = "np.linalg.pinv";
-      const NDArray x = x_arg.array();
+      const NDArray x = DenseArray(x_arg, fname);
       CheckStack(x, fname, false);
       const NDArray a = LapackInput(x, fname);
       return OnDevice(la::Pinv(a, Rtol(&rtol, a, fname), fname), x.tensor().device);
@@ -564,7 +565,7 @@ MXFFI_REGISTER_API("np.linalg.matrix_rank")
     .arg("rtol", nullptr)
     .set_body_typed([](NDArrayLike x_arg, Optional<ArrayOrScalar> rtol) {
       constexpr const char* fname = "np.linalg.matrix_rank";
-      const NDArray x = x_arg.array();
+      const NDArray x = DenseArray(x_arg, fname);
       CheckStack(x, fname, false);
       const NDArray a = LapackInput(x, fname);
       return OnDevice(la::MatrixRank(a, Rtol(&rtol, a, fname), fname), x.tensor().device);
@@ -583,7 +584,7 @@ MXFFI_REGISTER_API("np.linalg.vector_norm")
     .arg("keepdims", false)
     .arg("ord", 2.0)
     .set_body_typed([](NDArrayLike x_arg, AxisLike axis, bool keepdims, double ord) {
-      const NDArray x = x_arg.array();
+      const NDArray x = DenseArray(x_arg, "np.linalg.vector_norm");
       dmlc::optional<TShape> axes;
       if (!axis.is_none()) axes = axis.axes();
       return VectorNorm(NormAbs(x), axes, keepdims, ord);
@@ -601,7 +602,7 @@ MXFFI_REGISTER_API("np.linalg.matrix_norm")
     .arg("ord", "fro")
     .set_body_typed([](NDArrayLike x_arg, bool keepdims, NormOrder ord) {
       constexpr const char* fname = "np.linalg.matrix_norm";
-      const NDArray x = x_arg.array();
+      const NDArray x = DenseArray(x_arg, fname);
       MXFFI_CHECK(x.tensor().ndim >= 2, ValueError)
           << fname << ": x must have at least 2 dimensions, got shape " << NumpyShape(ShapeOf(x));
       const dmlc::optional<TShape> last2(TShape{-2, -1});
@@ -657,7 +658,7 @@ MXFFI_REGISTER_API("np.linalg.cross")
     .arg("axis", -1)
     .set_body_typed([](NDArrayLike x1_arg, NDArrayLike x2_arg, int64_t axis) {
       constexpr const char* fname = "np.linalg.cross";
-      const NDArray x1 = x1_arg.array(), x2 = x2_arg.array();
+      const NDArray x1 = DenseArray(x1_arg, fname), x2 = DenseArray(x2_arg, fname);
       TShape shape;
       op::BroadcastShapes(ShapeOf(x1), ShapeOf(x2), &shape, fname);
       const int nd = static_cast<int>(shape.ndim());

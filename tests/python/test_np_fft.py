@@ -124,3 +124,13 @@ def test_errors():
         F.fftn(np.ones((2, 2)), s=(2,), axes=(0, 1))
     with pytest.raises(np.exceptions.AxisError, match=r"^np\.fft\.fft: axis 2 is out of bounds"):
         F.fft(np.ones((2, 2)), axis=2)
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft2", "rfft", "irfftn", "fftshift"])
+def test_sparse_arrays_are_refused_by_name(name):
+    # The transforms read the dense buffer of their input: a sparse array crashed them.
+    from mxffi.nd import sparse
+
+    c = sparse.csr_matrix(np.eye(3))
+    with pytest.raises(TypeError, match=rf"^np\.fft\.{name}: takes a dense array; got storage"):
+        getattr(F, name)(c)

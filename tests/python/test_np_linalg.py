@@ -335,3 +335,24 @@ def test_cross():
         L.cross(np.ones((3, 2)), np.ones((3, 2)))
     with pytest.raises(ValueError, match=r"^np\.linalg\.cross: operands could not be broadcast"):
         L.cross(np.ones(2), np.ones(3))
+
+
+@pytest.mark.parametrize(
+    "name,call",
+    [
+        ("np.linalg.inv", lambda c: L.inv(c)),
+        ("np.linalg.det", lambda c: L.det(c)),
+        ("np.linalg.pinv", lambda c: L.pinv(c)),
+        ("np.linalg.solve", lambda c: L.solve(c, c)),
+        ("np.linalg.trace", lambda c: L.trace(c)),
+        ("np.linalg.vector_norm", lambda c: L.vector_norm(c)),
+        ("np.vecdot", lambda c: mnp.vecdot(c, c)),
+    ],
+)
+def test_sparse_arrays_are_refused_by_name(name, call):
+    # The LAPACK paths read the dense buffer of their input: a sparse array crashed them.
+    from mxffi.nd import sparse
+
+    c = sparse.csr_matrix(np.eye(3))
+    with pytest.raises(TypeError, match=rf"^{name}: takes a dense array; got storage type csr"):
+        call(c)
