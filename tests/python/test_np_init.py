@@ -289,6 +289,13 @@ def test_reshape_errors():
         mnp.reshape(a, (-1, -1))
     with pytest.raises(ValueError):
         np.reshape(np.arange(12), (5,))
+    # Extents whose product passes int64: refused as numpy does, never wrapped into a product
+    # that matches the size (2**62 * 2**62 wraps to 0, the size of an empty array).
+    for shape in [(2**62, 2**62), (2**62, 2**62, 0), (2**32, 2**32, -1), (3, 2**63 - 1)]:
+        with pytest.raises(ValueError, match=r"^np\.reshape: cannot reshape array of size"):
+            mnp.reshape(a, shape)
+    with pytest.raises(ValueError, match=r"cannot reshape array of size 0"):
+        mnp.reshape(mnp.zeros((0,)), (2**62, 2**62))
 
 
 def test_transpose_errors():
