@@ -395,8 +395,8 @@ NDArray Reshape(const NDArrayLike& a_arg, const IntTupleLike& shape_arg, CopyMod
           << fname << ": negative dimensions not allowed; got shape " << shape.ToString();
       // A product past int64 names no array this one can become (and must not wrap into one).
       MXFFI_CHECK(!__builtin_mul_overflow(known, shape[i], &known), ValueError)
-          << fname << ": cannot reshape array of size " << size << " into shape "
-          << shape.ToString();
+          << fname << ": array is too big; shape " << shape.ToString()
+          << " has more elements than int64 holds";
     }
   }
   if (unknown >= 0 && known != 0 && size % known == 0) shape[unknown] = size / known;

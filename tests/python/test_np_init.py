@@ -292,9 +292,9 @@ def test_reshape_errors():
     # Extents whose product passes int64: refused as numpy does, never wrapped into a product
     # that matches the size (2**62 * 2**62 wraps to 0, the size of an empty array).
     for shape in [(2**62, 2**62), (2**62, 2**62, 0), (2**32, 2**32, -1), (3, 2**63 - 1)]:
-        with pytest.raises(ValueError, match=r"^np\.reshape: cannot reshape array of size"):
+        with pytest.raises(ValueError, match=r"^np\.reshape: array is too big; shape"):
             mnp.reshape(a, shape)
-    with pytest.raises(ValueError, match=r"cannot reshape array of size 0"):
+    with pytest.raises(ValueError, match=r"more elements than int64 holds"):
         mnp.reshape(mnp.zeros((0,)), (2**62, 2**62))
 
 
