@@ -4,7 +4,9 @@
 # what a machine already has (numpy, scipy, the build tools) is not downloaded again.
 # MXFFI_VENV names it (default: .venv in the checkout); python3 names the interpreter it is made
 # from. After sourcing, `python3` and `pip` are the environment's.
-mxffi_venv=${MXFFI_VENV:-$PWD/.venv}
+# The checkout is where this file lies, not the working directory: sourced from a subfolder
+# (tests/fuzz), a $PWD default made a second environment there.
+mxffi_venv=${MXFFI_VENV:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.venv}
 if [ ! -x "$mxffi_venv/bin/python3" ]; then
   echo "== creating the virtual environment $mxffi_venv"
   if ! python3 -m venv --system-site-packages "$mxffi_venv" > /dev/null 2>&1; then
