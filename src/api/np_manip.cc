@@ -23,15 +23,6 @@ NDArray DenseOf(const NDArrayLike& a, const char* fname) {
   return OwnedArray(a);
 }
 
-/*! \brief Write t's element strides (C-contiguous ones where t has none) to out. */
-void StridesOf(const DLTensor& t, int64_t* out) {
-  if (t.strides) {
-    std::memcpy(out, t.strides, sizeof(int64_t) * t.ndim);
-  } else {
-    NDArray::CompactStrides(t, out);
-  }
-}
-
 /*! \brief numpy's C-contiguous strides of shape, an extent of 0 counted as 1. */
 void NumpyCompactStrides(const int64_t* shape, int ndim, int64_t* out) {
   int64_t s = 1;
@@ -69,7 +60,7 @@ NDArray ExpandDims(const NDArrayLike& x, const AxisLike& axis, const char* fname
   bool inserted[kMaxNDim] = {};
   MarkAxes(axis, out_ndim, inserted, fname);
   int64_t st[kMaxNDim], shape[kMaxNDim], strides[kMaxNDim];
-  StridesOf(t, st);
+  ElementStrides(t, st);
   for (int i = 0, k = 0; i < out_ndim; ++i) {
     if (inserted[i]) {
       shape[i] = 1;
@@ -122,7 +113,7 @@ NDArray Squeeze(const NDArrayLike& x, const AxisLike& axis, const char* fname) {
     }
   }
   int64_t st[kMaxNDim], shape[kMaxNDim], strides[kMaxNDim];
-  StridesOf(t, st);
+  ElementStrides(t, st);
   int k = 0;
   for (int i = 0; i < t.ndim; ++i) {
     if (drop[i]) continue;
@@ -136,7 +127,7 @@ NDArray Squeeze(const NDArrayLike& x, const AxisLike& axis, const char* fname) {
 NDArray SwapAxes(const NDArray& a, int i, int j) {
   const DLTensor& t = a.tensor();
   int64_t shape[kMaxNDim], strides[kMaxNDim];
-  StridesOf(t, strides);
+  ElementStrides(t, strides);
   std::memcpy(shape, t.shape, sizeof(int64_t) * t.ndim);
   std::swap(shape[i], shape[j]);
   std::swap(strides[i], strides[j]);
@@ -176,7 +167,7 @@ NDArray MoveAxis(const NDArrayLike& x, const AxisLike& source, const AxisLike& d
     perm[i] = k++;
   }
   int64_t st[kMaxNDim], shape[kMaxNDim], strides[kMaxNDim];
-  StridesOf(t, st);
+  ElementStrides(t, st);
   for (int i = 0; i < t.ndim; ++i) {
     shape[i] = t.shape[perm[i]];
     strides[i] = st[perm[i]];
@@ -205,7 +196,7 @@ NDArray BroadcastTo(const NDArrayLike& x, const ShapeLike& shape, const char* fn
       << fname << ": cannot broadcast an array of shape " << TShape(t.shape, t.ndim).ToString()
       << " to the shape " << shape.ToString() << ", which has fewer dimensions";
   int64_t st[kMaxNDim], strides[kMaxNDim];
-  StridesOf(t, st);
+  ElementStrides(t, st);
   const int lead = ndim - t.ndim;
   for (int i = 0; i < ndim; ++i) {
     const int k = i - lead;
@@ -232,7 +223,7 @@ NDArray Flip(const NDArrayLike& x, const AxisLike& axis, const char* fname) {
     MarkAxes(axis, t.ndim, flip, fname);
   }
   int64_t strides[kMaxNDim];
-  StridesOf(t, strides);
+  ElementStrides(t, strides);
   int64_t offset = 0;
   bool empty = false;
   for (int i = 0; i < t.ndim; ++i) empty = empty || t.shape[i] == 0;

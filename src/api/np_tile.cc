@@ -46,15 +46,6 @@ struct Layout {
   }
 };
 
-/*! \return a's element strides (C-contiguous ones where it has none). */
-void StridesOf(const DLTensor& t, int64_t* out) {
-  if (t.strides) {
-    for (int i = 0; i < t.ndim; ++i) out[i] = t.strides[i];
-  } else {
-    NDArray::CompactStrides(t, out);
-  }
-}
-
 /*! \return where t's element 0 is. */
 char* Base(const DLTensor& t) { return static_cast<char*>(t.data) + t.byte_offset; }
 
@@ -156,7 +147,7 @@ NDArray Roll(const NDArrayLike& x_arg, const IntTupleLike& shift, const AxisLike
       total[ax] += shift[ns == 1 ? 0 : i];
     }
     src.data = Base(t);
-    StridesOf(t, src.strides);
+    ElementStrides(t, src.strides);
     for (int i = 0; i < t.ndim; ++i) src.shape[i] = t.shape[i];
     src.ndim = t.ndim;
   }
@@ -182,7 +173,7 @@ NDArray Tile(const NDArrayLike& x_arg, const ShapeLike& reps, const char* fname)
       << fname << ": the result would have " << nd << " dimensions; at most " << kMaxNDim
       << " are supported";
   int64_t st[kMaxNDim];
-  StridesOf(t, st);
+  ElementStrides(t, st);
   // x's axes aligned with the last ones of the result, each rep count with the first.
   Layout src, dst;
   src.data = Base(t);
@@ -257,7 +248,7 @@ NDArray Repeat(const NDArrayLike& x_arg, const ArrayLike& repeats, const Optiona
   } else {
     ax = NormalizeAxis(*axis, t.ndim, fname);
     src.data = Base(t);
-    StridesOf(t, src.strides);
+    ElementStrides(t, src.strides);
     for (int i = 0; i < t.ndim; ++i) src.shape[i] = t.shape[i];
     src.ndim = t.ndim;
   }
