@@ -17,6 +17,7 @@ import textwrap
 import time
 
 import pytest
+from conftest import SANITIZED
 
 import mxffi
 import mxffi.cpp
@@ -338,6 +339,9 @@ def _has_gpu():
 @pytest.mark.skipif(
     shutil.which("nvcc") is None and not os.path.exists("/usr/local/cuda/bin/nvcc"),
     reason="no nvcc",
+)
+@pytest.mark.skipif(
+    SANITIZED == "address", reason="nvcc itself crashes with AddressSanitizer's runtime preloaded"
 )
 def test_cuda_source_builds(cache):
     path = mxffi.cpp.build(

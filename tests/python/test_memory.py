@@ -6,7 +6,7 @@ import uuid
 import weakref
 
 import pytest
-from conftest import rss_bytes
+from conftest import SANITIZED, rss_bytes
 
 import mxffi
 import mxffi.testing as t
@@ -177,4 +177,7 @@ def test_a_million_mixed_calls_keep_resident_memory_flat():
     assert closure == 2 * i
     assert shape == (i, 2)
 
-    assert grown < 5 * 1024 * 1024, f"resident memory grew by {grown / 2**20:.1f} MB"
+    # AddressSanitizer keeps freed blocks in quarantine (256 MB by default): resident memory is
+    # not a measure of leaks there, LeakSanitizer is.
+    if SANITIZED != "address":
+        assert grown < 5 * 1024 * 1024, f"resident memory grew by {grown / 2**20:.1f} MB"
