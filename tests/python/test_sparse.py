@@ -253,6 +253,40 @@ def test_storage_type_values_are_the_c_abis():
         _ffi.register_sparse_class(7, sparse.BaseSparseNDArray)
 
 
+def _register_sparse_classes_again():
+    from mxffi import _ffi
+
+    _ffi.register_sparse_class(_ffi.STORAGE_ROW_SPARSE, sparse.RowSparseNDArray)
+    _ffi.register_sparse_class(_ffi.STORAGE_CSR, sparse.CSRNDArray)
+    _ffi.register_sparse_class(None, sparse.BaseSparseNDArray)
+
+
+@pytest.mark.xfail(strict=True, reason="register_sparse_class takes any object as the class")
+@pytest.mark.parametrize(
+    "cls",
+    [0, None, "CSRNDArray", mxffi.Object, type("Lookalike", (), {"stype": "csr"}), int],
+    ids=["int", "None", "str", "Object", "lookalike", "int-type"],
+)
+@pytest.mark.parametrize("stype", ["csr", "row_sparse", None])
+def test_register_sparse_class_refuses_a_class_that_is_no_ndarray(cls, stype, request):
+    from mxffi import _ffi
+
+    # The class is instantiated over the NDArray's C layout: anything but an NDArray subclass
+    # would be read as one (a crash at the next sparse result).
+    slot = {"csr": _ffi.STORAGE_CSR, "row_sparse": _ffi.STORAGE_ROW_SPARSE, None: None}[stype]
+    request.addfinalizer(_register_sparse_classes_again)
+    with pytest.raises(
+        TypeError,
+        match=r"register_sparse_class: cls must be a subclass of "
+        r"mxffi.NDArray, got ",
+    ):
+        _ffi.register_sparse_class(slot, cls)
+    # The registration in place is kept.
+    assert type(sparse.zeros("csr", (2, 2))) is sparse.CSRNDArray
+    assert type(sparse.zeros("row_sparse", (2, 2))) is sparse.RowSparseNDArray
+    assert type(mxffi.testing.ndarray_of_storage(3, 4, 7)) is sparse.BaseSparseNDArray
+
+
 def test_an_unknown_storage_type_is_an_opaque_sparse_array_never_a_dense_one():
     # What an array of a storage type added in a later version (7 here) looks like to this one.
     x = mxffi.testing.ndarray_of_storage(3, 4, 7)
