@@ -264,6 +264,13 @@ def register_sparse_class(stype, cls):
             f"register_sparse_class: stype must be STORAGE_ROW_SPARSE ({STORAGE_ROW_SPARSE}), "
             f"STORAGE_CSR ({STORAGE_CSR}) or None, got {stype!r}"
         )
+    from .ctypes_ndarray import NDArray  # imports this module: bound at call time
+
+    # Instances are read as NDArrays (their handle's layout): only NDArray's subclasses are.
+    if not (isinstance(cls, type) and issubclass(cls, NDArray)):
+        raise TypeError(
+            f"register_sparse_class: cls must be a subclass of mxffi.NDArray, got {cls!r}"
+        )
     _SPARSE_CLASS[stype] = cls
 
 

@@ -156,6 +156,11 @@ def register_sparse_class(stype, cls):
             f"register_sparse_class: stype must be STORAGE_ROW_SPARSE ({kMXFFIStorageRowSparse}), "
             f"STORAGE_CSR ({kMXFFIStorageCSR}) or None, got {stype!r}"
         )
+    # Instances are made over the NDArray's C layout: only NDArray's subclasses have it.
+    if not (isinstance(cls, type) and issubclass(cls, NDArray)):
+        raise TypeError(
+            f"register_sparse_class: cls must be a subclass of mxffi.NDArray, got {cls!r}"
+        )
     _SPARSE_CLASS[stype] = cls
     MXFFIPySetSparseClass(slot, cls)
 
