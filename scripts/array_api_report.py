@@ -61,8 +61,6 @@ HEADER = """\
 # test, fails it; remove the ids a change makes pass. What is left, by reason:
 # - complex inputs to ops with no complex loop yet: tensordot and vecdot (the GEMM kernels), sum
 #   (the reductions), unique_all (sorting);
-# - Python complex numbers as operands (x += 1j, x / 1j, x **= 1j): an argument kind for them is
-#   still to come;
 # - floor_divide of infinities (-0, +-infinity): numpy's loop gives NaN there, and mxffi
 #   computes as numpy does.
 """

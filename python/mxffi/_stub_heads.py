@@ -45,6 +45,7 @@ DeviceLike: TypeAlias = str | Device | tuple[int, int] | None
 ScalarLike: TypeAlias = _Scalar
 NDArrayLike: TypeAlias = _Array
 ArrayOrScalar: TypeAlias = _Array | _Scalar
+ArrayOrNumber: TypeAlias = _Array | _Scalar | complex
 ArrayLike: TypeAlias = _Array | _Scalar | Sequence[Any]
 WritableArray: TypeAlias = NDArray
 StorageTypeLike: TypeAlias = Literal["default", "csr", "row_sparse"]
@@ -66,6 +67,7 @@ KINDS = (
     "ScalarLike",
     "NDArrayLike",
     "ArrayOrScalar",
+    "ArrayOrNumber",
     "ArrayLike",
     "WritableArray",
     "StorageTypeLike",
@@ -296,6 +298,7 @@ from mxffi import DataType as DataType
 from mxffi import Device, NDArray
 from mxffi.typing import (
     ArrayLike,
+    ArrayOrNumber,
     ArrayOrScalar,
     AxisLike,
     DeviceLike,

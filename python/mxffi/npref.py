@@ -127,7 +127,7 @@ _MAKERS = {
     "mxffi.np.linalg.outer": lambda d: ((_array(d, [3, 1]), _array(d, [1, 2])), {}),
 }
 
-_ARRAY_KINDS = {"NDArrayLike", "ArrayOrScalar", "ArrayLike", "WritableArray"}
+_ARRAY_KINDS = {"NDArrayLike", "ArrayOrScalar", "ArrayOrNumber", "ArrayLike", "WritableArray"}
 
 
 def _kind(annotation):

@@ -31,6 +31,7 @@ from .ndarray import NDArray
 __all__ = [
     "ArgKind",
     "ArrayLike",
+    "ArrayOrNumber",
     "ArrayOrScalar",
     "AxisLike",
     "DTypeLike",
@@ -138,6 +139,11 @@ NDArrayLike = ArgKind(
 ArrayOrScalar = ArgKind(
     "ArrayOrScalar", _ARRAY | _SCALAR, "An array (as NDArrayLike) or a Python number."
 )
+ArrayOrNumber = ArgKind(
+    "ArrayOrNumber",
+    _ARRAY | _SCALAR | complex,
+    "An array (as NDArrayLike) or a Python number, complex included: an elementwise operand.",
+)
 ArrayLike = ArgKind(
     "ArrayLike",
     _ARRAY | _SCALAR | Sequence[Any],
@@ -178,6 +184,7 @@ _KINDS = {
         ScalarLike,
         NDArrayLike,
         ArrayOrScalar,
+        ArrayOrNumber,
         ArrayLike,
         WritableArray,
         StorageTypeLike,

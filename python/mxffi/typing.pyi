@@ -34,6 +34,7 @@ DeviceLike: TypeAlias = str | Device | tuple[int, int] | None
 ScalarLike: TypeAlias = _Scalar
 NDArrayLike: TypeAlias = _Array
 ArrayOrScalar: TypeAlias = _Array | _Scalar
+ArrayOrNumber: TypeAlias = _Array | _Scalar | complex
 ArrayLike: TypeAlias = _Array | _Scalar | Sequence[Any]
 WritableArray: TypeAlias = NDArray
 StorageTypeLike: TypeAlias = Literal["default", "csr", "row_sparse"]

@@ -18,6 +18,7 @@
 #include <mxffi/container/array.h>
 #include <mxffi/registry.h>
 
+#include <complex>
 #include <optional>
 
 #include "../op/dtype.h"
@@ -90,7 +91,7 @@ void ToLoopDType(Operand* x, DLDataType dtype, const char* fname, int index) {
   bool ok = x->array ? op::CanCastSameKind(from, dtype)
                      : (x->scalar.kind == op::ScalarKind::kBool ||
                         (x->scalar.kind == op::ScalarKind::kInt && dtype.code != kDLBool) ||
-                        op::IsFloating(dtype));
+                        op::IsFloating(dtype) || dtype.code == kDLComplex);
   MXFFI_CHECK(ok, TypeError) << fname << ": cannot cast input " << index << " from "
                              << DataTypeToString(from) << " to " << DataTypeToString(dtype)
                              << " with casting rule 'same_kind'";
@@ -254,6 +255,57 @@ NDArray UnaryAPI(UnaryKind kind, const Op* unary, ArrayOrScalar* x_arg,
   const DLTensor& t = input.tensor();
   return InvokeInto(attrs, &input, 1, TShape(t.shape, t.ndim), op::UnaryResultType(kind, t.dtype),
                     *out, fname);
+}
+
+namespace {
+
+/*! \return a 0-d array of dtype (complex64 or complex128) holding c, on device. */
+NDArray ComplexArray(std::complex<double> c, DLDataType dtype, DLDevice device) {
+  NDArray a = NDArray::Empty(nullptr, 0, dtype, DLDevice{kDLCPU, 0});
+  if (dtype.bits == 64) {
+    *op::DataPtr<std::complex<float>>(a.tensor()) = std::complex<float>(c);
+  } else {
+    *op::DataPtr<std::complex<double>>(a.tensor()) = c;
+  }
+  return device.device_type == kDLCPU ? a : OnDevice(a, device);
+}
+
+/*!
+ * \brief x made an array or a real number: a complex number becomes a 0-d array of the dtype
+ *  numpy's weak promotion gives it next to other (an array, a number, or another complex).
+ */
+ArrayOrScalar* RealOperand(ArrayOrNumber* x, const ArrayOrNumber* other) {
+  if (!x->is_complex()) return x->operand();
+  DLDataType dtype{kDLComplex, 128, 1};
+  DLDevice device{kDLCPU, 0};
+  if (other != nullptr && !other->is_complex() && other->operand().is_array()) {
+    const DLTensor& t = other->operand().array().array().tensor();
+    const bool narrow = (t.dtype.code == kDLFloat && t.dtype.bits <= 32) ||
+                        t.dtype.code == kDLBfloat ||
+                        (t.dtype.code == kDLComplex && t.dtype.bits == 64);
+    if (narrow) dtype.bits = 64;
+    device = t.device;
+  }
+  *x = ArrayOrNumber(
+      ArrayOrScalar(NDArrayLike(ComplexArray(x->complex_value(), dtype, device), false)));
+  return x->operand();
+}
+
+}  // namespace
+
+NDArray BinaryAPI(BinaryKind kind, const BinaryOps& ops, ArrayOrNumber* x1, ArrayOrNumber* x2,
+                  const Optional<WritableArray>& out_arg, const DTypeLike& dtype_arg) {
+  if (!x1->is_complex() && !x2->is_complex()) {
+    return BinaryAPI(kind, ops, x1->operand(), x2->operand(), out_arg, dtype_arg);
+  }
+  ArrayOrScalar* a = RealOperand(x1, x2);
+  ArrayOrScalar* b = RealOperand(x2, x1);
+  return BinaryAPI(kind, ops, a, b, out_arg, dtype_arg);
+}
+
+NDArray UnaryAPI(UnaryKind kind, const Op* unary, ArrayOrNumber* x_arg,
+                 const Optional<WritableArray>& out_arg, const DTypeLike& dtype_arg) {
+  return UnaryAPI(kind, unary, RealOperand(x_arg, nullptr), out_arg, dtype_arg);
 }
 
 MXFFI_NP_BINARY("add", BinaryKind::kAdd, "_npi_add", "_npi_add_scalar", "_npi_add_scalar",

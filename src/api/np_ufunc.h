@@ -37,6 +37,17 @@ NDArray BinaryAPI(op::BinaryKind kind, const BinaryOps& ops, ArrayOrScalar* x1, 
 NDArray UnaryAPI(op::UnaryKind kind, const Op* unary, ArrayOrScalar* x_arg,
                  const Optional<WritableArray>& out_arg, const DTypeLike& dtype_arg);
 
+/*!
+ * \brief BinaryAPI and UnaryAPI of operands that may be Python complex numbers: a complex
+ *  number becomes a 0-d array of the complex dtype numpy gives it next to the other operand
+ *  (NEP 50: complex64 next to float16, bfloat16, float32 or complex64 arrays, else complex128),
+ *  on that operand's device.
+ */
+NDArray BinaryAPI(op::BinaryKind kind, const BinaryOps& ops, ArrayOrNumber* x1, ArrayOrNumber* x2,
+                  const Optional<WritableArray>& out_arg, const DTypeLike& dtype_arg);
+NDArray UnaryAPI(op::UnaryKind kind, const Op* unary, ArrayOrNumber* x_arg,
+                 const Optional<WritableArray>& out_arg, const DTypeLike& dtype_arg);
+
 }  // namespace api
 }  // namespace mxffi
 
@@ -49,7 +60,7 @@ NDArray UnaryAPI(op::UnaryKind kind, const Op* unary, ArrayOrScalar* x_arg,
       .arg("x")                                                                           \
       .arg("out", nullptr)                                                                \
       .arg("dtype", nullptr)                                                              \
-      .set_body_typed([](ArrayOrScalar x, Optional<WritableArray> out, DTypeLike dtype) { \
+      .set_body_typed([](ArrayOrNumber x, Optional<WritableArray> out, DTypeLike dtype) { \
         static const Op* op = Op::Get(OpName);                                            \
         return UnaryAPI(Kind, op, &x, out, dtype);                                        \
       })
@@ -68,7 +79,7 @@ NDArray UnaryAPI(op::UnaryKind kind, const Op* unary, ArrayOrScalar* x_arg,
       .arg("out", nullptr)                                                                       \
       .arg("dtype", nullptr)                                                                     \
       .set_body_typed(                                                                           \
-          [](ArrayOrScalar x1, ArrayOrScalar x2, Optional<WritableArray> out, DTypeLike dtype) { \
+          [](ArrayOrNumber x1, ArrayOrNumber x2, Optional<WritableArray> out, DTypeLike dtype) { \
             static const BinaryOps ops{Op::Get(ArrayOp), Op::Get(ScalarOp), Op::Get(RScalarOp)}; \
             return BinaryAPI(Kind, ops, &x1, &x2, out, dtype);                                   \
           })

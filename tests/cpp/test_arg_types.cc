@@ -339,8 +339,8 @@ TEST(ArgTypes, RegistryReportsTheKinds) {
 
 TEST(ArgTypes, ComplexNumbersMakeComplexArraysAndNothingElse) {
   // A complex number is an array-like (np.asarray makes complex128 of it, alone or in a
-  // sequence with real numbers) but no ScalarLike: np.add refuses it rather than drop its
-  // imaginary part.
+  // sequence with real numbers) but no ScalarLike or ArrayOrScalar: a function taking those
+  // refuses it rather than drop its imaginary part.
   double parts[2] = {1.0, 2.0};
   MXFFIAny cell{};
   cell.type_index = kMXFFIComplexView;
@@ -362,9 +362,17 @@ TEST(ArgTypes, ComplexNumbersMakeComplexArraysAndNothingElse) {
   EXPECT_EQ(ErrorOf("np.asarray", {seq, Any(mxffi::String("float64"))}),
             "TypeError: np.asarray: cannot store a complex number in an array of float64 "
             "(numpy's TypeError); take its .real or .imag, or ask for a complex dtype");
+  // np.arange takes ScalarLike: a complex start is refused, not read as its real part.
+  std::string err = ErrorOf("np.arange", {Any(std::complex<double>(1.0, 1.0))});
+  EXPECT_NE(err.find("TypeError: np.arange: argument #0 'start' expected"), std::string::npos)
+      << err;
+  // The elementwise functions take ArrayOrNumber: a complex number is a weak complex operand.
   NDArray z = Function::GetGlobalRequired("np.zeros")(int64_t{2}).cast<NDArray>();
-  std::string err = ErrorOf("np.add", {z, Any(std::complex<double>(1.0, 1.0))});
-  EXPECT_NE(err.find("TypeError: np.add: argument #1 'x2' expected"), std::string::npos) << err;
+  NDArray s =
+      Function::GetGlobalRequired("np.add")(z, std::complex<double>(1.0, -1.0)).cast<NDArray>();
+  EXPECT_EQ(s.tensor().dtype.code, kDLComplex);
+  EXPECT_EQ(s.tensor().dtype.bits, 128);
+  EXPECT_EQ(static_cast<const double*>(s.data())[3], -1.0);
 }
 
 TEST(ArgTypes, TypedFunctionPassesKindsToAFunction) {

@@ -142,8 +142,9 @@ def test_binary_values_and_dtype_match_numpy(name, dtype):
 
 
 def test_power_special_cases_as_numpy():
-    z = np.array([0j, 0j, 0j, 1 + 2j, 3 - 1j, complex(np.nan, 1)])
-    w = np.array([2 + 0j, 1j, -1 + 0j, 2 + 0j, -3 + 0j, 0j])
+    # 0 ** w: 0 when w's real part is positive (its imaginary part any), else NaN.
+    z = np.array([0j, 0j, 0j, 0j, 0j, -0j, 1 + 2j, 3 - 1j, complex(np.nan, 1)])
+    w = np.array([2 + 0j, 1j, -1 + 0j, 2.5 - 0.5j, 0.1 + 100j, -0.5 + 2j, 2 + 0j, -3 + 0j, 0j])
     with np.errstate(all="ignore"):
         want = np.power(z, w)
     same_parts(mnp.power(z, w), want, 1e-15)
@@ -182,6 +183,58 @@ def test_python_number_operands_are_weak():
     ):
         assert str(ours.dtype) == "complex64"
         same_parts(ours, want, 1e-6)
+
+
+@pytest.mark.parametrize(
+    "dtype", ["bool", "int8", "uint32", "int64", "float16", "float32", "float64"] + CDTYPES
+)
+@pytest.mark.parametrize("c", [1j, 2.5 - 0.5j, complex(np.inf, 1), complex(0.0, -0.0)])
+def test_python_complex_numbers_are_weak_operands(dtype, c):
+    # NEP 50: a Python complex takes the array's precision (complex64 next to float16, float32
+    # and complex64; complex128 next to the rest), on either side, in every binary function.
+    x = np.array([0, 1, 3, 1], dtype=dtype)
+    m = mnp.asarray(x)
+    with np.errstate(all="ignore"):
+        cases = [
+            (m + c, x + c), (c + m, c + x), (m - c, x - c), (c - m, c - x), (m * c, x * c),
+            (m / c, x / c), (c / m, c / x), (m**c, x**c), (mnp.add(m, c), np.add(x, c)),
+            (mnp.multiply(c, m), np.multiply(c, x)), (m == c, x == c), (m != c, x != c),
+        ]  # fmt: skip
+        for ours, want in cases:
+            assert str(ours.dtype) == str(want.dtype)
+            same_parts(ours, want, 1e-6 if want.dtype == np.complex64 else 1e-14)
+
+
+def test_python_complex_numbers_alone_in_place_and_with_dtype():
+    for ours, want in (
+        (mnp.exp(1j), np.exp(1j)),
+        (mnp.sqrt(-4 + 0j), np.sqrt(-4 + 0j)),
+        (mnp.add(1j, 2), np.add(1j, 2)),
+        (mnp.multiply(2.0, 1j), np.multiply(2.0, 1j)),
+        (mnp.subtract(1j, 2j), np.subtract(1j, 2j)),
+        (mnp.add(mnp.ones(2, dtype="float32"), 1j, dtype="complex128"),
+         np.add(np.ones(2, np.float32), 1j, dtype="complex128")),
+        (mnp.multiply(mnp.ones(2, dtype="int16"), 2.5, dtype="complex64"),
+         np.multiply(np.ones(2, np.int16), 2.5, dtype="complex64")),
+        (mnp.add(mnp.ones(2, dtype="complex64"), 1j, out=mnp.zeros(2, dtype="complex128")),
+         np.add(np.ones(2, np.complex64), 1j, out=np.zeros(2, np.complex128))),
+    ):  # fmt: skip
+        assert ours.shape == np.shape(want) and str(ours.dtype) == str(np.asarray(want).dtype)
+        same_parts(ours, np.asarray(want), 1e-14)
+    z = mnp.asarray(values("complex64", (4,)))
+    want = np.asarray(z) * 1j
+    z *= 1j
+    assert str(z.dtype) == "complex64"
+    same_parts(z, want, 1e-6)
+    f = mnp.ones(3, dtype="float32")
+    with pytest.raises(TypeError, match=r"np.add: cannot cast the result from complex64 to "
+                       r"out's float32 with casting rule 'same_kind'"):  # fmt: skip
+        f += 1j
+    np.testing.assert_array_equal(np.asarray(f), np.ones(3, np.float32))  # left as it was
+    with pytest.raises(TypeError, match=r"np.add: cannot cast input 1 from complex128 to float64"):
+        mnp.add(mnp.ones(2), 1j, dtype="float64")
+    with pytest.raises(TypeError, match=r"np.bitwise_and: .*complex"):
+        mnp.bitwise_and(mnp.ones(2, dtype="int32"), 1j)
 
 
 def test_comparisons_predicates_and_logical_ops():

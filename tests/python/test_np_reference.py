@@ -61,7 +61,7 @@ def test_every_public_function_has_one_row(fresh):
     assert ("mxffi.np", "float32") not in rows and ("mxffi.np", "ndarray") not in rows
     add = rows[("mxffi.np", "add")]
     assert add[0] == (
-        "`(x1: ArrayOrScalar, x2: ArrayOrScalar, out: WritableArray | None = None, "
+        "`(x1: ArrayOrNumber, x2: ArrayOrNumber, out: WritableArray | None = None, "
         "dtype: DTypeLike = None) -> NDArray`"
     )
     assert add[3] == "x1 + x2, elementwise."

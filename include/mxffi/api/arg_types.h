@@ -29,6 +29,7 @@
  *  - ScalarLike: a Python number (bool, int or float).
  *  - NDArrayLike: an mxffi ndarray (any storage) or a tensor lent for the call.
  *  - ArrayOrScalar: NDArrayLike or ScalarLike.
+ *  - ArrayOrNumber: ArrayOrScalar, or a Python complex number (the elementwise operands).
  *  - ArrayLike: ArrayOrScalar, or nested sequences of numbers of one rectangular shape.
  *  - WritableArray: an mxffi ndarray the function writes into, not read-only.
  *  - StorageTypeLike: "default", "csr" or "row_sparse".
@@ -40,6 +41,7 @@
 #define MXFFI_API_ARG_TYPES_H_
 
 #include <mxffi/any.h>
+#include <mxffi/container/complex.h>
 #include <mxffi/container/shape.h>
 #include <mxffi/container/string.h>
 #include <mxffi/function.h>
@@ -250,6 +252,29 @@ class ArrayOrScalar {
   ScalarLike scalar_;
   bool is_array_ = false;
   friend struct TypeTraits<ArrayOrScalar>;
+};
+
+/*!
+ * \brief An operand of the elementwise functions: an array or a Python number, complex numbers
+ *  included (ArrayOrScalar refuses them, so no function reads only the real part of one by
+ *  mistake; a function taking ArrayOrNumber handles is_complex()).
+ */
+class ArrayOrNumber {
+ public:
+  ArrayOrNumber() = default;
+  ArrayOrNumber(ArrayOrScalar value) : value_(std::move(value)) {}  // NOLINT
+  bool is_complex() const { return is_complex_; }
+  /*! \return the complex number (meaningless unless is_complex()). */
+  std::complex<double> complex_value() const { return complex_; }
+  /*! \return the array or real number (meaningless when is_complex()). */
+  ArrayOrScalar* operand() { return &value_; }
+  const ArrayOrScalar& operand() const { return value_; }
+
+ private:
+  ArrayOrScalar value_;
+  std::complex<double> complex_;
+  bool is_complex_ = false;
+  friend struct TypeTraits<ArrayOrNumber>;
 };
 
 /*!
@@ -589,6 +614,28 @@ struct TypeTraits<ArrayOrScalar>
     }
   }
   static std::string TypeStr() { return "ArrayOrScalar"; }
+  static std::string TypeDesc() { return "an ndarray or a number"; }
+};
+
+template <>
+struct TypeTraits<ArrayOrNumber>
+    : details::ConvertArgTraits<ArrayOrNumber, TypeTraits<ArrayOrNumber>> {
+  static bool ConvertArg(const MXFFIAny* src, const details::ArgContext* ctx, ArrayOrNumber* out) {
+    if (details::CellComplex(src, &out->complex_)) {
+      out->is_complex_ = true;
+      return true;
+    }
+    out->is_complex_ = false;
+    return TypeTraits<ArrayOrScalar>::ConvertArg(src, ctx, &out->value_);
+  }
+  static void MoveToAny(const ArrayOrNumber& v, MXFFIAny* out) {
+    if (v.is_complex()) {
+      details::CellSetComplex(v.complex_value(), out);
+    } else {
+      TypeTraits<ArrayOrScalar>::MoveToAny(v.operand(), out);
+    }
+  }
+  static std::string TypeStr() { return "ArrayOrNumber"; }
   static std::string TypeDesc() { return "an ndarray or a number"; }
 };
 

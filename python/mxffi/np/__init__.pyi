@@ -8,6 +8,7 @@ from mxffi import DataType as DataType
 from mxffi import Device, NDArray
 from mxffi.typing import (
     ArrayLike,
+    ArrayOrNumber,
     ArrayOrScalar,
     AxisLike,
     DeviceLike,
@@ -117,25 +118,25 @@ def unique_all(x: NDArrayLike, /) -> UniqueAllResult: ...
 def unique_counts(x: NDArrayLike, /) -> UniqueCountsResult: ...
 def unique_inverse(x: NDArrayLike, /) -> UniqueInverseResult: ...
 
-def abs(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def abs(x: ArrayOrNumber, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
 def absolute(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def acos(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def acosh(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def add(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -159,38 +160,38 @@ def arange(
     device: DeviceLike = None,
 ) -> NDArray: ...
 def arccos(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def arccosh(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def arcsin(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def arcsinh(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def arctan(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def arctan2(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def arctanh(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -228,12 +229,12 @@ def asarray(
     copy: bool | None = None,
 ) -> NDArray: ...
 def asin(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def asinh(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -244,53 +245,53 @@ def astype(
     device: DeviceLike = None,
 ) -> NDArray: ...
 def atan(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def atan2(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def atanh(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def bitwise_and(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def bitwise_invert(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def bitwise_left_shift(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def bitwise_or(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def bitwise_right_shift(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def bitwise_xor(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -298,7 +299,7 @@ def broadcast_arrays(*arrays: NDArray) -> list[NDArray]: ...
 def broadcast_to(x: NDArrayLike, shape: ShapeLike) -> NDArray: ...
 def can_cast(from_: DTypeOrArray, to: DTypeLike, casting: str = 'safe') -> bool: ...
 def ceil(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -319,26 +320,26 @@ def concatenate(
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def conj(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def conjugate(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def copy(a: NDArrayLike) -> NDArray: ...
 def copysign(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def copyto(dst: WritableArray, src: ArrayLike, casting: str = 'same_kind') -> None: ...
-def cos(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def cos(x: ArrayOrNumber, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
 def cosh(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -381,8 +382,8 @@ def diff(
     append: ArrayLike | None = None,
 ) -> NDArray: ...
 def divide(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -391,15 +392,15 @@ def dot(a: ArrayOrScalar, b: ArrayOrScalar) -> NDArray: ...
 def empty(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) -> NDArray: ...
 def empty_like(x: NDArrayLike, dtype: DTypeLike = None, device: DeviceLike = None) -> NDArray: ...
 def equal(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
-def exp(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def exp(x: ArrayOrNumber, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
 def expand_dims(x: NDArrayLike, axis: AxisLike = 0) -> NDArray: ...
 def expm1(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -412,13 +413,13 @@ def eye(
 ) -> NDArray: ...
 def flip(x: NDArrayLike, axis: AxisLike = None) -> NDArray: ...
 def floor(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def floor_divide(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -435,60 +436,60 @@ def full_like(
     device: DeviceLike = None,
 ) -> NDArray: ...
 def greater(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def greater_equal(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def hypot(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def imag(x: NDArrayLike, /) -> NDArray: ...
 def invert(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def isdtype(dtype: DataType, kind: DTypeKind) -> bool: ...
 def isfinite(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def isinf(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def isnan(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def left_shift(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def less(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def less_equal(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -500,48 +501,48 @@ def linspace(
     device: DeviceLike = None,
     endpoint: bool = True,
 ) -> NDArray: ...
-def log(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def log(x: ArrayOrNumber, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
 def log10(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def log1p(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def log2(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def logaddexp(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def logical_and(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def logical_not(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def logical_or(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def logical_xor(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -554,8 +555,8 @@ def max(
     out: WritableArray | None = None,
 ) -> NDArray: ...
 def maximum(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -575,39 +576,39 @@ def min(
     out: WritableArray | None = None,
 ) -> NDArray: ...
 def minimum(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def mod(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def moveaxis(x: NDArrayLike, source: AxisLike, destination: AxisLike) -> NDArray: ...
 def multiply(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def negative(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def nextafter(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def nonzero(a: NDArrayLike) -> ADT: ...
 def not_equal(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -615,19 +616,19 @@ def ones(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) -
 def ones_like(a: NDArrayLike, dtype: DTypeLike = None, device: DeviceLike = None) -> NDArray: ...
 def permute_dims(x: NDArrayLike, axes: AxisLike) -> NDArray: ...
 def positive(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def pow(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def power(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -641,13 +642,13 @@ def prod(
 def quadratic(x: NDArrayLike, a: float = 0.0, b: float = 0.0, c: float = 0.0) -> NDArray: ...
 def real(x: NDArrayLike, /) -> NDArray: ...
 def reciprocal(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def remainder(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -655,8 +656,8 @@ def repeat(x: NDArrayLike, repeats: ArrayLike, axis: int | None = None) -> NDArr
 def reshape(a: NDArrayLike, shape: IntTupleLike, copy: bool | None = None) -> NDArray: ...
 def result_type(*args: Any) -> Any: ...
 def right_shift(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -670,18 +671,18 @@ def searchsorted(
 ) -> NDArray: ...
 def shares_memory(a: ArrayLike, b: ArrayLike, max_work: int | None = None) -> bool: ...
 def sign(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def signbit(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
-def sin(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def sin(x: ArrayOrNumber, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
 def sinh(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -695,12 +696,12 @@ def sort(
     stable: bool | None = None,
 ) -> NDArray: ...
 def sqrt(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
 def square(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -722,8 +723,8 @@ def std(
     correction: float | None = None,
 ) -> NDArray: ...
 def subtract(
-    x1: ArrayOrScalar,
-    x2: ArrayOrScalar,
+    x1: ArrayOrNumber,
+    x2: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -737,9 +738,9 @@ def sum(
 def swapaxes(a: NDArrayLike, axis1: int, axis2: int) -> NDArray: ...
 def take(x: NDArrayLike, indices: ArrayLike, axis: int | None = None) -> NDArray: ...
 def take_along_axis(arr: NDArrayLike, indices: NDArrayLike, axis: int | None = -1) -> NDArray: ...
-def tan(x: ArrayOrScalar, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
+def tan(x: ArrayOrNumber, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
 def tanh(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...
@@ -749,7 +750,7 @@ def transpose(a: NDArrayLike, axes: AxisLike = None) -> NDArray: ...
 def tril(x: NDArrayLike, k: int = 0) -> NDArray: ...
 def triu(x: NDArrayLike, k: int = 0) -> NDArray: ...
 def trunc(
-    x: ArrayOrScalar,
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...

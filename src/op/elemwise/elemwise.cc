@@ -244,7 +244,7 @@ CompareLoop CompareLoopType(BinaryKind kind, DLDataType a, DLDataType b) {
 }
 
 bool CanCastSameKind(DLDataType from, DLDataType to) {
-  const int i = DTypeIndex(from), j = DTypeIndex(to);
+  const int i = DTypeRuleIndex(from), j = DTypeRuleIndex(to);  // complex types included
   return i >= 0 && j >= 0 && CanCastIndex(i, j, Casting::kSameKind);
 }
 

@@ -191,8 +191,8 @@ struct DivideOp {
 };
 
 /*!
- * \brief z ** w for complex z and w as numpy's nc_pow: w == 0 gives 1; 0 ** w gives 0 for a
- *  real positive w, else NaN; an integer w with |w| < 100 multiplies (exact for small
+ * \brief z ** w for complex z and w as numpy's nc_pow: w == 0 gives 1; 0 ** w gives 0 when the
+ *  real part of w is positive, else NaN; an integer w with |w| < 100 multiplies (exact for small
  *  results, as numpy); any other w is the library's pow, exp(w log z).
  */
 template <typename C>
@@ -201,7 +201,7 @@ MXFFI_XINLINE C ComplexPower(C z, C w) {
   const R wr = w.real(), wi = w.imag();
   if (wr == R(0) && wi == R(0)) return C(R(1), R(0));
   if (z.real() == R(0) && z.imag() == R(0)) {
-    if (wr > R(0) && wi == R(0)) return C(R(0), R(0));
+    if (wr > R(0)) return C(R(0), R(0));
     const R nan = R(NAN);
     return C(nan, nan);
   }
