@@ -282,6 +282,33 @@ struct MinimumOp {
 };
 
 /*!
+ * \brief fmod(a, b), exact as the C library's, without the errno wrapper around it: in x86-64
+ *  host code the x87 partial remainder (fprem, exact, repeated until it is complete), elsewhere
+ *  std::fmod. Special values as fmod: an infinite a or a zero b gives NaN, an infinite b gives
+ *  a, NaN propagates, a zero result has a's sign. A float or double widens to long double and
+ *  back exactly: the remainder is representable in the operands' type.
+ */
+template <typename A>
+MXFFI_XINLINE A Fmod(A a, A b) {
+#if !MXFFI_DEVICE_CODE && defined(__x86_64__) && defined(__GNUC__)
+  if constexpr (std::is_same_v<A, float> || std::is_same_v<A, double>) {
+    long double x = a;
+    const long double y = b;
+    // C2 (bit 2 of the status word's high byte) is set while the reduction is incomplete.
+    __asm__("1:\n\tfprem\n\tfnstsw %%ax\n\ttestb $4, %%ah\n\tjnz 1b"
+            : "+t"(x)
+            : "u"(y)
+            : "ax", "cc");
+    return static_cast<A>(x);
+  } else {
+    return std::fmod(a, b);
+  }
+#else
+  return std::fmod(a, b);
+#endif
+}
+
+/*!
  * \brief x1 // x2 as numpy's floor_divide: Python's rounding toward minus infinity. Integers:
  *  x // 0 is 0 and MIN // -1 wraps to MIN (numpy warns; no error); floats: numpy's npy_divmod
  *  (fmod, then the quotient snapped to an integer), x // 0.0 is x / 0.0 (inf or NaN).
@@ -307,7 +334,7 @@ struct FloorDivideOp {
       }
     } else {
       if (b == 0) return a / b;
-      const A mod = std::fmod(a, b);
+      const A mod = Fmod(a, b);
       A div = (a - mod) / b;
       if (mod != 0 && ((b < 0) != (mod < 0))) div -= A(1);
       if (div != 0) {
@@ -343,7 +370,7 @@ struct RemainderOp {
         return static_cast<A>(a % b);
       }
     } else {
-      A mod = std::fmod(a, b);
+      A mod = Fmod(a, b);
       if (b == 0) return mod;  // NaN
       if (mod != 0) {
         if ((b < 0) != (mod < 0)) mod += b;
