@@ -270,6 +270,23 @@ def test_float_division_semantics_match_numpy():
     assert np.signbit(mnp.remainder(np.array([6.0]), -3.0).asnumpy()[0])  # -0.0
 
 
+def test_float_division_of_far_apart_magnitudes_is_exact_as_numpys():
+    # The remainder is exact whatever the exponents (the reduction repeats until complete):
+    # huge by tiny, tiny by huge, subnormals, and random pairs spread over 60 decades.
+    special = [0.0, -0.0, 5e-324, -1e-310, 1e-300, 0.1, 1.0, -3.0, 7.0, np.pi, 123456789.123,
+               1e300, -1e308, 1.7976931348623157e308, np.inf, -np.inf, np.nan]  # fmt: skip
+    a, b = (v.ravel() for v in np.meshgrid(special, special))
+    rng = np.random.default_rng(7)
+    ra = rng.standard_normal(20000) * 10.0 ** rng.integers(-30, 30, 20000)
+    rb = rng.standard_normal(20000) * 10.0 ** rng.integers(-30, 30, 20000)
+    for dt in ("float32", "float64"):
+        with np.errstate(over="ignore", under="ignore"):
+            x = np.concatenate([a, ra]).astype(dt)
+            y = np.concatenate([b, rb]).astype(dt)
+        for name in DIVISION:
+            check(getattr(mnp, name)(x, y), np_call(name, x, y))
+
+
 def test_shift_counts_past_the_width_and_negative_as_numpy():
     for dt in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
         bits = np.iinfo(dt).bits
