@@ -9,14 +9,15 @@
  * steps below a pivot by subtracting epsilon, which does not move a large one), while its
  * integer sort has neither problem. A float's bits with the magnitude bits flipped when the sign
  * is set order as signed integers exactly as the floats order numerically, -0.0 just before
- * 0.0 (FloatKey; flipping again gives the bits back).
+ * 0.0 (FloatKey; flipping again gives the bits back). A number without its sign bit is its
+ * own key, so only the sorted keys of the negative numbers (a run at one end) are turned back.
  *
  * The quicksort is not stable. Values alone are written, and two equal values are the same
  * bits except for -0.0 and 0.0 and for NaNs, so the output is made the stable sort's exactly:
  *  - the copy of the line into its sorted place moves every NaN to the end of the line, in
  *    their order in x (a NaN's sign and payload stay with it), and the quicksort sees only the
  *    numbers before them;
- *  - the copy counts the -0.0s; when there is one, the run of zeros in the sorted numbers is
+ *  - when the sorted numbers hold a -0.0 (its key sorts next to 0.0's), their run of zeros is
  *    rewritten with the zeros of x in x's order (the run is found by a binary search).
  * So np.sort with stable=True and without it write the same array, and the order of -0.0
  * and 0.0 is x's in both (numpy's quicksort leaves it unspecified).
@@ -57,22 +58,20 @@ inline K FloatKey(K b) {
 /*!
  * \brief Copy the n floats x[0], x[inner], ... into dst[0, n): the keys (FloatKey) of the
  *  numbers first, then the NaNs themselves, each in x's order.
- * \return the number of numbers; *neg_zeros: how many of them are -0.0.
+ * \return the number of numbers.
  */
 template <typename T>
-int64_t CopyKeysFirst(const T* x, int64_t inner, int64_t n, T* dst, int64_t* neg_zeros) {
+int64_t CopyKeysFirst(const T* x, int64_t inner, int64_t n, T* dst) {
   using K = FloatKeyT<T>;
   using U = std::make_unsigned_t<K>;
-  constexpr U kSign = U(1) << (8 * sizeof(U) - 1);
   constexpr int64_t kBlock = 512;
-  int64_t lo = 0, hi = n, neg = 0;
+  int64_t lo = 0, hi = n;
   for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
     const int64_t len = std::min(kBlock, n - j0);
     if (inner == 1) {
       // A contiguous block in one loop the compiler vectorizes, its keys to the front (hi - lo
       // >= len: room for all of them); kept unless it held a NaN.
       int nan = 0;
-      int64_t block_neg = 0;
       for (int64_t j = 0; j < len; ++j) {
         const T v = x[j0 + j];
         U b;
@@ -80,11 +79,9 @@ int64_t CopyKeysFirst(const T* x, int64_t inner, int64_t n, T* dst, int64_t* neg
         const U key = static_cast<U>(b ^ (static_cast<U>(U(0) - (b >> (8 * sizeof(U) - 1))) >> 1));
         std::memcpy(dst + lo + j, &key, sizeof(key));
         nan |= IsNaN(v);
-        block_neg += b == kSign;
       }
       if (!nan) {
         lo += len;
-        neg += block_neg;
         continue;
       }
     }
@@ -101,11 +98,9 @@ int64_t CopyKeysFirst(const T* x, int64_t inner, int64_t n, T* dst, int64_t* neg
       std::memcpy(dst + lo, &front, sizeof(front));
       lo += 1 - nan;
       hi -= nan;
-      neg += static_cast<U>(b) == kSign;
     }
   }
   std::reverse(dst + lo, dst + n);  // the NaNs were written from the end backwards
-  *neg_zeros = neg;
   return lo;
 }
 
@@ -145,12 +140,33 @@ void SortIntegers(const hwy::Sorter& sorter, K* v, int64_t m) {
 template <bool kDesc, typename T>
 void SortLine(const hwy::Sorter& sorter, const T* x, int64_t inner, int64_t n, T* dst) {
   if constexpr (std::is_floating_point_v<T>) {
-    int64_t neg_zeros = 0;
-    const int64_t m = CopyKeysFirst(x, inner, n, dst, &neg_zeros);
+    const int64_t m = CopyKeysFirst(x, inner, n, dst);
     // The library's own memory: it reads the keys as integers, which CopyKeysFirst wrote.
     SortIntegers<kDesc>(sorter, reinterpret_cast<FloatKeyT<T>*>(dst), m);
-    KeysToFloats(dst, m);
-    if (neg_zeros > 0) RestoreZeroOrder<kDesc>(x, inner, n, dst, m);
+    // Keys below 0 are the negative numbers': the first ones ascending, the last descending.
+    using K = FloatKeyT<T>;
+    const auto key = [dst](int64_t j) {
+      K k;
+      std::memcpy(&k, dst + j, sizeof(k));
+      return k;
+    };
+    int64_t lo = 0, hi = m;  // the boundary between negative and other keys, by bisection
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if ((key(mid) < 0) != kDesc) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    // -0.0's key, -1, is the largest negative one: next to the boundary when there is one.
+    const bool neg_zero = kDesc ? lo < m && key(lo) == -1 : lo > 0 && key(lo - 1) == -1;
+    if (kDesc) {
+      KeysToFloats(dst + lo, m - lo);
+    } else {
+      KeysToFloats(dst, lo);
+    }
+    if (neg_zero) RestoreZeroOrder<kDesc>(x, inner, n, dst, m);
   } else {
     if (inner == 1) {
       std::memcpy(dst, x, n * sizeof(T));
