@@ -132,7 +132,9 @@ def test_uniform_and_ordered_lines(dtype):
         ]
     for line in lines:
         for descending in (False, True):
-            assert_bits(mnp.sort(line, descending=descending).numpy(), stable_line(line, descending))
+            assert_bits(
+                mnp.sort(line, descending=descending).numpy(), stable_line(line, descending)
+            )
 
 
 @pytest.mark.parametrize("dtype", ["int16", "uint16"])
