@@ -8,12 +8,12 @@
  * sorts the rest and writes the line back. Lines are sorted in parallel when there are several.
  * The values of lines of at least 32 elements of the 16-, 32- and 64-bit integers, float and
  * double sort by Highway's vectorized quicksort (vq_sort.h; its output is the stable sort's,
- * bit for bit), except 16-bit lines of 2^17 elements and more, which are counted. Other lines of
- * at least 256 elements sort by a stable radix sort (radix_sort.h): positions (argsort) of every
- * dtype and values of the 16-bit floats; values of the 8-bit integers (and 16-bit ones from
- * 8192 on) by counting. Shorter lines: integers and bool sort their values with std::sort (equal
- * values are indistinguishable, so stability is moot); floats use std::stable_sort, so -0.0 and
- * 0.0 keep their order, and positions (argsort) always sort stably.
+ * bit for bit), except 16-bit lines of 2^17 elements and more, which are counted, as are the
+ * values of long 8-bit lines. Other lines of at least 256 elements sort by a stable radix sort
+ * (radix_sort.h): positions (argsort) of every dtype and values of the 16-bit floats. Shorter
+ * lines: integers and bool sort their values with std::sort (equal values are
+ * indistinguishable, so stability is moot); floats use std::stable_sort, so -0.0 and 0.0 keep
+ * their order, and positions (argsort) always sort stably.
  */
 #include "sort_op.h"
 
