@@ -6,7 +6,9 @@
 #   .carry/root/      the Debian packages below, unpacked with dpkg -x (headers, CMake packages,
 #                     libraries): DLPack, dmlc-core, GoogleTest (with its static libraries),
 #                     OpenBLAS (pthread build, cblas.h), Highway (the vectorized CPU kernels;
-#                     its shared libraries come along: hwy's CMake package checks they exist)
+#                     its shared libraries come along, libhwy1's libhwy_contrib.so.1 with the
+#                     sort's vectorized quicksort among them: hwy's CMake package checks they
+#                     exist)
 #   .carry/fallback/  libgfortran5 and libquadmath0, which OpenBLAS needs at run time; used there
 #                     only when the machine has no libgfortran.so.5 of its own
 #   .carry/wheels/    Python wheels for cp312 manylinux x86_64 of the packages named in

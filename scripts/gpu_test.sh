@@ -54,7 +54,8 @@ for need in "$carry/root/usr/include/dlpack/dlpack.h" "$carry/root/usr/include/d
   "$carry/root/usr/lib/x86_64-linux-gnu/libopenblas.so" \
   "$carry/root/usr/include/lapacke.h" "$carry/root/usr/include/kissfft/kissfft.hh" \
   "$carry/root/usr/include/x86_64-linux-gnu/sleef.h" \
-  "$carry/root/usr/include/hwy/highway.h"; do
+  "$carry/root/usr/include/hwy/highway.h" \
+  "$carry/root/usr/lib/x86_64-linux-gnu/libhwy_contrib.so.1"; do
   [ -e "$need" ] || { note "gpu_test.sh: $need is missing: run scripts/device_carry.sh here" \
     "and carry .carry"; exit 1; }
 done

@@ -6,11 +6,14 @@
  * A sort copies each line into a buffer of its accumulation type (float for the 16-bit floats),
  * moves any NaNs to the end (they compare unordered, so a comparison sort cannot place them),
  * sorts the rest and writes the line back. Lines are sorted in parallel when there are several.
- * Lines of at least 256 elements sort by a stable radix sort (radix_sort.h), values of the 8-
- * and 16-bit integers by counting. Shorter lines: integers and bool sort their values with
- * std::sort (equal values are indistinguishable, so stability is moot); floats use
- * std::stable_sort, so -0.0 and 0.0 keep their order, and positions (argsort) always sort
- * stably.
+ * The values of lines of at least 32 elements of the 16-, 32- and 64-bit integers, float and
+ * double sort by Highway's vectorized quicksort (vq_sort.h; its output is the stable sort's,
+ * bit for bit), except 16-bit lines of 2^17 elements and more, which are counted, as are the
+ * values of long 8-bit lines. Other lines of at least 256 elements sort by a stable radix sort
+ * (radix_sort.h): positions (argsort) of every dtype and values of the 16-bit floats. Shorter
+ * lines: integers and bool sort their values with std::sort (equal values are
+ * indistinguishable, so stability is moot); floats use std::stable_sort, so -0.0 and 0.0 keep
+ * their order, and positions (argsort) always sort stably.
  */
 #include "sort_op.h"
 
@@ -27,6 +30,7 @@
 #include "../type_switch.h"
 #include "radix_sort.h"
 #include "sort_functors.h"
+#include "vq_sort.h"
 
 namespace mxffi {
 namespace op {
@@ -181,6 +185,13 @@ void SortLinesT(const T* x, void* out, int64_t outer, int64_t n, int64_t inner, 
   int64_t cost = n;
   for (int64_t m = n; m > 1; m >>= 1) cost += n;
   ParallelFor(lines, cost, [&](int64_t b, int64_t e) {
+    if constexpr (sort::kVQSortable<T>) {
+      if (!arg && n >= sort::kVQSortMinLength &&
+          (sizeof(T) > 2 || n < sort::kCountSort16MinLength)) {
+        sort::VQSortLines<kDesc>(x, static_cast<T*>(out), b, e, n, inner);
+        return;
+      }
+    }
     if constexpr (!std::is_same_v<A, bool>) {
       // Long lines: the radix sort, except values of the small integers (counted below).
       if (n >= sort::kRadixMinLength && (arg || sizeof(A) >= 4)) {
