@@ -419,3 +419,43 @@ def test_dict_mutated_by_a_value_during_conversion_converts_a_snapshot():
     )
     # The items are taken before any value is converted: the map holds what the dict held.
     assert out == ["RETURNED dict {'a': 3, 'b': 2}"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Objects whose repr fails, shown in an error message
+
+
+def test_an_object_whose_repr_raises_is_shown_without_replacing_the_error():
+    # The value is named in the message; its __repr__ failing (numpy's own repr raises
+    # SystemError for some malformed unicode arrays) must not become the exception raised.
+    out = child(
+        """
+        class BadRepr:
+            def __repr__(self):
+                raise SystemError("repr fails")
+        from mxffi import _ffi
+        show(lambda: mxffi.Device("cpu", BadRepr()))
+        show(lambda: mxffi.Device(BadRepr()))
+        show(lambda: mxffi.Shape([2, BadRepr()]))
+        show(lambda: _ffi.register_sparse_class(BadRepr(), mxffi.NDArray))
+        show(lambda: _ffi.register_sparse_class(_ffi.STORAGE_CSR, BadRepr()))
+        show(lambda: mxffi.register_object("mxffi.Array")(BadRepr()))
+        show(lambda: mxffi.Device("cpu", "x" * 500))
+        """
+    )
+    shown = "<BadRepr object whose repr raised SystemError>"
+    assert out[0] == f"RAISED TypeError mxffi.Device: device_id must be an int, got BadRepr {shown}"
+    assert out[1].startswith("RAISED TypeError mxffi.Device: device_type must be a str or")
+    assert out[1].endswith(f"got BadRepr {shown}")
+    assert (
+        out[2] == f"RAISED TypeError mxffi.Shape: dimension 1 must be an int, got BadRepr {shown}"
+    )
+    assert out[3].startswith("RAISED ValueError register_sparse_class: stype must be")
+    assert out[3].endswith(f"got {shown}")
+    assert out[4] == (
+        "RAISED TypeError register_sparse_class: cls must be a subclass of mxffi.NDArray, got "
+        + shown
+    )
+    assert out[5].startswith("RAISED TypeError mxffi.register_object:")
+    # A long repr is cut: the message stays readable.
+    assert out[6].endswith("got str '" + "x" * 76 + "...")

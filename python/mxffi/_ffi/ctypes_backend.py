@@ -262,14 +262,15 @@ def register_sparse_class(stype, cls):
     ):
         raise ValueError(
             f"register_sparse_class: stype must be STORAGE_ROW_SPARSE ({STORAGE_ROW_SPARSE}), "
-            f"STORAGE_CSR ({STORAGE_CSR}) or None, got {stype!r}"
+            f"STORAGE_CSR ({STORAGE_CSR}) or None, got {_dtype.safe_repr(stype)}"
         )
     from .ctypes_ndarray import NDArray  # imports this module: bound at call time
 
     # Instances are read as NDArrays (their handle's layout): only NDArray's subclasses are.
     if not (isinstance(cls, type) and issubclass(cls, NDArray)):
         raise TypeError(
-            f"register_sparse_class: cls must be a subclass of mxffi.NDArray, got {cls!r}"
+            "register_sparse_class: cls must be a subclass of mxffi.NDArray, got "
+            f"{_dtype.safe_repr(cls)}"
         )
     _SPARSE_CLASS[stype] = cls
 
@@ -282,7 +283,9 @@ def register_object(type_key=None):
         if key is None:
             raise TypeError(f"mxffi.register_object: no type key given for {cls.__name__}")
         if not (isinstance(cls, type) and issubclass(cls, Object)):
-            raise TypeError(f"mxffi.register_object: {cls!r} is not a subclass of mxffi.Object")
+            raise TypeError(
+                f"mxffi.register_object: {_dtype.safe_repr(cls)} is not a subclass of mxffi.Object"
+            )
         index = c_int32()
         try:
             _check(_lib.MXFFITypeKey2Index(key.encode(), byref(index)))
@@ -517,7 +520,8 @@ def _tensor_arg(obj, label, keep):
             addr = _pyapi.PyCapsule_GetPointer(capsule, b"dltensor")
         else:
             raise TypeError(
-                f"{label}: __dlpack__() of {type(obj).__name__} returned {capsule!r}, "
+                f"{label}: __dlpack__() of {type(obj).__name__} returned "
+                f"{_dtype.safe_repr(capsule)}, "
                 "not a DLPack capsule"
             )
         device = DLTensor.from_address(addr).device

@@ -131,7 +131,7 @@ def check_fields(code, bits, lanes):
     for name, value, limit in (("code", code, 256), ("bits", bits, 256), ("lanes", lanes, 65536)):
         if type(value) is not int or not 0 <= value < limit:
             raise ValueError(
-                f"mxffi.DataType: {name} must be an int in [0, {limit}), got {value!r}"
+                f"mxffi.DataType: {name} must be an int in [0, {limit}), got {safe_repr(value)}"
             )
 
 
@@ -164,7 +164,7 @@ def parse_device(device_type, device_id=0):
         except TypeError:
             raise TypeError(
                 "mxffi.Device: device_type must be a str or a DLPack device code (int), got "
-                f"{type(device_type).__name__} {device_type!r}"
+                f"{_shown(device_type)}"
             ) from None
         if code not in _DEVICE_NAMES:
             raise ValueError(
@@ -175,13 +175,29 @@ def parse_device(device_type, device_id=0):
         device_id = operator.index(device_id)
     except TypeError:
         raise TypeError(
-            f"mxffi.Device: device_id must be an int, got {type(device_id).__name__} {device_id!r}"
+            f"mxffi.Device: device_id must be an int, got {_shown(device_id)}"
         ) from None
     if device_id < 0:
         raise ValueError(f"mxffi.Device: device_id must be >= 0, got {device_id}")
     if device_id >= 2**31:
         raise ValueError(f"mxffi.Device: device_id {device_id} does not fit in int32")
     return code, device_id
+
+
+def safe_repr(value, limit=80):
+    """A value's repr for an error message: cut at limit characters, or what it raised (an
+    object's __repr__ is its own code and may fail; the error it is shown in must still be the
+    one raised)."""
+    try:
+        text = repr(value)
+    except Exception as exc:  # noqa: BLE001 - any failure of a foreign __repr__
+        return f"<{type(value).__name__} object whose repr raised {type(exc).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _shown(value):
+    """A value's type name and safe_repr, for `got <this>`."""
+    return f"{type(value).__name__} {safe_repr(value)}"
 
 
 def shape_dims(dims):
@@ -204,9 +220,7 @@ def shape_dims(dims):
         try:
             v = int(d) if isinstance(d, float) and d.is_integer() else operator.index(d)
         except TypeError:
-            raise TypeError(
-                f"mxffi.Shape: dimension {i} must be an int, got {type(d).__name__} {d!r}"
-            ) from None
+            raise TypeError(f"mxffi.Shape: dimension {i} must be an int, got {_shown(d)}") from None
         out.append(v)
     return out
 

@@ -152,7 +152,8 @@ cdef int _tensor_from_dlpack(obj, str label, MXFFIAny* cell, PyObject** keep) ex
     elif PyCapsule_IsValid(capsule, b"dltensor"):
         t = &(<DLManagedTensor*>PyCapsule_GetPointer(capsule, b"dltensor")).dl_tensor
     else:
-        raise TypeError(f"{label}: __dlpack__() of {type(obj).__name__} returned {capsule!r}, "
+        raise TypeError(f"{label}: __dlpack__() of {type(obj).__name__} returned "
+                        f"{_dtype.safe_repr(capsule)}, "
                         "not a DLPack capsule")
     if t.device.device_type == 2:
         # Looked at only now, from the tensor itself: CPU tensors pay nothing for it.

@@ -786,7 +786,7 @@ cdef class _Flags:
         try:
             return names[key]
         except KeyError:
-            raise KeyError(f"mxffi.NDArray.flags: unknown flag {key!r}") from None
+            raise KeyError(f"mxffi.NDArray.flags: unknown flag {_dtype.safe_repr(key)}") from None
 
     def __repr__(self):
         return (f"  C_CONTIGUOUS : {self.c_contiguous}\n  F_CONTIGUOUS : {self.f_contiguous}\n"
@@ -1083,7 +1083,7 @@ cdef class NDArray(Object):
     def __array_namespace__(self, api_version=None):
         if api_version is not None and api_version not in ("2023.12", "2024.12"):
             raise ValueError(f"mxffi.NDArray.__array_namespace__: unsupported API version "
-                             f"{api_version!r}")
+                             f"{_dtype.safe_repr(api_version)}")
         import mxffi.np
         return mxffi.np
 

@@ -115,7 +115,9 @@ def register_object(type_key=None):
         if key is None:
             raise TypeError(f"mxffi.register_object: no type key given for {cls.__name__}")
         if not (isinstance(cls, type) and issubclass(cls, Object)):
-            raise TypeError(f"mxffi.register_object: {cls!r} is not a subclass of mxffi.Object")
+            raise TypeError(
+                f"mxffi.register_object: {_dtype.safe_repr(cls)} is not a subclass of mxffi.Object"
+            )
         try:
             index = _type_key_to_index(key)
         except MXFFIError as e:
@@ -154,12 +156,13 @@ def register_sparse_class(stype, cls):
     else:
         raise ValueError(
             f"register_sparse_class: stype must be STORAGE_ROW_SPARSE ({kMXFFIStorageRowSparse}), "
-            f"STORAGE_CSR ({kMXFFIStorageCSR}) or None, got {stype!r}"
+            f"STORAGE_CSR ({kMXFFIStorageCSR}) or None, got {_dtype.safe_repr(stype)}"
         )
     # Instances are made over the NDArray's C layout: only NDArray's subclasses have it.
     if not (isinstance(cls, type) and issubclass(cls, NDArray)):
         raise TypeError(
-            f"register_sparse_class: cls must be a subclass of mxffi.NDArray, got {cls!r}"
+            "register_sparse_class: cls must be a subclass of mxffi.NDArray, got "
+            f"{_dtype.safe_repr(cls)}"
         )
     _SPARSE_CLASS[stype] = cls
     MXFFIPySetSparseClass(slot, cls)
