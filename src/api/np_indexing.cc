@@ -1,9 +1,10 @@
 /*!
  * \file np_indexing.cc
  * \brief np.* functions of indexing (nonzero, where, take, take_along_axis, copyto,
- *  shares_memory, may_share_memory) and the entry points of an array's advanced indexing, once its
- * key is normalised: ndarray.advanced_gather / advanced_scatter (k integer arrays of one shape over
- *  consecutive axes) and ndarray.boolean_gather / boolean_scatter (a boolean mask over them).
+ *  shares_memory, may_share_memory) and the entry points of an array's advanced indexing, once
+ *  its key is normalised: ndarray.advanced_gather / advanced_scatter (k integer arrays of one
+ *  shape over consecutive axes) and ndarray.boolean_gather / boolean_scatter (a boolean mask
+ *  over them).
  *  The ndarray.* ones belong to the array type, not to numpy's namespace: the first two take
  *  any number of index arrays, as packed calls.
  *
@@ -28,6 +29,25 @@
 #include "api_util.h"
 
 namespace mxffi {
+namespace api {
+
+/*!
+ * \brief np.where's result: an array, or with the condition alone np.nonzero's tuple. Its own
+ *  type only so that the signature says which two it may be (registry.function_info: the
+ *  union of mxffi.NDArray and mxffi.ADT) rather than Any.
+ */
+struct ArrayOrTuple {
+  Any value;
+};
+
+}  // namespace api
+
+template <>
+struct TypeTraits<api::ArrayOrTuple> {
+  static void MoveToAny(api::ArrayOrTuple v, MXFFIAny* out) { v.value.MoveToRaw(out); }
+  static std::string TypeStr() { return "Union[mxffi.NDArray, mxffi.ADT]"; }
+};
+
 namespace api {
 
 namespace {
@@ -695,7 +715,8 @@ MXFFI_REGISTER_API("np.where")
     .arg("condition")
     .arg("x1", nullptr)
     .arg("x2", nullptr)
-    .set_body_typed([](ArrayLike condition, Optional<ArrayLike> x1, Optional<ArrayLike> x2) -> Any {
+    .set_body_typed([](ArrayLike condition, Optional<ArrayLike> x1,
+                       Optional<ArrayLike> x2) -> ArrayOrTuple {
       constexpr const char* fname = "np.where";
       static const Op* op = Op::Get("_npi_where");
       NDArray inputs[3];
@@ -715,7 +736,7 @@ MXFFI_REGISTER_API("np.where")
             << "np.atleast_1d(scalar).nonzero() instead. If the context of this error is of the "
             << "form `arr[nonzero(cond)]`, just use `arr[cond]`.";
         const std::vector<NDArray> rows = NonzeroRows(inputs[0]);
-        return ADT::Tuple(std::vector<Any>(rows.begin(), rows.end()));
+        return {Any(ADT::Tuple(std::vector<Any>(rows.begin(), rows.end())))};
       }
       const DLDataType dt = WhereDType(*x1, *x2, fname);
       const DLDevice dev = inputs[0].tensor().device;
@@ -723,7 +744,7 @@ MXFFI_REGISTER_API("np.where")
       inputs[2] = WhereOperand(*x2, dt, dev, "x2", fname);
       OpAttrs attrs;
       attrs.op = op;
-      return Invoke(attrs, Span<const NDArray>(inputs, 3));
+      return {Any(Invoke(attrs, Span<const NDArray>(inputs, 3)))};
     });
 
 }  // namespace api
