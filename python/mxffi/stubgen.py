@@ -94,6 +94,8 @@ def type_text(type_name, result=False):
             return "Array" if result else f"Array | Sequence[{args[0]}]"
         if head == "Map" and len(args) == 2:
             return "Map" if result else f"Map | Mapping[{args[0]}, {args[1]}]"
+        if head == "Union" and args:
+            return "Any" if "Any" in args else " | ".join(args)
     if name in _CLASSES:
         return _CLASSES[name]
     return "Any"

@@ -13,7 +13,8 @@ The annotations are real Python objects, not strings:
 
 - C++ scalars and strings are Python's own types (``int64_t`` -> ``int``, ``double`` ->
   ``float``, ``std::string_view`` -> ``str``), containers and objects their mxffi classes
-  (``mxffi.Array``, ``mxffi.NDArray``, ...), ``Optional<T>`` is ``T | None``.
+  (``mxffi.Array``, ``mxffi.NDArray``, ...), ``Optional<T>`` is ``T | None``, and a result
+  that is one of several types (``Union[mxffi.NDArray, mxffi.ADT]``) is their union.
 - An argument kind is an :class:`ArgKind` named as in C++, whose ``__value__`` is the
   ``typing`` union of what it accepts (as ``typing.TypeAliasType`` has it), and whose
   ``__doc__`` says what it checks. They are importable from here, so ``mxffi.typing.ShapeLike``
@@ -265,6 +266,11 @@ def annotation(type_name):
             return arg | None
         if head in ("Array", "Map"):
             return Array if head == "Array" else Map
+        if head == "Union" and args and not any(isinstance(a, str) for a in args):
+            union = args[0]
+            for a in args[1:]:
+                union = union | a
+            return union
     if name.startswith("mxffi."):
         cls = _class_of_type_key(name)
         if cls is not None:

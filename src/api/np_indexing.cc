@@ -1,14 +1,16 @@
 /*!
  * \file np_indexing.cc
- * \brief np.* functions of indexing (nonzero, take, take_along_axis, copyto, shares_memory,
- *  may_share_memory) and the entry points of an array's advanced indexing, once its key is
- *  normalised: ndarray.advanced_gather / advanced_scatter (k integer arrays of one shape over
- *  consecutive axes) and ndarray.boolean_gather / boolean_scatter (a boolean mask over them).
+ * \brief np.* functions of indexing (nonzero, where, take, take_along_axis, copyto,
+ *  shares_memory, may_share_memory) and the entry points of an array's advanced indexing, once
+ *  its key is normalised: ndarray.advanced_gather / advanced_scatter (k integer arrays of one
+ *  shape over consecutive axes) and ndarray.boolean_gather / boolean_scatter (a boolean mask
+ *  over them).
  *  The ndarray.* ones belong to the array type, not to numpy's namespace: the first two take
  *  any number of index arrays, as packed calls.
  *
  * All of them run on the indexing ops (src/op/indexing): one gather kernel serves take,
- * take_along_axis and advanced indexing, one nonzero kernel np.nonzero (and boolean masks).
+ * take_along_axis and advanced indexing, one nonzero kernel np.nonzero (and boolean masks);
+ * np.where runs its own select op (src/op/where).
  */
 #include <mxffi/container/tuple.h>
 #include <mxffi/registry.h>
@@ -27,6 +29,25 @@
 #include "api_util.h"
 
 namespace mxffi {
+namespace api {
+
+/*!
+ * \brief np.where's result: an array, or with the condition alone np.nonzero's tuple. Its own
+ *  type only so that the signature says which two it may be (registry.function_info: the
+ *  union of mxffi.NDArray and mxffi.ADT) rather than Any.
+ */
+struct ArrayOrTuple {
+  Any value;
+};
+
+}  // namespace api
+
+template <>
+struct TypeTraits<api::ArrayOrTuple> {
+  static void MoveToAny(api::ArrayOrTuple v, MXFFIAny* out) { v.value.MoveToRaw(out); }
+  static std::string TypeStr() { return "Union[mxffi.NDArray, mxffi.ADT]"; }
+};
+
 namespace api {
 
 namespace {
@@ -600,24 +621,37 @@ MXFFI_REGISTER_API("ndarray.assign")
 
 namespace {
 
+/*! \return whether x is a Python complex number (ArrayLike holds it as a 0-d sequence). */
+bool IsComplexNumber(const ArrayLike& x) {
+  if (x.kind() != ArrayLike::Kind::kSequence || x.sequence_shape().ndim() != 0) return false;
+  const int32_t type = x.sequence()->type_index;
+  return type == kMXFFIComplexView || type == kMXFFIComplex;
+}
+
 /*!
  * \return the dtype numpy's where gives x1 and x2: arrays and sequences are strong, Python
- *  numbers weak (NEP 50), two numbers their own default dtypes promoted.
+ *  numbers weak (NEP 50: a complex number next to float16 or float32 gives complex64, next to
+ *  an integer complex128), two numbers their own default dtypes promoted.
  */
 DLDataType WhereDType(const ArrayLike& x1, const ArrayLike& x2, const char* fname) {
   int strong = -1;
-  std::vector<op::ScalarKind> weak;
+  int num_weak = 0;
+  op::ScalarKind weak[2];
+  bool weak_complex = false;
   for (const ArrayLike* x : {&x1, &x2}) {
-    DLDataType t;
     if (x->kind() == ArrayLike::Kind::kScalar) {
       const ScalarLike& s = x->value().scalar();
-      weak.push_back(s.is_bool()  ? op::ScalarKind::kBool
-                     : s.is_int() ? op::ScalarKind::kInt
-                                  : op::ScalarKind::kFloat);
+      weak[num_weak++] = s.is_bool()  ? op::ScalarKind::kBool
+                         : s.is_int() ? op::ScalarKind::kInt
+                                      : op::ScalarKind::kFloat;
       continue;
     }
-    t = x->kind() == ArrayLike::Kind::kArray ? x->value().array()->tensor().dtype
-                                             : x->SequenceDType();
+    if (IsComplexNumber(*x)) {
+      weak_complex = true;
+      continue;
+    }
+    const DLDataType t = x->kind() == ArrayLike::Kind::kArray ? x->value().array()->tensor().dtype
+                                                              : x->SequenceDType();
     const int j = op::DTypeRuleIndex(t);
     MXFFI_CHECK(j >= 0, TypeError) << fname << ": unsupported dtype " << DataTypeToString(t);
     const int r = strong < 0 ? j : op::PromoteIndex(strong, j);
@@ -625,16 +659,48 @@ DLDataType WhereDType(const ArrayLike& x1, const ArrayLike& x2, const char* fnam
                                    << DataTypeToString(t) << " is one of them)";
     strong = r;
   }
+  constexpr DLDataType kComplex128{kDLComplex, 128, 1};
   if (strong < 0) {  // two Python numbers: their default dtypes, promoted
-    const bool has_float = weak[0] == op::ScalarKind::kFloat || weak[1] == op::ScalarKind::kFloat;
-    const bool has_int = weak[0] == op::ScalarKind::kInt || weak[1] == op::ScalarKind::kInt;
-    return has_float ? DLDataType{kDLFloat, 64, 1}
-           : has_int ? DLDataType{kDLInt, 64, 1}
-                     : DLDataType{kDLBool, 8, 1};
+    bool has_float = false, has_int = false;
+    for (int i = 0; i < num_weak; ++i) {
+      has_float |= weak[i] == op::ScalarKind::kFloat;
+      has_int |= weak[i] == op::ScalarKind::kInt;
+    }
+    return weak_complex ? kComplex128
+           : has_float  ? DLDataType{kDLFloat, 64, 1}
+           : has_int    ? DLDataType{kDLInt, 64, 1}
+                        : DLDataType{kDLBool, 8, 1};
   }
   DLDataType t = op::DTypeAt(strong);
-  for (op::ScalarKind k : weak) t = op::PromoteWithScalar(t, k);
+  for (int i = 0; i < num_weak; ++i) t = op::PromoteWithScalar(t, weak[i]);
+  if (weak_complex && t.code != kDLComplex) {
+    // A float keeps its precision (float16 and float32 give complex64); others complex128.
+    constexpr int kComplex64Index = 13;
+    t = op::IsFloating(t) ? op::DTypeAt(op::PromoteIndex(op::DTypeRuleIndex(t), kComplex64Index))
+                          : kComplex128;
+  }
   return t;
+}
+
+/*!
+ * \return x as where's input of dtype on device: an array of both as it is (a tensor lent for
+ *  the call included: the op only reads it), otherwise cast or moved, or a number or sequence
+ *  made into an array.
+ */
+NDArray WhereOperand(const ArrayLike& x, DLDataType dtype, DLDevice device, const char* what,
+                     const char* fname) {
+  if (x.kind() == ArrayLike::Kind::kArray) {
+    const NDArray& a = x.value().array();
+    MXFFI_CHECK(!a.is_sparse(), TypeError)
+        << fname << ": " << what << " must be dense, got storage type "
+        << StorageTypeName(a.stype());
+    const DLTensor& t = a.tensor();
+    if (op::SameDType(t.dtype, dtype) && t.device.device_type == device.device_type &&
+        t.device.device_id == device.device_id) {
+      return a;
+    }
+  }
+  return ArrayImpl(x, DTypeLike(dtype), DeviceLike(device), CopyMode::kIfNeeded, fname);
 }
 
 }  // namespace
@@ -643,40 +709,42 @@ MXFFI_REGISTER_API("np.where")
     .describe(
         "x1 where condition is true, else x2, elementwise (numpy.where of three arguments): the "
         "three broadcast together; x1 and x2 promote as numpy's operators promote them (Python "
-        "numbers weak, NEP 50); condition is read as x != 0. A new array, on the arrays' "
-        "device.")
+        "numbers weak, NEP 50); condition is read as x != 0 (NaN is true). A new array, on "
+        "condition's device (the CPU when condition is no array). With condition alone, "
+        "np.nonzero(condition), as numpy.")
     .arg("condition")
-    .arg("x1")
-    .arg("x2")
-    .set_body_typed([](ArrayLike condition, ArrayLike x1, ArrayLike x2) {
+    .arg("x1", nullptr)
+    .arg("x2", nullptr)
+    .set_body_typed([](ArrayLike condition, Optional<ArrayLike> x1,
+                       Optional<ArrayLike> x2) -> ArrayOrTuple {
       constexpr const char* fname = "np.where";
-      static const Op* cast = Op::Get("_cast");
-      const DLDataType dt = WhereDType(x1, x2, fname);
-      NDArray cond = ArrayImpl(condition, DTypeLike(), DeviceLike(), CopyMode::kIfNeeded, fname);
-      MXFFI_CHECK(!cond.is_sparse(), TypeError)
-          << fname << ": condition must be dense, got storage type "
-          << StorageTypeName(cond.stype());
-      const DLDevice dev = cond.tensor().device;
-      if (cond.tensor().dtype.code != kDLBool) {
-        op::CastParam p;
-        p.dtype = DLDataType{kDLBool, 8, 1};
-        cond = InvokeOp(cast, p, {cond});
+      static const Op* op = Op::Get("_npi_where");
+      NDArray inputs[3];
+      if (condition.kind() == ArrayLike::Kind::kArray) {
+        inputs[0] = condition.value().array();
+        MXFFI_CHECK(!inputs[0].is_sparse(), TypeError)
+            << fname << ": condition must be dense, got storage type "
+            << StorageTypeName(inputs[0].stype());
+      } else {
+        inputs[0] = ArrayImpl(condition, DTypeLike(), DeviceLike(), CopyMode::kIfNeeded, fname);
       }
-      const NDArray a = ArrayImpl(x1, DTypeLike(dt), DeviceLike(dev), CopyMode::kIfNeeded, fname);
-      const NDArray b = ArrayImpl(x2, DTypeLike(dt), DeviceLike(dev), CopyMode::kIfNeeded, fname);
-      const DLTensor &tc = cond.tensor(), &ta = a.tensor(), &tb = b.tensor();
-      TShape ca, shape;  // numpy's broadcast, as the elementwise ops make it
-      op::BroadcastShapes(TShape(tc.shape, tc.ndim), TShape(ta.shape, ta.ndim), &ca, fname);
-      op::BroadcastShapes(ca, TShape(tb.shape, tb.ndim), &shape, fname);
-      // Work in at least one dimension (nonzero has no 0-d form), then view as shape.
-      const TShape work = shape.ndim() == 0 ? TShape{1} : shape;
-      NDArray out = NDArray::Copy(BroadcastTo(b, work).tensor());
-      const NDArray mask = BroadcastTo(cond, work);
-      const std::vector<NDArray> rows = NonzeroRows(mask);
-      if (!rows.empty() && op::NumElements(rows[0].tensor()) > 0) {
-        Scatter(out, Gather(BroadcastTo(a, work), rows, 0), rows, 0, fname);
+      if (!x1.has_value() || !x2.has_value()) {
+        MXFFI_CHECK(!x1.has_value() && !x2.has_value(), ValueError)
+            << fname << ": either both or neither of x1 and x2 should be given";
+        MXFFI_CHECK(inputs[0].tensor().ndim > 0, ValueError)
+            << fname << ": Calling nonzero on 0d arrays is not allowed. Use "
+            << "np.atleast_1d(scalar).nonzero() instead. If the context of this error is of the "
+            << "form `arr[nonzero(cond)]`, just use `arr[cond]`.";
+        const std::vector<NDArray> rows = NonzeroRows(inputs[0]);
+        return {Any(ADT::Tuple(std::vector<Any>(rows.begin(), rows.end())))};
       }
-      return shape.ndim() == 0 ? NDArray::View(out, nullptr, nullptr, 0, 0) : out;
+      const DLDataType dt = WhereDType(*x1, *x2, fname);
+      const DLDevice dev = inputs[0].tensor().device;
+      inputs[1] = WhereOperand(*x1, dt, dev, "x1", fname);
+      inputs[2] = WhereOperand(*x2, dt, dev, "x2", fname);
+      OpAttrs attrs;
+      attrs.op = op;
+      return {Any(Invoke(attrs, Span<const NDArray>(inputs, 3)))};
     });
 
 }  // namespace api

@@ -1,7 +1,8 @@
 /*!
  * \file test_op_elemwise.cc
  * \brief The elementwise ops through Invoke, as a C++ caller (or the sparse layer) uses them:
- *  broadcasting, numpy's result dtypes, strided inputs, scalar ops, quadratic's parameters.
+ *  broadcasting, numpy's result dtypes, strided inputs, scalar ops, quadratic's parameters,
+ *  where's select.
  */
 #include <gtest/gtest.h>
 #include <mxffi/op/op.h>
@@ -203,6 +204,29 @@ TEST(OpElemwise, ZeroSizeAndZeroDimInputs) {
   NDArray z = InvokeOp("_npi_sqrt", {s});
   EXPECT_EQ(z.tensor().ndim, 0);
   EXPECT_EQ(Values<double>(z), (std::vector<double>{2.0}));
+}
+
+TEST(OpElemwise, WhereSelectsAcrossThreeBroadcastShapes) {
+  // condition (2, 1) int8 (read as != 0), x a transposed (3, 2) -> viewed (2, 3), y (3,).
+  NDArray c = Make<int8_t>({2, 1}, kI8, {0, -3});
+  NDArray base = Make<int64_t>({3, 2}, kI64, {0, 1, 2, 3, 4, 5});
+  const int64_t shape[2] = {2, 3}, strides[2] = {1, 2};
+  NDArray x = NDArray::View(base, shape, strides, 2, 0);
+  NDArray y = Make<int64_t>({3}, kI64, {-1, -2, -3});
+  NDArray out = InvokeOp("_npi_where", {c, x, y});
+  ASSERT_EQ(out.tensor().ndim, 2);
+  EXPECT_EQ(out.tensor().shape[0], 2);
+  EXPECT_EQ(out.tensor().shape[1], 3);
+  EXPECT_TRUE(SameType(out.tensor().dtype, kI64));
+  EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{-1, -2, -3, 1, 3, 5}));
+  MXFFI_EXPECT_THROW_KIND(InvokeOp("_npi_where", {c, x, Make<int32_t>({3}, kI32, {1, 2, 3})}),
+                          "TypeError",
+                          "np.where: x1 and x2 must have one dtype (promoted by the caller); got "
+                          "int64 and int32");
+  MXFFI_EXPECT_THROW_KIND(InvokeOp("_npi_where", {Make<uint8_t>({4}, kBool, {1, 0, 1, 0}), x, y}),
+                          "ValueError",
+                          "np.where: operands could not be broadcast together with shapes (4,) "
+                          "(2,3) (3,)");
 }
 
 }  // namespace

@@ -291,10 +291,13 @@ def test_annotations_of_plain_and_optional_types():
     assert mt.annotation("Array[int]") is mxffi.Array
     assert mt.annotation("Map[str, Any]") is mxffi.Map
     assert mt.annotation("Optional[int]") == int | None
+    assert mt.annotation("Union[mxffi.NDArray, mxffi.ADT]") == mxffi.NDArray | mxffi.ADT
+    assert inspect.signature(mnp.where).return_annotation == mxffi.NDArray | mxffi.ADT
     assert mt.annotation("uint8") is int
     # A name nothing knows (a library's own kind) stays the string C++ gave.
     assert mt.annotation("MyLibKind") == "MyLibKind"
     assert mt.annotation("Optional[MyLibKind]") == "Optional[MyLibKind]"
+    assert mt.annotation("Union[int, MyLibKind]") == "Union[int, MyLibKind]"
 
 
 def _annotation_problem(ann):

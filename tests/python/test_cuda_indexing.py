@@ -111,3 +111,34 @@ def test_out_overlapping_an_input_on_the_device():
     m = on_gpu(np.arange(16.0).reshape(4, 4))
     mnp.copyto(m, mnp.transpose(m))
     np.testing.assert_array_equal(host(m), np.arange(16.0).reshape(4, 4).T)
+
+
+@pytest.mark.parametrize("dtype", DTYPES + ["complex64", "complex128"])
+def test_where(dtype):
+    """np.where's CUDA kernel: every element size, broadcast and strided inputs, a condition of
+    another dtype (cast on the device), and a size past one block of threads."""
+    rng = np.random.default_rng(2)
+    dt = np_dtype(dtype)
+    if dtype.startswith("complex"):
+        x = (rng.standard_normal((6, 7)) + 1j * rng.standard_normal((6, 7))).astype(dt)
+        y = (rng.standard_normal(7) - 1j).astype(dt)
+    else:
+        x, y = values(rng, (6, 7), dtype), values(rng, 7, dtype)
+    c = rng.random((6, 7)) < 0.5
+    got = mnp.where(on_gpu(c), on_gpu(x), on_gpu(y))
+    assert str(got.device) == DEV, got.device
+    np.testing.assert_array_equal(host(got), np.where(c, x, y))
+    t = mnp.transpose(on_gpu(np.ascontiguousarray(x.T)))  # a strided view of x
+    np.testing.assert_array_equal(
+        host(mnp.where(on_gpu(c[:, :1]), t, on_gpu(y))), np.where(c[:, :1], x, y)
+    )
+    ci = rng.integers(0, 3, (6, 7)).astype("float32")
+    ci[0, 0] = np.nan
+    np.testing.assert_array_equal(
+        host(mnp.where(on_gpu(ci), on_gpu(x), on_gpu(y))), np.where(ci, x, y)
+    )
+    cl = rng.random(LARGE) < 0.5
+    xl = np.resize(x, LARGE)
+    np.testing.assert_array_equal(
+        host(mnp.where(on_gpu(cl), on_gpu(xl), on_gpu(y[:1]))), np.where(cl, xl, y[:1])
+    )

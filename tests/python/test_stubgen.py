@@ -88,6 +88,8 @@ def test_type_text():
     assert t("Array[int]", result=True) == "Array"
     assert t("Map[str, Any]") == "Map | Mapping[str, Any]"
     assert t("mxffi.NDArray") == "NDArray"
+    assert t("Union[mxffi.NDArray, mxffi.ADT]", result=True) == "NDArray | ADT"
+    assert t("Union[mxffi.NDArray, MyLibraryKind]") == "Any"
     assert t("MyLibraryKind") == "Any"
 
 
