@@ -113,11 +113,15 @@ def make_namespace():
 
 
 def exception_class(name):
-    """The class a row names: a builtin, numpy's AxisError, or mxffi.MXFFIError."""
+    """The class a row names: a builtin, numpy's AxisError or LinAlgError, or mxffi.MXFFIError."""
     if name == "AxisError":
         from numpy.exceptions import AxisError
 
         return AxisError
+    if name == "LinAlgError":
+        from numpy.linalg import LinAlgError
+
+        return LinAlgError
     if name == "MXFFIError":
         import mxffi
 

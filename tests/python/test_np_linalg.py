@@ -356,3 +356,44 @@ def test_sparse_arrays_are_refused_by_name(name, call):
     c = sparse.csr_matrix(np.eye(3))
     with pytest.raises(TypeError, match=rf"^{name}: takes a dense array; got storage type csr"):
         call(c)
+
+
+NONFINITE = {
+    "nan": np.array([[np.nan, 0.0], [0.0, 1.0]]),
+    "inf": np.array([[1.0, np.inf], [0.0, 1.0]]),
+    "-inf": np.array([[-1.0, -np.inf], [0.0, -1.0]]),
+    "all-nan complex": np.full((2, 2), complex(np.nan, np.nan)),
+}
+NONFINITE_FUNCS = ["eigh", "eigvalsh", "svd", "svdvals", "solve", "inv", "det", "slogdet",
+                   "cholesky", "qr", "pinv", "matrix_rank"]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+@pytest.mark.parametrize("case", list(NONFINITE))
+@pytest.mark.parametrize("name", NONFINITE_FUNCS)
+def test_nan_and_inf_entries_reach_lapack_as_numpys_do(name, case, dtype):
+    # LAPACKE's own NaN check would refuse these as a bad argument; numpy hands them to LAPACK:
+    # a NaN flows into the results, or the routine reports a failure as LinAlgError.
+    if case.endswith("complex") and not dtype.startswith("complex"):
+        pytest.skip("complex entries need a complex dtype")
+    a = NONFINITE[case].astype(dtype)
+    args = (a, np.ones(2, dtype)) if name == "solve" else (a,)
+    with np.errstate(all="ignore"):
+        try:
+            want = getattr(np.linalg, name)(*args)
+        except np.linalg.LinAlgError as e:
+            with pytest.raises(np.linalg.LinAlgError, match=rf"^np\.linalg\.{name}: {e}"):
+                getattr(mnp.linalg, name)(*args)
+            return
+    got = getattr(mnp.linalg, name)(*args)
+    want = want if isinstance(want, tuple) else (want,)
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        g = np.asarray(g)
+        assert g.shape == np.shape(w) and g.dtype == np.asarray(w).dtype
+    # Values where the routine's path does not depend on the LAPACK build: the LU of a
+    # triangular matrix (no pivoting), and the rank of a matrix whose SVD is NaN.
+    if name in ("det", "slogdet", "matrix_rank") and case != "all-nan complex":
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(np.asarray(g), w, rtol=1e-6)

@@ -224,13 +224,28 @@ void LapackSwitch(DLDataType t, const char* fname, F&& f) {
   }
 }
 
-/*! \brief LAPACKE returns a negative info for a bad argument: a bug here, never the user's. */
+/*!
+ * \brief LAPACKE's high-level functions refuse a matrix holding a NaN or an infinity (info -i
+ *  for the matrix, before LAPACK runs) while their NaN check is on. numpy calls LAPACK with no
+ *  such check: a NaN flows into the results, or the routine reports that it did not converge
+ *  (LinAlgError). The check is one process-wide LAPACKE setting; it is turned off once, when
+ *  this library loads.
+ */
+[[maybe_unused]] const bool kLapackeNanCheckOff = [] {
+  LAPACKE_set_nancheck(0);
+  return true;
+}();
+
+/*!
+ * \brief LAPACKE returns a negative info for a bad argument (a bug here, never the user's) or
+ *  for a workspace it could not allocate (MemoryError).
+ */
 void CheckArgs(lapack_int info, const char* routine, const char* fname) {
+  MXFFI_CHECK(info != LAPACK_WORK_MEMORY_ERROR && info != LAPACK_TRANSPOSE_MEMORY_ERROR,
+              MemoryError)
+      << fname << ": out of memory for LAPACK " << routine << "'s workspace";
   MXFFI_CHECK(info >= 0, RuntimeError)
-      << fname << ": LAPACK " << routine << " rejected argument " << -info
-      << (info == LAPACK_WORK_MEMORY_ERROR || info == LAPACK_TRANSPOSE_MEMORY_ERROR
-              ? " (out of memory for its workspace)"
-              : "");
+      << fname << ": LAPACK " << routine << " rejected argument " << -info;
 }
 
 }  // namespace
@@ -318,7 +333,11 @@ void Slogdet(const NDArray& a, NDArray* sign, NDArray* logabs, const char* fname
           for (int64_t i = 0; i < s.n; ++i) {
             const T d = work[i + i * s.n];
             const R mag = std::abs(d);
-            sg *= d / mag;
+            if constexpr (kIsComplex<T>) {
+              sg *= d / mag;
+            } else if (d < R(0)) {
+              sg = -sg;  // numpy's rule: a NaN or infinite pivot leaves the sign as it is
+            }
             lg += std::log(mag);
             if (ipiv[i] != i + 1) sg = -sg;
           }
@@ -472,6 +491,9 @@ void Svd(const NDArray& a, bool full, NDArray* u, NDArray* s_out, NDArray* vh, c
         GatherColMajor(src + b * m * n, m, n, work.data());
         const lapack_int info =
             Gesdd(jobz, m, n, work.data(), ps + b * k, uw.data(), vw.data(), vectors ? vrows : 1);
+        // gesdd refuses a matrix holding a NaN as a bad argument A (-5 in LAPACKE's count, the
+        // layout first); numpy reports that, as any failure of gesdd, as non-convergence.
+        MXFFI_CHECK(info != -5, LinAlgError) << fname << ": SVD did not converge";
         CheckArgs(info, "gesdd", fname);
         MXFFI_CHECK(info == 0, LinAlgError) << fname << ": SVD did not converge";
       }
