@@ -642,3 +642,33 @@ def test_permuted_copies(dtype):
     # A reshape of a transposed view copies it first.
     got = mnp.reshape(mnp.array(y).T, (-1,))
     np.testing.assert_array_equal(got.asnumpy(), y.T.reshape(-1))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_argmax_argmin_of_long_lines_equal_numpy(name, dtype):
+    """Contiguous lines of 256 elements and more find the extremum block by block with the
+    vectorized max/min: the first extremum across blocks (ties in two blocks), the first NaN
+    (one per block, several), -0.0 against 0.0, infinities, a strided copy (the scalar loop)."""
+    rng = np.random.default_rng(11)
+    fn, ref = getattr(mnp, name), getattr(np, name)
+    big = np.inf if name == "argmax" else -np.inf
+    for n in (255, 256, 1023, 1024, 1025, 2049, 70000, 200001):
+        x = rng.standard_normal(n).astype(dtype)
+        cases = [x, x[::-1].copy(), np.full(n, -big, dtype)]
+        y = x.copy()
+        y[[n // 3, n - 2]] = big  # the same extremum in two blocks: the first wins
+        cases.append(y)
+        for pos in sorted({0, n // 2, n - 1}):
+            y = x.copy()
+            y[pos] = np.nan
+            y[min(pos + 1100, n - 1)] = np.nan
+            cases.append(y)
+        z = np.zeros(n, dtype)
+        z[: n // 2] = -0.0
+        cases.append(z)  # -0.0 == 0.0: the first of them
+        for c in cases:
+            assert int(fn(c).asnumpy()) == int(ref(c)), (n, c[:4])
+        two = np.stack([cases[3], cases[-2]])
+        np.testing.assert_array_equal(fn(two, axis=1).asnumpy(), ref(two, axis=1))
+        np.testing.assert_array_equal(fn(x[::2]).asnumpy(), ref(x[::2]))

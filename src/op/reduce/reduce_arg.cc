@@ -16,10 +16,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "../dtype.h"
 #include "../parallel.h"
 #include "../promote.h"
+#include "../simd/simd.h"
 #include "reduce_op.h"
 #include "reducers.h"
 
@@ -41,6 +43,40 @@ struct ArgBest {
   int64_t i;
 };
 
+/*! \brief Contiguous float lines at least this long find their extremum with simd::Max/Min. */
+constexpr int64_t kArgSimdMin = 256;
+/*! \brief Elements per block of the vectorized search. */
+constexpr int64_t kArgSimdBlock = 1024;
+
+/*!
+ * \brief The first extremum (or first NaN) of a contiguous float or double line q[0, n): the
+ *  vectorized max (min) of each block, the best block kept (the first on ties), then that one
+ *  block searched for the first element equal to its extremum. A block whose extremum is NaN
+ *  holds the line's first NaN (no block before it had one): it is searched for it at once.
+ */
+template <bool kMax, typename T>
+ArgBest<T> SimdArgLine(const T* q, int64_t n) {
+  T best = T(0);
+  int64_t best_block = -1;
+  for (int64_t b = 0; b < n; b += kArgSimdBlock) {
+    const int64_t len = std::min(kArgSimdBlock, n - b);
+    const T m = kMax ? simd::Max(q + b, len) : simd::Min(q + b, len);
+    if (m != m) {  // NOLINT(misc-redundant-expression): NaN
+      for (int64_t i = b;; ++i) {
+        if (q[i] != q[i]) return ArgBest<T>{q[i], i};  // NOLINT(misc-redundant-expression)
+      }
+    }
+    if (best_block < 0 || (kMax ? m > best : m < best)) {
+      best = m;
+      best_block = b;
+    }
+  }
+  // -0.0 and 0.0 compare equal: the first of them is numpy's index, as its loop keeps it.
+  for (int64_t i = best_block;; ++i) {
+    if (q[i] == best) return ArgBest<T>{q[i], i};
+  }
+}
+
 /*!
  * \brief The best of the reduced elements [begin, begin + n) (C order over p's reduced
  *  dimensions) at base + their offsets; n >= 1.
@@ -51,6 +87,12 @@ ArgBest<AccT<T>> ArgRange(const T* base, const ReducePlan& p, int64_t begin, int
   if (p.nr == 1) {
     const int64_t s = p.red[0].stride;
     const T* q = base + begin * s;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      if (s == 1 && n >= kArgSimdMin) {
+        const ArgBest<T> r = SimdArgLine<kMax>(q, n);
+        return ArgBest<A>{ToAcc(r.v), begin + r.i};
+      }
+    }
     ArgBest<A> b{ToAcc(q[0]), 0};
     if (s == 1) {
       for (int64_t i = 1; i < n; ++i) {
