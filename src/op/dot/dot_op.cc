@@ -69,6 +69,14 @@ TShape TensordotShape(const TShape& a, const TShape& b, const TShape& a_axes, co
   return out;
 }
 
+DLDataType ProductType(DLDataType a, DLDataType b, const char* fname) {
+  const int i = DTypeRuleIndex(a), j = DTypeRuleIndex(b);
+  const bool complex = a.code == kDLComplex || b.code == kDLComplex;
+  // Every dtype promotes with a complex one (to complex64 or complex128).
+  if (complex && i >= 0 && j >= 0) return DTypeAt(PromoteIndex(i, j));
+  return PromoteTypes(a, b, fname);
+}
+
 namespace {
 
 constexpr const char* kMatmulSignature = "(n?,k),(k,m?)->(n?,m?)";
@@ -133,11 +141,11 @@ void StridesOf(const DLTensor& t, int64_t* strides) {
 }
 
 void TensordotType(const OpAttrs&, Span<const DLDataType> in, Span<DLDataType> out) {
-  out[0] = PromoteTypes(in[0], in[1], "np.tensordot");
+  out[0] = ProductType(in[0], in[1], "np.tensordot");
 }
 
 void MatmulType(const OpAttrs&, Span<const DLDataType> in, Span<DLDataType> out) {
-  out[0] = PromoteTypes(in[0], in[1], "np.matmul");
+  out[0] = ProductType(in[0], in[1], "np.matmul");
 }
 
 void TensordotInferShape(const OpAttrs& attrs, Span<const TShape> in, Span<TShape> out) {
