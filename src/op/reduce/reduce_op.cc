@@ -277,9 +277,10 @@ inline Acc ReduceRow(const In* p, int64_t n, int64_t s) {
   }
   if constexpr (std::is_same_v<R, SumOp> && (std::is_floating_point_v<Acc> || kIsComplex<Acc>)) {
     return PairwiseSum<Acc, Out>(p, n, s);
-  } else if constexpr (kIsComplex<Acc> && !std::is_same_v<R, ProdOp>) {
-    // Complex max and min in order, so the first element with a NaN part is the one that
-    // propagates, as in numpy's loop.
+  } else if constexpr (kIsComplex<Acc>) {
+    // Complex products, max and min one element after another from the identity, as numpy's
+    // loop: where a part is infinite, the NaNs of a product (0 * inf) depend on the order, and
+    // the first element with a NaN part is the one max and min propagate.
     Acc acc = R::template Identity<Acc>();
     for (int64_t i = 0; i < n; ++i) acc = R::Combine(acc, Load<R, Acc, Out>(p[i * s]));
     return acc;
@@ -320,11 +321,11 @@ Acc ReduceBlock(const In* base, const Dim* red, int nr, int64_t begin, int64_t e
   if (nr == 1) {
     return ReduceRow<R, Acc, Out>(base + begin * inner.stride, end - begin, inner.stride);
   }
-  Acc acc = R::template Identity<Acc>();
   int64_t outer_per_first = 1;
   for (int i = 1; i < nr - 1; ++i) outer_per_first *= red[i].size;
   Odometer od(red, nr - 1, begin * outer_per_first);
   const int64_t rows = (end - begin) * outer_per_first;
+  Acc acc = R::template Identity<Acc>();
   for (int64_t r = 0; r < rows; ++r, od.Next()) {
     acc = R::Combine(acc, ReduceRow<R, Acc, Out>(base + od.offset, inner.size, inner.stride));
   }
