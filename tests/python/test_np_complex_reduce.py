@@ -347,3 +347,16 @@ def test_vecdot_conjugates_x1(dtype):
     a1 = mnp.asarray(x1)
     mnp.vecdot(a1, x2)
     np.testing.assert_array_equal(a1.numpy(), before)
+
+
+def test_linalg_through_products_and_sums():
+    """matrix_power (matmul, and the identity for n = 0) and trace (a sum) of complex stacks."""
+    rng = np.random.default_rng(12)
+    a = crand((2, 3, 3), "complex128", rng)
+    for n in [0, 1, 2, 5, -2]:
+        got = mnp.linalg.matrix_power(a, n).numpy()
+        assert got.dtype == np.complex128
+        np.testing.assert_allclose(got, np.linalg.matrix_power(a, n), rtol=1e-10, atol=1e-12)
+    got = mnp.linalg.trace(a.astype(np.complex64)).numpy()
+    assert got.dtype == np.complex64
+    np.testing.assert_allclose(got, np.linalg.trace(a.astype(np.complex64)), rtol=1e-5)

@@ -70,10 +70,11 @@ TShape TensordotShape(const TShape& a, const TShape& b, const TShape& a_axes, co
 }
 
 DLDataType ProductType(DLDataType a, DLDataType b, const char* fname) {
+  // The rule table has the complex dtypes too; PromoteTypes (which refuses them) only gives
+  // the error of a pair the table has no result for.
   const int i = DTypeRuleIndex(a), j = DTypeRuleIndex(b);
-  const bool complex = a.code == kDLComplex || b.code == kDLComplex;
-  // Every dtype promotes with a complex one (to complex64 or complex128).
-  if (complex && i >= 0 && j >= 0) return DTypeAt(PromoteIndex(i, j));
+  const int r = i >= 0 && j >= 0 ? PromoteIndex(i, j) : -1;
+  if (r >= 0) return DTypeAt(r);
   return PromoteTypes(a, b, fname);
 }
 
