@@ -347,8 +347,7 @@ void Gemm(const GemmOperand& a, const GemmOperand& b, DLDataType out_dtype, void
     T* out = static_cast<T*>(c);
     if (K == 0) {
       std::fill(out, out + M * N, static_cast<T>(0));
-    } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                         kIsComplex<T>) {
+    } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || kIsComplex<T>) {
       FloatGemm<T>(a, b, out, parallel);
     } else if constexpr (std::is_same_v<T, half_t> || std::is_same_v<T, bf16_t>) {
       HalfGemm<T>(a, b, out, parallel);

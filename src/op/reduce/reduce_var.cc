@@ -154,8 +154,9 @@ FInferType MakeVarType(const char* fname) {
     MXFFI_CHECK(DTypeRuleIndex(in[0]) >= 0, TypeError)
         << fname << ": unsupported dtype " << DataTypeToString(in[0]);
     // A complex input's variance is real, of the input's precision.
-    out[0] = in[0].code == kDLComplex ? DLDataType{kDLFloat, static_cast<uint8_t>(in[0].bits / 2), 1}
-                                      : MeanType(in[0], DTypeParam());
+    out[0] = in[0].code == kDLComplex
+                 ? DLDataType{kDLFloat, static_cast<uint8_t>(in[0].bits / 2), 1}
+                 : MeanType(in[0], DTypeParam());
   };
 }
 

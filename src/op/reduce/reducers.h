@@ -161,7 +161,8 @@ struct ProdOp {
       return static_cast<A>(a & b);
     } else if constexpr (kHasRealPart<A>) {
       // numpy's complex multiply: no C99 Annex G recovery of infinities.
-      return A(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+      return A(a.real() * b.real() - a.imag() * b.imag(),
+               a.real() * b.imag() + a.imag() * b.real());
     } else {
       return a * b;
     }
@@ -246,8 +247,9 @@ template <bool kMax, typename A>
 MXFFI_XINLINE bool ArgTakes(A v, A a) {
   if constexpr (kHasRealPart<A>) {
     // Lexicographic; the first element with a NaN part stays (numpy's complex argmax).
-    const bool better = kMax ? (v.real() > a.real() || (v.real() == a.real() && v.imag() > a.imag()))
-                             : (v.real() < a.real() || (v.real() == a.real() && v.imag() < a.imag()));
+    const bool better =
+        kMax ? (v.real() > a.real() || (v.real() == a.real() && v.imag() > a.imag()))
+             : (v.real() < a.real() || (v.real() == a.real() && v.imag() < a.imag()));
     return !ComplexNan(a) && (better || ComplexNan(v));
   } else {
     const bool better = kMax ? (v > a) : (v < a);
