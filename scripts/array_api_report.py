@@ -59,8 +59,7 @@ HEADER = """\
 # derandomized examples a test), as the suite's --xfails-file reads them: one id a line, no
 # inline comments. The check is strict: a listed test that passes, or an id that names no
 # test, fails it; remove the ids a change makes pass. What is left, by reason:
-# - complex inputs to ops with no complex loop yet: tensordot and vecdot (the GEMM kernels), sum
-#   (the reductions), unique_all (sorting);
+# - complex inputs to ops with no complex loop yet: unique_all (sorting);
 # - floor_divide of infinities (-0, +-infinity): numpy's loop gives NaN there, and mxffi
 #   computes as numpy does.
 """

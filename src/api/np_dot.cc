@@ -95,7 +95,7 @@ TShape ShapeOf(const NDArray& a) { return TShape(a.tensor().shape, a.tensor().nd
 NDArray RunTensordot(const NDArray& a, const NDArray& b, const TensordotParam& p,
                      const char* fname) {
   static const Op* op = Op::Get("_tensordot");
-  op::PromoteTypes(a.tensor().dtype, b.tensor().dtype, fname);
+  op::ProductType(a.tensor().dtype, b.tensor().dtype, fname);
   return InvokeOp(op, p, {a, b});
 }
 
@@ -223,15 +223,24 @@ MXFFI_REGISTER_API("np.vecdot")
           << fname << ": x1 and x2 must have the same length along axis " << axis << ", got "
           << t1.shape[k1] << " (shape " << NumpyShape(ShapeOf(x1)) << ") and " << t2.shape[k2]
           << " (shape " << NumpyShape(ShapeOf(x2)) << ")";
-      const NDArray rows = VectorAsMatrix(x1, k1, true), cols = VectorAsMatrix(x2, k2, false);
       // The batch axes must broadcast; checked here so the message names vecdot.
       TShape batch;
-      op::BroadcastShapes(TShape(rows.tensor().shape, t1.ndim - 1),
-                          TShape(cols.tensor().shape, t2.ndim - 1), &batch, fname);
-      // The product needs conj(x1) for complex, which the matmul kernels do not compute.
-      if (t1.dtype.code == kDLComplex) op::ThrowUnsupportedDType(fname, t1.dtype);
-      if (t2.dtype.code == kDLComplex) op::ThrowUnsupportedDType(fname, t2.dtype);
-      op::PromoteTypes(t1.dtype, t2.dtype, fname);
+      {
+        const NDArray r = VectorAsMatrix(x1, k1, true), c = VectorAsMatrix(x2, k2, false);
+        op::BroadcastShapes(TShape(r.tensor().shape, t1.ndim - 1),
+                            TShape(c.tensor().shape, t2.ndim - 1), &batch, fname);
+      }
+      op::ProductType(t1.dtype, t2.dtype, fname);
+      // sum(conj(x1) * x2): a complex x1 is conjugated first (one copy); matmul conjugates
+      // nothing.
+      NDArray left = x1;
+      if (t1.dtype.code == kDLComplex) {
+        static const Op* conj = Op::Get("_npi_conjugate");
+        OpAttrs conj_attrs;
+        conj_attrs.op = conj;
+        left = Invoke(conj_attrs, Span<const NDArray>(&x1, 1));
+      }
+      const NDArray rows = VectorAsMatrix(left, k1, true), cols = VectorAsMatrix(x2, k2, false);
       static const Op* matmul = Op::Get("_matmul");
       OpAttrs attrs;
       attrs.op = matmul;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "../op/complex.h"
 #include "../op/dot/dot_op.h"
 #include "../op/elemwise/elemwise.h"
 #include "../op/init/init_op.h"
@@ -511,7 +512,7 @@ MXFFI_REGISTER_API("np.linalg.matrix_power")
       const DLTensor& t = x.tensor();
       if (n == 0) {
         NDArray eye = NDArray::Empty(t.shape, t.ndim, t.dtype, kCPU);
-        MXFFI_TYPE_SWITCH(t.dtype, fname, T, {
+        MXFFI_TYPE_SWITCH_WITH_COMPLEX(t.dtype, fname, T, {
           T* p = static_cast<T*>(eye.data());
           const int64_t m = t.shape[t.ndim - 1], count = eye.numel();
           for (int64_t i = 0; i < count; ++i) p[i] = T((i % (m * m)) % (m + 1) == 0 ? 1 : 0);

@@ -428,14 +428,14 @@ def test_complex_arrays_are_held_and_ops_that_compute_refuse_naming_op_and_type(
     assert mnp.ones(2, dtype=dtype).tolist() == [1 + 0j, 1 + 0j]
     assert mnp.full(2, 1.5, dtype=dtype).tolist() == [1.5 + 0j, 1.5 + 0j]
     assert mnp.eye(2, dtype=dtype).tolist() == [[1 + 0j, 0j], [0j, 1 + 0j]]
-    # astype and the elementwise arithmetic compute complex values (test_np_complex.py); ops
-    # without complex kernels refuse with numpy's TypeError, op and type named.
+    # astype, the elementwise arithmetic (test_np_complex.py), the reductions and the products
+    # (test_np_complex_reduce.py) compute complex values; ops without complex kernels refuse with numpy's TypeError, op and type named.
     x = mnp.asarray(src)
     assert mnp.ones(2).astype(dtype).tolist() == [1 + 0j, 1 + 0j]
     assert (x + x).tolist() == (src + src).tolist()
+    assert mnp.dot(x, x).tolist() == np.dot(src, src) == -12 + 4j  # exact: small integers
     refusals = [
         ("arange", lambda: mnp.arange(3, dtype=dtype)),
-        ("np.dot", lambda: mnp.dot(x, x)),
         ("np.maximum", lambda: mnp.maximum(x, x)),
     ]
     for op, call in refusals:

@@ -293,8 +293,8 @@ def test_bad_arguments():
         TypeError, match=r"^np\.sum: argument #0 'a' expected an ndarray, got mxffi.Array"
     ):
         mnp.sum([1, 2, 3])
-    with pytest.raises(TypeError, match=r"np\.sum: unsupported dtype complex64"):
-        mnp.sum(x.astype(np.complex64))
+    with pytest.raises(TypeError, match=r"^np\.sum: unsupported dtype int32x4"):
+        mnp.sum(mnp.zeros((2,), dtype="int32x4"))
     with pytest.raises(TypeError):
         mnp.max(x, dtype="float32")  # np.max takes no dtype
 

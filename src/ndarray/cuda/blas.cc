@@ -179,6 +179,10 @@ bool BlasType(DLDataType t, cudaDataType* out) {
     *out = CUDA_R_16F;
   } else if (t.code == kDLBfloat && t.bits == 16) {
     *out = CUDA_R_16BF;
+  } else if (t.code == kDLComplex && t.bits == 64) {
+    *out = CUDA_C_32F;
+  } else if (t.code == kDLComplex && t.bits == 128) {
+    *out = CUDA_C_64F;
   } else {
     return false;
   }
@@ -206,11 +210,14 @@ void BlasGemm(DLDataType dtype, bool trans_a, bool trans_b, int m, int n, int k,
   cudaDataType type = CUDA_R_32F;
   MXFFI_CHECK(BlasType(dtype, &type), RuntimeError)
       << fname << ": cuBLAS does not multiply " << DataTypeToString(dtype);
-  const bool f64 = dtype.code == kDLFloat && dtype.bits == 64;
-  const double one64 = 1.0, zero64 = 0.0;
-  const float one32 = 1.0f, zero32 = 0.0f;
-  const void* alpha = f64 ? static_cast<const void*>(&one64) : &one32;
-  const void* beta = f64 ? static_cast<const void*>(&zero64) : &zero32;
+  const bool f64 = (dtype.code == kDLFloat && dtype.bits == 64) ||
+                   (dtype.code == kDLComplex && dtype.bits == 128);
+  // alpha and beta have the scale type: the compute precision, complex for complex data. A
+  // real part followed by a zero imaginary part serves both.
+  const double one64[2] = {1.0, 0.0}, zero64[2] = {0.0, 0.0};
+  const float one32[2] = {1.0f, 0.0f}, zero32[2] = {0.0f, 0.0f};
+  const void* alpha = f64 ? static_cast<const void*>(one64) : one32;
+  const void* beta = f64 ? static_cast<const void*>(zero64) : zero32;
   const int compute = f64 ? kComputeF64 : kComputeF32;
   BlasHandle h = Handle(device.device_id, static_cast<cudaStream_t>(stream), fname);
   const int ta = trans_a ? kOpT : kOpN, tb = trans_b ? kOpT : kOpN;

@@ -25,7 +25,10 @@ namespace cuda {
  */
 bool BlasAvailable(std::string* why = nullptr);
 
-/*! \return whether cuBLAS multiplies matrices of dtype: float16, bfloat16, float32, float64. */
+/*!
+ * \return whether cuBLAS multiplies matrices of dtype: float16, bfloat16, float32, float64,
+ *  complex64, complex128.
+ */
 bool BlasSupports(DLDataType dtype);
 
 /*!

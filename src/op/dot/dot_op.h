@@ -48,6 +48,13 @@ TShape TensordotShape(const TShape& a, const TShape& b, const TShape& a_axes, co
  */
 TShape MatmulShape(const TShape& a, const TShape& b, const char* fname);
 
+/*!
+ * \brief numpy.result_type of a product's operands: PromoteTypes, with complex64 and complex128
+ *  too (the GEMM computes in them).
+ * \throws TypeError naming fname as PromoteTypes does.
+ */
+DLDataType ProductType(DLDataType a, DLDataType b, const char* fname);
+
 static_assert(kGemmMaxDims == kMaxNDim, "a GEMM operand has as many axes as an array");
 
 /*!

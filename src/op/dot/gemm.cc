@@ -1,7 +1,8 @@
 /*!
  * \file gemm.cc
- * \brief The GEMM under _tensordot and _matmul: OpenBLAS for float32/float64 (and for
- *  float16/bfloat16 through float32), a blocked loop for integers, bool and small products.
+ * \brief The GEMM under _tensordot and _matmul: OpenBLAS for float32/float64 and
+ *  complex64/complex128 (sgemm, dgemm, cgemm, zgemm; float16/bfloat16 through float32), a
+ *  blocked loop for integers, bool and small products.
  *
  * Operands reach OpenBLAS as they lie in memory whenever one of their two strides is 1 (a
  * transposed view becomes CblasTrans, not a copy); anything else, and any operand of another
@@ -20,6 +21,8 @@
 #include <memory>
 #include <type_traits>
 
+#include "../cast.h"
+#include "../complex.h"
 #include "../dtype.h"
 #include "../parallel.h"
 #include "dot_op.h"
@@ -45,6 +48,8 @@ constexpr DLDataType DataTypeOf() {
     return DLDataType{kDLBfloat, 16, 1};
   } else if constexpr (std::is_floating_point_v<T>) {
     return DLDataType{kDLFloat, static_cast<uint8_t>(8 * sizeof(T)), 1};
+  } else if constexpr (kIsComplex<T>) {
+    return DLDataType{kDLComplex, static_cast<uint8_t>(8 * sizeof(T)), 1};
   } else if constexpr (std::is_signed_v<T>) {
     return DLDataType{kDLInt, static_cast<uint8_t>(8 * sizeof(T)), 1};
   } else {
@@ -64,10 +69,28 @@ bool As2D(const GemmOperand& op, int64_t* rs, int64_t* cs) {
   return OperandAs2D<GemmOperand, kMaxNDim>(op, rs, cs);
 }
 
-/*! \brief One element of From as To, the way numpy converts dot's operands. */
+/*!
+ * \brief One element of From as To, the way numpy converts dot's operands (a real one becomes
+ *  a complex one's real part; a complex one only ever becomes complex, the promoted type).
+ */
 template <typename To, typename From>
 inline To Convert(From x) {
-  return static_cast<To>(static_cast<typename AccType<From>::type>(x));
+  if constexpr (kIsComplex<From> || kIsComplex<To>) {
+    return ConvertOne<To>(x);
+  } else {
+    return static_cast<To>(static_cast<typename AccType<From>::type>(x));
+  }
+}
+
+/*! \return acc + a * b; complex with the schoolbook formula, as numpy's and BLAS's loops. */
+template <typename Acc>
+inline Acc MulAddOf(Acc acc, Acc a, Acc b) {
+  if constexpr (kIsComplex<Acc>) {
+    return Acc(acc.real() + (a.real() * b.real() - a.imag() * b.imag()),
+               acc.imag() + (a.real() * b.imag() + a.imag() * b.real()));
+  } else {
+    return MulAdd<Acc>(acc, a, b);
+  }
 }
 
 /*! \brief The operand packed C-contiguously (rows x cols) as To. */
@@ -90,7 +113,11 @@ std::unique_ptr<To[]> Pack(const GemmOperand& op, bool parallel) {
       }
     }
   }
-  MXFFI_TYPE_SWITCH(op.dtype, "dot", From, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(op.dtype, "dot", From, {
+    if constexpr (kIsComplex<From> && !kIsComplex<To>) {
+      // Promotion gives a complex result for a complex operand: never reached.
+      ThrowNoKernel("dot", DataTypeOf<To>());
+    }
     const From* src = static_cast<const From*>(op.data);
     To* dst = out.get();
     auto body = [&](int64_t b, int64_t e) {
@@ -162,11 +189,11 @@ void LoopGemm(int64_t M, int64_t N, int64_t K, View2D<T> a, View2D<T> b, T* c, b
             const T* brow = b.p + k * b.rs + jb * b.cs;
             if (b.cs == 1) {
               for (int64_t j = 0; j < jn; ++j) {
-                acc[j] = MulAdd<Acc>(acc[j], av, static_cast<Acc>(brow[j]));
+                acc[j] = MulAddOf<Acc>(acc[j], av, static_cast<Acc>(brow[j]));
               }
             } else {
               for (int64_t j = 0; j < jn; ++j) {
-                acc[j] = MulAdd<Acc>(acc[j], av, static_cast<Acc>(brow[j * b.cs]));
+                acc[j] = MulAddOf<Acc>(acc[j], av, static_cast<Acc>(brow[j * b.cs]));
               }
             }
           }
@@ -194,6 +221,22 @@ inline void BlasCall(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const do
               static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, a,
               static_cast<int>(lda), b, static_cast<int>(ldb), 0.0, c, static_cast<int>(ldc));
 }
+inline void BlasCall(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const complex<float>* a,
+                     int64_t lda, const complex<float>* b, int64_t ldb, complex<float>* c,
+                     int64_t ldc) {
+  const complex<float> one(1.0f, 0.0f), zero(0.0f, 0.0f);
+  cblas_cgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), &one, a,
+              static_cast<int>(lda), b, static_cast<int>(ldb), &zero, c, static_cast<int>(ldc));
+}
+inline void BlasCall(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const complex<double>* a,
+                     int64_t lda, const complex<double>* b, int64_t ldb, complex<double>* c,
+                     int64_t ldc) {
+  const complex<double> one(1.0, 0.0), zero(0.0, 0.0);
+  cblas_zgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), &one, a,
+              static_cast<int>(lda), b, static_cast<int>(ldb), &zero, c, static_cast<int>(ldc));
+}
 
 /*!
  * \brief c = a @ b through OpenBLAS, split into blocks of rows of c (or of columns, when c is
@@ -217,7 +260,7 @@ void BlasGemm(int64_t M, int64_t N, int64_t K, const T* a, bool ta, int64_t lda,
   }
 }
 
-/*! \brief float32/float64: OpenBLAS, or the loop for a small product. */
+/*! \brief float32/float64, complex64/complex128: OpenBLAS, or the loop for a small product. */
 template <typename T>
 void FloatGemm(const GemmOperand& a, const GemmOperand& b, T* c, bool parallel) {
   const int64_t M = a.rows(), N = b.cols(), K = a.cols();
@@ -300,11 +343,11 @@ void Gemm(const GemmOperand& a, const GemmOperand& b, DLDataType out_dtype, void
   MXFFI_CHECK(K == b.rows(), ValueError)
       << "gemm: inner extents differ: " << K << " and " << b.rows();
   if (M == 0 || N == 0) return;
-  MXFFI_TYPE_SWITCH(out_dtype, "dot", T, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(out_dtype, "dot", T, {
     T* out = static_cast<T*>(c);
     if (K == 0) {
       std::fill(out, out + M * N, static_cast<T>(0));
-    } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || kIsComplex<T>) {
       FloatGemm<T>(a, b, out, parallel);
     } else if constexpr (std::is_same_v<T, half_t> || std::is_same_v<T, bf16_t>) {
       HalfGemm<T>(a, b, out, parallel);

@@ -1,8 +1,9 @@
 /*!
  * \file gemm_gpu.cc
  * \brief The GEMM of the matrix products on a CUDA device (BatchedGemm(gpu), dot_op.h): cuBLAS
- *  (src/ndarray/cuda/blas.h) for float16, bfloat16, float32 and float64, the tiled kernel of
- *  gemm.cu for integers and bool and wherever cuBLAS cannot be loaded.
+ *  (src/ndarray/cuda/blas.h) for float16, bfloat16, float32, float64, complex64 and complex128,
+ *  the tiled kernel of gemm.cu for integers and bool and wherever cuBLAS cannot be loaded
+ *  (complex products need cuBLAS: the tiled kernel refuses them with its TypeError).
  *
  * An operand reaches cuBLAS as it lies in memory when its dtype is the result's and one of its
  * two strides is 1 (a transposed view becomes a transposed operand, not a copy); anything else

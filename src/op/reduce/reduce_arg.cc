@@ -2,7 +2,8 @@
  * \file reduce_arg.cc
  * \brief _argmax and _argmin over one axis or all of them (then the C-order flat index), on
  *  strided inputs: the index of the first extremum, or of the first NaN where there is one, as
- *  numpy. The plan keeps the reduced axes in C order (MakeReducePlan's keep_order), so a
+ *  numpy (complex numbers compare lexicographically, real part first, a NaN in either part
+ *  counting as NaN). The plan keeps the reduced axes in C order (MakeReducePlan's keep_order), so a
  *  position among the reduced elements is the index numpy returns. Three loops, as the other
  *  reductions have (reduce_op.cc):
  *   - full reduction: fixed chunks (independent of the thread count) reduced in parallel, their
@@ -18,6 +19,7 @@
 #include <string>
 #include <type_traits>
 
+#include "../complex.h"
 #include "../dtype.h"
 #include "../parallel.h"
 #include "../promote.h"
@@ -200,7 +202,7 @@ FInferShape MakeArgShape(const char* fname, const char* what) {
 
 FInferType MakeArgType(const char* fname) {
   return [fname](const OpAttrs& attrs, Span<const DLDataType> in, Span<DLDataType> out) {
-    MXFFI_CHECK(DTypeIndex(in[0]) >= 0, TypeError)
+    MXFFI_CHECK(DTypeRuleIndex(in[0]) >= 0, TypeError)
         << fname << ": unsupported dtype " << DataTypeToString(in[0]);
     MXFFI_CHECK(attrs.get<ReduceParam>().dtype.is_none, TypeError)
         << fname << ": takes no dtype; got " << attrs.get<ReduceParam>().dtype;
@@ -219,8 +221,8 @@ FCompute MakeArgCompute(const char* fname) {
     std::optional<ScopedGILRelease> gil;
     if (NumElements(x) > kReleaseGILThreshold) gil.emplace();  // not empty: shape inference
     const ReducePlan plan = MakeReducePlan(x, mask, /*keep_order=*/true);
-    MXFFI_TYPE_SWITCH(x.dtype, fname, T,
-                      { ArgKernel<kMax>(plan, DataPtr<const T>(x), DataPtr<int64_t>(y)); });
+    MXFFI_TYPE_SWITCH_WITH_COMPLEX(
+        x.dtype, fname, T, { ArgKernel<kMax>(plan, DataPtr<const T>(x), DataPtr<int64_t>(y)); });
   };
 }
 

@@ -15,6 +15,8 @@
  *     simd/simd.h);
  *   - innermost axis kept: blocks of consecutive output elements accumulated together, one
  *     reduced index at a time, so the inner loop runs along memory.
+ * Complex inputs (complex64, complex128) reduce in their own dtype: sums pairwise, products with
+ * numpy's schoolbook multiplication, max and min lexicographically (reducers.h).
  * A dtype other than the natural ones (sum/mean/prod's dtype=) casts the input first (_cast), as
  * numpy casts before it accumulates.
  */
@@ -30,6 +32,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../complex.h"
 #include "../dtype.h"
 #include "../init/init_op.h"
 #include "../parallel.h"
@@ -272,8 +275,15 @@ inline Acc ReduceRow(const In* p, int64_t n, int64_t s) {
   if constexpr (kSimdReduce<R, In, Acc, Out>) {
     if (s == 1 && n >= simd::kMinRun) return SimdReduce<R>(p, n);
   }
-  if constexpr (std::is_same_v<R, SumOp> && std::is_floating_point_v<Acc>) {
+  if constexpr (std::is_same_v<R, SumOp> && (std::is_floating_point_v<Acc> || kIsComplex<Acc>)) {
     return PairwiseSum<Acc, Out>(p, n, s);
+  } else if constexpr (kIsComplex<Acc>) {
+    // Complex products, max and min one element after another from the identity, as numpy's
+    // loop: where a part is infinite, the NaNs of a product (0 * inf) depend on the order, and
+    // the first element with a NaN part is the one max and min propagate.
+    Acc acc = R::template Identity<Acc>();
+    for (int64_t i = 0; i < n; ++i) acc = R::Combine(acc, Load<R, Acc, Out>(p[i * s]));
+    return acc;
   } else {
     if constexpr ((std::is_same_v<R, MaxOp> || std::is_same_v<R, MinOp>) &&
                   std::is_floating_point_v<In> && std::is_same_v<In, Acc>) {
@@ -311,11 +321,11 @@ Acc ReduceBlock(const In* base, const Dim* red, int nr, int64_t begin, int64_t e
   if (nr == 1) {
     return ReduceRow<R, Acc, Out>(base + begin * inner.stride, end - begin, inner.stride);
   }
-  Acc acc = R::template Identity<Acc>();
   int64_t outer_per_first = 1;
   for (int i = 1; i < nr - 1; ++i) outer_per_first *= red[i].size;
   Odometer od(red, nr - 1, begin * outer_per_first);
   const int64_t rows = (end - begin) * outer_per_first;
+  Acc acc = R::template Identity<Acc>();
   for (int64_t r = 0; r < rows; ++r, od.Next()) {
     acc = R::Combine(acc, ReduceRow<R, Acc, Out>(base + od.offset, inner.size, inner.stride));
   }
@@ -419,7 +429,7 @@ void ReduceKernel(const ReducePlan& p, const In* in, Out* out) {
 // ---- ops ------------------------------------------------------------------------------------
 
 void CheckSupported(DLDataType t, const char* fname) {
-  MXFFI_CHECK(DTypeIndex(t) >= 0, TypeError)
+  MXFFI_CHECK(DTypeRuleIndex(t) >= 0, TypeError)
       << fname << ": unsupported dtype " << DataTypeToString(t);
 }
 
@@ -484,7 +494,7 @@ void Dispatch(const ReducePlan& p, const DLTensor& x, const DLTensor& y, const c
   const DLDataType out_t = y.dtype;
   const DLDataType natural =
       kMean ? MeanType(x.dtype, DTypeParam()) : SumType(x.dtype, DTypeParam());
-  MXFFI_TYPE_SWITCH(x.dtype, fname, In, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(x.dtype, fname, In, {
     if constexpr (R::kTruth) {
       // all, any: bool; count_nonzero: int64 (MakeFixedType), whatever the input.
       RunTyped<R, kMean, In, typename R::TruthResult>(p, x, y);

@@ -5,7 +5,9 @@
  *  squared deviations from it, divided by max(count - correction, 0) (so an empty reduction or
  *  a correction past the count gives NaN or infinity, as numpy); std is its square root.
  *  Integers and bools compute in float64, float32 and float64 in themselves, float16 and
- *  bfloat16 in float32 rounded once at the end.
+ *  bfloat16 in float32 rounded once at the end. Complex inputs give a real result of their
+ *  precision, as numpy's: the mean is complex (numpy's complex division by the count), the
+ *  squared deviation is |x - mean|**2 = re**2 + im**2.
  *
  * One output element per task, its reduced elements walked as rows of the innermost reduced
  * axis (MakeReducePlan puts the smallest stride there); a full reduction is cut into fixed
@@ -18,6 +20,7 @@
 #include <memory>
 #include <optional>
 
+#include "../complex.h"
 #include "../dtype.h"
 #include "../parallel.h"
 #include "../promote.h"
@@ -105,13 +108,22 @@ Out VarOne(const In* base, const ReducePlan& p, double correction, bool parallel
   using A = AccT<Out>;
   const int64_t n = p.red_size;
   if (n == 0) return FromAcc<Out>(std::numeric_limits<A>::quiet_NaN());
-  const auto load = [](In v) { return static_cast<A>(ToAcc(v)); };
-  const A mean = SumAll<A>(base, p, parallel, load) / static_cast<A>(n);
-  const auto sq = [mean](In v) {
-    const A d = static_cast<A>(ToAcc(v)) - mean;
-    return d * d;
-  };
-  const A ss = SumAll<A>(base, p, parallel, sq);
+  A ss;
+  if constexpr (kIsComplex<In>) {
+    const In mean =
+        reduce::Finish<true, In>(SumAll<In>(base, p, parallel, [](In v) { return v; }), n);
+    ss = SumAll<A>(base, p, parallel, [mean](In v) {
+      const In d = v - mean;
+      return d.real() * d.real() + d.imag() * d.imag();
+    });
+  } else {
+    const auto load = [](In v) { return static_cast<A>(ToAcc(v)); };
+    const A mean = SumAll<A>(base, p, parallel, load) / static_cast<A>(n);
+    ss = SumAll<A>(base, p, parallel, [mean](In v) {
+      const A d = static_cast<A>(ToAcc(v)) - mean;
+      return d * d;
+    });
+  }
   const A v = ss / static_cast<A>(std::max(static_cast<double>(n) - correction, 0.0));
   return FromAcc<Out>(kStd ? std::sqrt(v) : v);
 }
@@ -139,9 +151,12 @@ FInferShape MakeVarShape(const char* fname) {
 
 FInferType MakeVarType(const char* fname) {
   return [fname](const OpAttrs&, Span<const DLDataType> in, Span<DLDataType> out) {
-    MXFFI_CHECK(DTypeIndex(in[0]) >= 0, TypeError)
+    MXFFI_CHECK(DTypeRuleIndex(in[0]) >= 0, TypeError)
         << fname << ": unsupported dtype " << DataTypeToString(in[0]);
-    out[0] = MeanType(in[0], DTypeParam());
+    // A complex input's variance is real, of the input's precision.
+    out[0] = in[0].code == kDLComplex
+                 ? DLDataType{kDLFloat, static_cast<uint8_t>(in[0].bits / 2), 1}
+                 : MeanType(in[0], DTypeParam());
   };
 }
 
@@ -158,9 +173,11 @@ FCompute MakeVarCompute(const char* fname) {
     const bool x_empty = std::any_of(x.shape, x.shape + x.ndim, [](int64_t d) { return d == 0; });
     if (!x_empty && NumElements(x) > kReleaseGILThreshold) gil.emplace();
     const ReducePlan plan = MakeReducePlan(x, mask);
-    MXFFI_TYPE_SWITCH(x.dtype, fname, In, {
+    MXFFI_TYPE_SWITCH_WITH_COMPLEX(x.dtype, fname, In, {
       if constexpr (std::is_integral_v<In>) {
         VarKernel<kStd>(plan, DataPtr<const In>(x), DataPtr<double>(y), param.correction);
+      } else if constexpr (kIsComplex<In>) {
+        VarKernel<kStd>(plan, DataPtr<const In>(x), DataPtr<RealT<In>>(y), param.correction);
       } else {
         VarKernel<kStd>(plan, DataPtr<const In>(x), DataPtr<In>(y), param.correction);
       }

@@ -8,7 +8,10 @@
  * type it accumulates in, Load how an input element enters the accumulator and Finish how the
  *  accumulator becomes the output element, so both devices give numpy's results: integer sums
  *  wrap, max and min propagate NaN, float16 and bfloat16 accumulate in float32, integer means
- *  divide in float64, all and any read NaN as true.
+ *  divide in float64, all and any read NaN as true. Complex (std::complex on the CPU, known
+ *  here by kHasRealPart, so this header needs no <complex>): sums and products in themselves
+ *  with numpy's schoolbook product, means divided as numpy divides by the count, max and min
+ *  lexicographic (real part first) with NaN in either part winning, as numpy's.
  *  Float sums agree to rounding, not bit for bit: the CPU sums pairwise, the GPU by warps. The
  *  sums of a csr array's values (SumAcc, ToSum, FinishSum) are shared the same way.
  */
@@ -51,6 +54,26 @@ MXFFI_XINLINE constexpr T Highest() {
   }
 }
 
+/*! \return whether a complex x has a NaN part. */
+template <typename C>
+MXFFI_XINLINE bool ComplexNan(C x) {
+  return x.real() != x.real() || x.imag() != x.imag();  // NOLINT(misc-redundant-expression)
+}
+
+/*!
+ * \return whether a complex a is at least (kMax) or at most (!kMax) b in numpy's lexicographic
+ *  order (its CGE and CLE): the real parts decide unless equal, then the imaginary ones; a NaN
+ *  part makes a comparison of real parts false.
+ */
+template <bool kMax, typename C>
+MXFFI_XINLINE bool ComplexAtLeast(C a, C b) {
+  const bool no_nan_imag = a.imag() == a.imag() && b.imag() == b.imag();
+  if (kMax) {
+    return (a.real() > b.real() && no_nan_imag) || (a.real() == b.real() && a.imag() >= b.imag());
+  }
+  return (a.real() < b.real() && no_nan_imag) || (a.real() == b.real() && a.imag() <= b.imag());
+}
+
 /*! \brief Sum (bools: logical or, numpy's add on bool). */
 struct SumOp {
   static constexpr bool kTruth = false;
@@ -75,6 +98,8 @@ struct MaxOp {
   static MXFFI_XINLINE A Identity() {
     if constexpr (std::is_floating_point_v<A>) {
       return static_cast<A>(-INFINITY);
+    } else if constexpr (kHasRealPart<A>) {
+      return A(-INFINITY, -INFINITY);
     } else {
       return Lowest<A>();
     }
@@ -88,7 +113,11 @@ struct MaxOp {
   // around it vectorise.
   template <typename A>
   static MXFFI_XINLINE A Combine(A a, A b) {
-    return ((a > b) | (a != a)) ? a : b;  // NOLINT(misc-redundant-expression)
+    if constexpr (kHasRealPart<A>) {
+      return (ComplexNan(a) || ComplexAtLeast<true>(a, b)) ? a : b;
+    } else {
+      return ((a > b) | (a != a)) ? a : b;  // NOLINT(misc-redundant-expression)
+    }
   }
 };
 
@@ -99,6 +128,8 @@ struct MinOp {
   static MXFFI_XINLINE A Identity() {
     if constexpr (std::is_floating_point_v<A>) {
       return static_cast<A>(INFINITY);
+    } else if constexpr (kHasRealPart<A>) {
+      return A(INFINITY, INFINITY);
     } else {
       return Highest<A>();
     }
@@ -109,7 +140,11 @@ struct MinOp {
   }
   template <typename A>
   static MXFFI_XINLINE A Combine(A a, A b) {
-    return ((a < b) | (a != a)) ? a : b;  // NOLINT(misc-redundant-expression)
+    if constexpr (kHasRealPart<A>) {
+      return (ComplexNan(a) || ComplexAtLeast<false>(a, b)) ? a : b;
+    } else {
+      return ((a < b) | (a != a)) ? a : b;  // NOLINT(misc-redundant-expression)
+    }
   }
 };
 
@@ -124,6 +159,10 @@ struct ProdOp {
   static MXFFI_XINLINE A Combine(A a, A b) {
     if constexpr (std::is_same_v<A, bool>) {
       return static_cast<A>(a & b);
+    } else if constexpr (kHasRealPart<A>) {
+      // numpy's complex multiply: no C99 Annex G recovery of infinities.
+      return A(a.real() * b.real() - a.imag() * b.imag(),
+               a.real() * b.imag() + a.imag() * b.real());
     } else {
       return a * b;
     }
@@ -206,11 +245,19 @@ using RedAcc =
  */
 template <bool kMax, typename A>
 MXFFI_XINLINE bool ArgTakes(A v, A a) {
-  const bool better = kMax ? (v > a) : (v < a);
-  if constexpr (std::is_floating_point_v<A>) {
-    return better | ((v != v) & (a == a));  // NOLINT(misc-redundant-expression)
+  if constexpr (kHasRealPart<A>) {
+    // Lexicographic; the first element with a NaN part stays (numpy's complex argmax).
+    const bool better =
+        kMax ? (v.real() > a.real() || (v.real() == a.real() && v.imag() > a.imag()))
+             : (v.real() < a.real() || (v.real() == a.real() && v.imag() < a.imag()));
+    return !ComplexNan(a) && (better || ComplexNan(v));
   } else {
-    return better;
+    const bool better = kMax ? (v > a) : (v < a);
+    if constexpr (std::is_floating_point_v<A>) {
+      return better | ((v != v) & (a == a));  // NOLINT(misc-redundant-expression)
+    } else {
+      return better;
+    }
   }
 }
 
@@ -236,6 +283,14 @@ template <bool kMean, typename Out, typename Acc>
 MXFFI_XINLINE Out Finish(Acc acc, int64_t count) {
   if constexpr (!kMean) {
     return FromAcc<Out>(acc);
+  } else if constexpr (kHasRealPart<Acc>) {
+    // numpy divides by the count as by the complex number (count, 0) (Smith's method): each
+    // part times 1/count, plus the other part times 0, so an infinite part makes the other NaN.
+    using R = std::decay_t<decltype(acc.real())>;
+    const R n = static_cast<R>(count), zero = R(0);
+    if (count == 0) return Out(acc.real() / n, acc.imag() / n);
+    const R scale = R(1) / n;
+    return Out((acc.real() + acc.imag() * zero) * scale, (acc.imag() - acc.real() * zero) * scale);
   } else if constexpr (std::is_floating_point_v<Acc>) {
     return FromAcc<Out>(acc / static_cast<Acc>(count));
   } else {
