@@ -16,6 +16,7 @@
  * (src/op/sparse/: sparse kernels where the result stays sparse, else the dense fallback).
  */
 #include <mxffi/container/array.h>
+#include <mxffi/container/tuple.h>
 #include <mxffi/registry.h>
 
 #include <complex>
@@ -362,20 +363,19 @@ MXFFI_NP_BINARY_SYM("logical_xor", BinaryKind::kLogicalXor, "logical_xor",
 
 MXFFI_REGISTER_API("np.divmod")
     .describe(
-        "(x1 // x2, x1 % x2), elementwise: numpy's divmod, as an Array of two arrays "
-        "(np.floor_divide and np.remainder of the same operands, with their dtypes and errors).")
+        "(x1 // x2, x1 % x2), elementwise: numpy's divmod, a tuple of two arrays (np.floor_divide "
+        "and np.remainder of the same operands, with their dtypes and errors).")
     .arg("x1")
     .arg("x2")
-    .set_body_typed([](ArrayOrScalar x1, ArrayOrScalar x2) {
+    .set_body_typed([](ArrayOrNumber x1, ArrayOrNumber x2) {
       static const BinaryOps fd{Op::Get("_npi_floor_divide"), Op::Get("_npi_floor_divide_scalar"),
                                 Op::Get("_npi_rfloor_divide_scalar")};
       static const BinaryOps rem{Op::Get("_npi_remainder"), Op::Get("_npi_remainder_scalar"),
                                  Op::Get("_npi_rremainder_scalar")};
-      ArrayOrScalar y1 = x1, y2 = x2;  // BinaryAPI takes its operands' arrays
-      Array<Any> result;
-      result.push_back(BinaryAPI(BinaryKind::kFloorDivide, fd, &x1, &x2, {}, DTypeLike()));
-      result.push_back(BinaryAPI(BinaryKind::kRemainder, rem, &y1, &y2, {}, DTypeLike()));
-      return result;
+      ArrayOrNumber y1 = x1, y2 = x2;  // BinaryAPI takes its operands' arrays
+      NDArray q = BinaryAPI(BinaryKind::kFloorDivide, fd, &x1, &x2, {}, DTypeLike());
+      NDArray r = BinaryAPI(BinaryKind::kRemainder, rem, &y1, &y2, {}, DTypeLike());
+      return ADT::Tuple({Any(std::move(q)), Any(std::move(r))});
     });
 
 MXFFI_NP_UNARY("negative", UnaryKind::kNegative, "_npi_negative", "-x, elementwise.");

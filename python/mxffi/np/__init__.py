@@ -146,14 +146,24 @@ def unstack(x, /, *, axis=0):
     return tuple(_unstack_fields(x, axis=axis))
 
 
-def _tuple_signature():
+_divmod_fields = divmod  # noqa: F821 (the registered np.divmod, which returns an ADT)
+
+
+def divmod(x1, x2, /):  # noqa: A001 (numpy's name)
+    """(x1 // x2, x1 % x2), elementwise: numpy's divmod, a tuple of two arrays (np.floor_divide
+    and np.remainder of the same operands, with their dtypes and errors)."""
+    return tuple(_divmod_fields(x1, x2))
+
+
+def _tuple_signature(registered, result):
     import inspect
 
-    sig = inspect.signature(_unstack_fields)
-    return sig.replace(return_annotation=tuple[NDArray, ...])
+    sig = inspect.signature(registered)
+    return sig.replace(return_annotation=result)
 
 
-unstack.__signature__ = _tuple_signature()
+unstack.__signature__ = _tuple_signature(_unstack_fields, tuple[NDArray, ...])
+divmod.__signature__ = _tuple_signature(_divmod_fields, tuple[NDArray, NDArray])
 
 from . import fft, linalg  # noqa: E402  (linalg re-exports functions defined above)
 
