@@ -24,13 +24,13 @@ namespace {
 NDArray Scan(const Op* op, NDArray x, int64_t axis, const DTypeLike& dtype, bool include_initial,
              const Optional<WritableArray>& out, const char* fname) {
   const DLDataType in = x.tensor().dtype;
-  MXFFI_CHECK(op::DTypeIndex(in) >= 0, TypeError)
+  MXFFI_CHECK(op::DTypeRuleIndex(in) >= 0, TypeError)
       << fname << ": unsupported dtype " << DataTypeToString(in);
   op::ScanParam p;
   p.axis = axis;
   p.include_initial = include_initial;
   if (dtype.has_value()) {
-    MXFFI_CHECK(op::DTypeIndex(dtype.value()) >= 0, TypeError)
+    MXFFI_CHECK(op::DTypeRuleIndex(dtype.value()) >= 0, TypeError)
         << fname << ": unsupported dtype " << DataTypeToString(dtype.value());
     p.dtype = DTypeParam(dtype.value());
   }

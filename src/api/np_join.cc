@@ -293,7 +293,7 @@ NDArray Diff(const NDArrayLike& x_arg, int64_t axis, int64_t n, const Optional<A
   }
   if (n == 0) return x_arg.borrowed() && a.same_as(x_arg.array()) ? OwnedArray(x_arg) : a;
   const DLDataType dt = a.tensor().dtype;
-  MXFFI_CHECK(op::DTypeIndex(dt) >= 0, TypeError)
+  MXFFI_CHECK(op::DTypeRuleIndex(dt) >= 0, TypeError)
       << fname << ": unsupported dtype " << DataTypeToString(dt);
   // numpy's diff: a[1:] - a[:-1], n times; bools compare with not_equal (no bool subtract).
   static const Op* subtract = Op::Get("_npi_subtract");

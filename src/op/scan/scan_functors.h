@@ -6,7 +6,8 @@
  *
  * numpy's add.accumulate and multiply.accumulate compute in the result dtype: each element is
  * converted to it (astype's unsafe conversion), and each partial result is stored in it, so a
- * float16 running sum rounds at every step and an integer one wraps.
+ * float16 running sum rounds at every step and an integer one wraps. Complex products multiply
+ * as numpy's loop does (the plain formula).
  */
 #ifndef MXFFI_SRC_OP_SCAN_SCAN_FUNCTORS_H_
 #define MXFFI_SRC_OP_SCAN_SCAN_FUNCTORS_H_
@@ -43,6 +44,11 @@ MXFFI_XINLINE T Combine(T a, T b) {
   } else if constexpr (kIsHalf<T>) {
     const float fa = static_cast<float>(a), fb = static_cast<float>(b);
     return T(kKind == kSum ? fa + fb : fa * fb);
+  } else if constexpr (kHasRealPart<T>) {
+    // numpy's complex multiply: the plain formula, no C99 Annex G recovery of infinities.
+    if constexpr (kKind == kSum) return a + b;
+    return T(a.real() * b.real() - a.imag() * b.imag(),
+             a.real() * b.imag() + a.imag() * b.real());
   } else {
     return kKind == kSum ? a + b : a * b;
   }
@@ -60,12 +66,16 @@ MXFFI_XINLINE T Identity() {
  */
 template <int kKind, typename O, typename I>
 MXFFI_XINLINE void ScanLine(const I* x, O* out, int64_t len, int64_t step, bool include_initial) {
-  O acc = Identity<kKind, O>();
   if (include_initial) {
-    *out = acc;
+    *out = Identity<kKind, O>();
     out += step;
   }
-  for (int64_t k = 0; k < len; ++k) {
+  if (len == 0) return;
+  // The first result is x[0] itself, as numpy's accumulate copies it: combining it with the
+  // identity would change a complex infinity (1 * (inf + 0j) is inf + nanj).
+  O acc = CastOne<O, I>(x[0]);
+  out[0] = acc;
+  for (int64_t k = 1; k < len; ++k) {
     acc = Combine<kKind, O>(acc, CastOne<O, I>(x[k * step]));
     out[k * step] = acc;
   }

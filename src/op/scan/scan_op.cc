@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "../complex.h"
 #include "../dtype.h"
 #include "../parallel.h"
 #include "../promote.h"
@@ -44,9 +45,9 @@ void ScanShapeInfer(const OpAttrs& attrs, Span<const TShape> in, Span<TShape> ou
 /*! \brief The result dtype (SumType's rule for None), which the kernels must pair with x's. */
 void ScanTypeInfer(const OpAttrs& attrs, Span<const DLDataType> in, Span<DLDataType> out) {
   const DLDataType t = SumType(in[0], attrs.get<ScanParam>().dtype);
-  MXFFI_CHECK(DTypeIndex(in[0]) >= 0, TypeError)
+  MXFFI_CHECK(DTypeRuleIndex(in[0]) >= 0, TypeError)
       << attrs.op->name << ": unsupported dtype " << DataTypeToString(in[0]);
-  MXFFI_CHECK(DTypeIndex(t) >= 0, TypeError)
+  MXFFI_CHECK(DTypeRuleIndex(t) >= 0, TypeError)
       << attrs.op->name << ": unsupported dtype " << DataTypeToString(t);
   MXFFI_CHECK(scan::ScanPairSupported(in[0], t), TypeError)
       << attrs.op->name << ": no kernel scans " << DataTypeToString(in[0]) << " into "
@@ -81,10 +82,8 @@ void ScanKernel(const I* x, O* out, ScanShape s, bool init) {
       for (int64_t k = 0; k < s.len; ++k) {
         const I* xr = xs + k * s.inner;
         O* orow = os + (k + (init ? 1 : 0)) * s.inner;
-        if (k == 0 && !init) {
-          for (int64_t i = i0; i < i1; ++i) {
-            orow[i] = scan::Combine<kKind, O>(one, CastOne<O, I>(xr[i]));
-          }
+        if (k == 0) {
+          for (int64_t i = i0; i < i1; ++i) orow[i] = CastOne<O, I>(xr[i]);  // x[0] itself
           continue;
         }
         const O* prev = orow - s.inner;
@@ -104,7 +103,7 @@ void Scan(cpu, const OpContext&, const DLTensor& x, const DLTensor& out, ScanSha
   if (NumElements(out) == 0) return;
   std::optional<ScopedGILRelease> unlocked;
   if (NumElements(out) >= kReleaseGILThreshold) unlocked.emplace();
-  MXFFI_TYPE_SWITCH(out.dtype, fname, O, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(out.dtype, fname, O, {
     const auto run = [&](auto i_tag, auto) {
       using I = decltype(i_tag);
       ScanKernel<kKind, O, I>(DataPtr<const I>(x), DataPtr<O>(out), s, include_initial);
