@@ -159,7 +159,7 @@ std::vector<NDArray> NonzeroRows(const NDArray& a) {
 
 /*!
  * \return axis for a boolean mask over x's axes axis..axis+mask.ndim-1; numpy's IndexError
- *  where an extent differs.
+ *  where an extent differs (an empty extent of the mask matches any, as numpy's).
  */
 int MaskAxis(const NDArray& x, int64_t axis, const NDArray& mask, const char* fname) {
   const DLTensor& t = x.tensor();
@@ -172,7 +172,8 @@ int MaskAxis(const NDArray& x, int64_t axis, const NDArray& mask, const char* fn
       << fname << ": too many indices for array: array is " << t.ndim << "-dimensional, but "
       << (a < 0 ? 0 : a) + m.ndim << " were indexed";
   for (int d = 0; d < m.ndim; ++d) {
-    MXFFI_CHECK(m.shape[d] == t.shape[a + d], IndexError)
+    // numpy lets an empty extent of a mask stand against any extent (it selects nothing).
+    MXFFI_CHECK(m.shape[d] == t.shape[a + d] || m.shape[d] == 0, IndexError)
         << "boolean index did not match indexed array along axis " << a + d << "; size of axis is "
         << t.shape[a + d] << " but size of corresponding boolean axis is " << m.shape[d];
   }

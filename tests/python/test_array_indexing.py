@@ -349,3 +349,29 @@ def test_boolean_mask_over_leading_axes(shape, lead, fill):
         a.T[mask.T] if lead == len(shape) else a[mask],
         x.T[mask.T] if lead == len(shape) else x[mask],
     )
+
+
+@pytest.mark.parametrize(
+    "xshape,mshape",
+    [((1,), (0,)), ((5,), (0,)), ((2, 3), (0, 0)), ((2, 3, 4), (0, 3)), ((2, 3, 4), (2, 0)),
+     ((2, 3), (0, 5)), ((0, 3), (2, 3)), ((2, 3), (3, 0))],
+)  # fmt: skip
+def test_an_empty_mask_extent_stands_against_any_extent_as_numpys(xshape, mshape):
+    # numpy accepts a boolean mask whose extent is 0 where the array's is not (it selects
+    # nothing); any other mismatch is its IndexError, naming the axis.
+    x = np.arange(np.prod(xshape), dtype=np.float64).reshape(xshape)
+    mask = np.zeros(mshape, bool)
+    try:
+        want = x[mask]
+    except IndexError as e:
+        with pytest.raises(IndexError, match=f"^{e}$"):
+            mnp.asarray(x)[mask]
+        m = mnp.asarray(x)
+        with pytest.raises(IndexError, match=f"^{e}$"):
+            m[mnp.asarray(mask)] = 1.0
+        return
+    got = mnp.asarray(x)[mnp.asarray(mask)]
+    assert got.shape == want.shape
+    m = mnp.asarray(x)
+    m[mnp.asarray(mask)] = -1.0  # selects nothing: nothing written
+    np.testing.assert_array_equal(m.asnumpy(), x)

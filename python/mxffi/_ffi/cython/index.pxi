@@ -172,7 +172,9 @@ cdef tuple _prepare_advanced(obj, tuple items):
         else:
             mshape = value.shape
             for j in range(len(mshape)):
-                if mshape[j] != t.shape[in_dim + j]:
+                # numpy lets an empty extent of a mask stand against any extent: it selects
+                # nothing there.
+                if mshape[j] != t.shape[in_dim + j] and mshape[j] != 0:
                     raise IndexError(
                         f"boolean index did not match indexed array along axis {in_dim + j}; "
                         f"size of axis is {t.shape[in_dim + j]} but size of corresponding "
