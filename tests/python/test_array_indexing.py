@@ -1,6 +1,8 @@
 """mxffi.NDArray indexing against numpy: generated keys of every kind on generated shapes
 (0-size and 0-d included), getitem and setitem, views sharing memory, and numpy's errors."""
 
+import re
+
 import numpy as np
 import pytest
 from conftest import DTYPES, np_dtype
@@ -364,10 +366,10 @@ def test_an_empty_mask_extent_stands_against_any_extent_as_numpys(xshape, mshape
     try:
         want = x[mask]
     except IndexError as e:
-        with pytest.raises(IndexError, match=f"^{e}$"):
+        with pytest.raises(IndexError, match=f"^{re.escape(str(e))}"):
             mnp.asarray(x)[mask]
         m = mnp.asarray(x)
-        with pytest.raises(IndexError, match=f"^{e}$"):
+        with pytest.raises(IndexError, match=f"^{re.escape(str(e))}"):
             m[mnp.asarray(mask)] = 1.0
         return
     got = mnp.asarray(x)[mnp.asarray(mask)]
