@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import zlib
 
 import pytest
 
@@ -41,6 +42,12 @@ def pytest_ignore_collect(collection_path, config):
 # ("address" or "thread"; empty for a regular build). Instrumented code runs several times
 # slower, so wall-clock bounds do not hold under it; results and memory bounds still do.
 SANITIZED = os.environ.get("MXFFI_SANITIZED", "")
+
+
+def seed_of(*parts):
+    """A random seed made from a test's parameters, the same in every run (hash() of a str is
+    salted per process, so a seed made with it changes from run to run)."""
+    return zlib.crc32(repr(parts).encode())
 
 
 def rss_bytes():

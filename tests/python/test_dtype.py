@@ -429,7 +429,8 @@ def test_complex_arrays_are_held_and_ops_that_compute_refuse_naming_op_and_type(
     assert mnp.full(2, 1.5, dtype=dtype).tolist() == [1.5 + 0j, 1.5 + 0j]
     assert mnp.eye(2, dtype=dtype).tolist() == [[1 + 0j, 0j], [0j, 1 + 0j]]
     # astype, the elementwise arithmetic (test_np_complex.py), the reductions and the products
-    # (test_np_complex_reduce.py) compute complex values; ops without complex kernels refuse with numpy's TypeError, op and type named.
+    # (test_np_complex_reduce.py) compute complex values; ops without complex kernels refuse
+    # with numpy's TypeError, op and type named.
     x = mnp.asarray(src)
     assert mnp.ones(2).astype(dtype).tolist() == [1 + 0j, 1 + 0j]
     assert (x + x).tolist() == (src + src).tolist()

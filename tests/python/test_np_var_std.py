@@ -3,6 +3,7 @@ dtypes, axis forms, keepdims, correction and its numpy alias ddof, empty reducti
 large inputs, and the errors."""
 
 import warnings
+import zlib
 
 import numpy as np
 import pytest
@@ -37,15 +38,21 @@ def check(name, x, axis, keepdims, correction=0):
     g, w = got.astype(np.float64), want.astype(np.float64)
     np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
     ok = ~np.isnan(w)
-    # float16/bfloat16: numpy rounds every step to 16 bits, mxffi computes in float32
+    # float16/bfloat16: numpy rounds every step to 16 bits, mxffi computes in float32, so the
+    # two differ by a few steps of the 16-bit grid at the data's magnitude, whatever the result
+    # (a std near 0 is all rounding there).
     rel = REL.get(str(got.dtype), 1e-12)
-    np.testing.assert_allclose(g[ok], w[ok], rtol=rel, atol=rel * 1e-3, err_msg=f"{name} {axis}")
+    atol = rel * 1e-3
+    if str(got.dtype) in ("float16", "bfloat16") and x.size:
+        scale = float(np.max(np.abs(x.astype(np.float64))))
+        atol = max(atol, rel * 0.1 * (scale if name == "std" else scale * scale))
+    np.testing.assert_allclose(g[ok], w[ok], rtol=rel, atol=atol, err_msg=f"{name} {axis}")
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", ["var", "std"])
 def test_matches_numpy(name, dtype):
-    rng = np.random.default_rng(abs(hash((name, dtype))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(f"{name} {dtype}".encode()))  # not hash(): salted
     for shape in SHAPES:
         x = values(shape, dtype, rng)
         for axis in axis_forms(len(shape)):
