@@ -138,9 +138,16 @@ MXFFI_REGISTER_API("np.eye")
       const DLDevice d = DeviceOf(device, fname);
       const int64_t shape[2] = {n_rows, n_cols};
       const DLDataType dt = dtype.value_or(kDefaultFloat);
+      // The rows of the k-th diagonal: i in [first, last), where column i + k exists. No
+      // arithmetic on k may overflow (-k of INT64_MIN, n_cols - k): a k past either side
+      // leaves the array zero, as numpy's.
+      const int64_t first = k >= 0 ? 0 : (k <= -n_rows ? n_rows : -k);
+      int64_t bound;  // the rows i with i + k < n_cols are those below n_cols - k
+      if (__builtin_sub_overflow(n_cols, k, &bound)) bound = INT64_MAX;
+      const int64_t last = std::max(first, std::min(n_rows, bound));
       if (dt.code == kDLComplex && dt.lanes == 1 && (dt.bits == 64 || dt.bits == 128)) {
         NDArray out = ComplexFull(shape, 2, dt, kHost, 0.0, fname);
-        for (int64_t i = std::max<int64_t>(0, -k); i < n_rows && i + k < n_cols; ++i) {
+        for (int64_t i = first; i < last; ++i) {
           if (dt.bits == 64) {
             op::DataPtr<float>(out.tensor())[2 * (i * n_cols + i + k)] = 1.0f;
           } else {
@@ -153,8 +160,7 @@ MXFFI_REGISTER_API("np.eye")
       MXFFI_TYPE_SWITCH(dt, fname, DType, {
         DType* p = op::DataPtr<DType>(out.tensor());
         std::memset(static_cast<void*>(p), 0, sizeof(DType) * n_rows * n_cols);
-        // Row i holds its one at column i + k, where that column exists.
-        for (int64_t i = std::max<int64_t>(0, -k); i < n_rows && i + k < n_cols; ++i) {
+        for (int64_t i = first; i < last; ++i) {  // row i holds its one at column i + k
           p[i * n_cols + i + k] = DType(1.0);
         }
       });
