@@ -137,17 +137,6 @@ std::optional<DLDataType> DTypeOfArg(const AnyView& arg, const char* fname) {
 /*! \brief The kinds of weak (Python) scalars, ordered as NEP 50 lets them raise a dtype. */
 enum class WeakKind { kNone, kBool, kInt, kFloat, kComplex };
 
-/*!
- * \brief NEP 50 for a Python complex next to dtype t: complex dtypes keep theirs, float16,
- *  bfloat16 and float32 give complex64 (the complex type holding them), anything else
- *  complex128.
- */
-DLDataType PromoteWithComplex(DLDataType t) {
-  if (t.code == kDLComplex) return t;
-  const bool narrow_float = (t.code == kDLFloat || t.code == kDLBfloat) && t.bits <= 32;
-  return DLDataType{kDLComplex, static_cast<uint8_t>(narrow_float ? 64 : 128), 1};
-}
-
 DLDataType ResultType(PackedArgs args) {
   constexpr const char* fname = "np.result_type";
   MXFFI_CHECK(args.size() > 0, ValueError) << fname << ": at least one array or dtype is required";
@@ -205,7 +194,7 @@ DLDataType ResultType(PackedArgs args) {
     case WeakKind::kFloat:
       return op::PromoteWithScalar(t, op::ScalarKind::kFloat);
     case WeakKind::kComplex:
-      return PromoteWithComplex(t);
+      return op::PromoteWithComplex(t);
   }
   return t;
 }

@@ -260,35 +260,21 @@ NDArray UnaryAPI(UnaryKind kind, const Op* unary, ArrayOrScalar* x_arg,
 
 namespace {
 
-/*! \return a 0-d array of dtype (complex64 or complex128) holding c, on device. */
-NDArray ComplexArray(std::complex<double> c, DLDataType dtype, DLDevice device) {
-  NDArray a = NDArray::Empty(nullptr, 0, dtype, DLDevice{kDLCPU, 0});
-  if (dtype.bits == 64) {
-    *op::DataPtr<std::complex<float>>(a.tensor()) = std::complex<float>(c);
-  } else {
-    *op::DataPtr<std::complex<double>>(a.tensor()) = c;
-  }
-  return device.device_type == kDLCPU ? a : OnDevice(a, device);
-}
-
 /*!
  * \brief x made an array or a real number: a complex number becomes a 0-d array of the dtype
  *  numpy's weak promotion gives it next to other (an array, a number, or another complex).
  */
-ArrayOrScalar* RealOperand(ArrayOrNumber* x, const ArrayOrNumber* other) {
+ArrayOrScalar* RealOperand(ArrayOrNumber* x, const ArrayOrNumber* other, const char* fname) {
   if (!x->is_complex()) return x->operand();
   DLDataType dtype{kDLComplex, 128, 1};
   DLDevice device{kDLCPU, 0};
   if (other != nullptr && !other->is_complex() && other->operand().is_array()) {
     const DLTensor& t = other->operand().array().array().tensor();
-    const bool narrow = (t.dtype.code == kDLFloat && t.dtype.bits <= 32) ||
-                        t.dtype.code == kDLBfloat ||
-                        (t.dtype.code == kDLComplex && t.dtype.bits == 64);
-    if (narrow) dtype.bits = 64;
+    dtype = op::PromoteWithComplex(t.dtype);
     device = t.device;
   }
-  *x = ArrayOrNumber(
-      ArrayOrScalar(NDArrayLike(ComplexArray(x->complex_value(), dtype, device), false)));
+  NDArray a = ComplexFull(nullptr, 0, dtype, device, x->complex_value(), fname);
+  *x = ArrayOrNumber(ArrayOrScalar(NDArrayLike(std::move(a), false)));
   return x->operand();
 }
 
@@ -299,14 +285,16 @@ NDArray BinaryAPI(BinaryKind kind, const BinaryOps& ops, ArrayOrNumber* x1, Arra
   if (!x1->is_complex() && !x2->is_complex()) {
     return BinaryAPI(kind, ops, x1->operand(), x2->operand(), out_arg, dtype_arg);
   }
-  ArrayOrScalar* a = RealOperand(x1, x2);
-  ArrayOrScalar* b = RealOperand(x2, x1);
+  const char* fname = op::BinaryName(kind);
+  ArrayOrScalar* a = RealOperand(x1, x2, fname);
+  ArrayOrScalar* b = RealOperand(x2, x1, fname);
   return BinaryAPI(kind, ops, a, b, out_arg, dtype_arg);
 }
 
 NDArray UnaryAPI(UnaryKind kind, const Op* unary, ArrayOrNumber* x_arg,
                  const Optional<WritableArray>& out_arg, const DTypeLike& dtype_arg) {
-  return UnaryAPI(kind, unary, RealOperand(x_arg, nullptr), out_arg, dtype_arg);
+  return UnaryAPI(kind, unary, RealOperand(x_arg, nullptr, op::UnaryName(kind)), out_arg,
+                  dtype_arg);
 }
 
 MXFFI_NP_BINARY("add", BinaryKind::kAdd, "_npi_add", "_npi_add_scalar", "_npi_add_scalar",

@@ -674,13 +674,7 @@ DLDataType WhereDType(const ArrayLike& x1, const ArrayLike& x2, const char* fnam
   }
   DLDataType t = op::DTypeAt(strong);
   for (int i = 0; i < num_weak; ++i) t = op::PromoteWithScalar(t, weak[i]);
-  if (weak_complex && t.code != kDLComplex) {
-    // A float keeps its precision (float16 and float32 give complex64); others complex128.
-    constexpr int kComplex64Index = 13;
-    t = op::IsFloating(t) ? op::DTypeAt(op::PromoteIndex(op::DTypeRuleIndex(t), kComplex64Index))
-                          : kComplex128;
-  }
-  return t;
+  return weak_complex ? op::PromoteWithComplex(t) : t;
 }
 
 /*!

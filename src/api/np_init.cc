@@ -39,7 +39,7 @@ bool IsComplex(DLDataType dtype) {
 
 NDArray ComplexFull(const int64_t* shape, int ndim, DLDataType dtype, DLDevice device,
                     std::complex<double> value, const char* fname) {
-  // No kernel computes in complex yet: written on the host, then moved.
+  // Written on the host, then moved.
   const bool host = device.device_type == kDLCPU;
   NDArray out = NDArray::Empty(shape, ndim, dtype, host ? device : kCPU);
   const int64_t n = op::NumElements(out.tensor());

@@ -188,6 +188,17 @@ inline DLDataType PromoteWithScalar(DLDataType array_dtype, ScalarKind kind) {
   return array_dtype;
 }
 
+/*!
+ * \brief NEP 50 for a Python complex next to dtype t: complex dtypes keep theirs, float16,
+ *  bfloat16 and float32 give complex64 (the complex type holding them), anything else
+ *  complex128.
+ */
+inline DLDataType PromoteWithComplex(DLDataType t) {
+  if (t.code == kDLComplex) return t;
+  const bool narrow_float = (t.code == kDLFloat || t.code == kDLBfloat) && t.bits <= 32;
+  return DLDataType{kDLComplex, static_cast<uint8_t>(narrow_float ? 64 : 128), 1};
+}
+
 /*! \return whether dtype is an integer (signed or unsigned) type. */
 inline bool IsIntegral(DLDataType t) { return t.code == kDLInt || t.code == kDLUInt; }
 /*! \return whether dtype is a floating-point type (bfloat16 included). */
