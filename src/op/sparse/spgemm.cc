@@ -12,9 +12,10 @@
  *    sums that are exactly zero (values that cancel) dropped, as scipy drops them. When any was
  *    dropped, a last pass moves the rows together.
  *
- * A row's sums are accumulated in a dense array of b's columns, one per thread, with a mark per
- * column naming the last row that touched it (so it is never cleared); its columns are then
- * sorted, or read in order off the marks when they fill much of the span they lie in. When b has
+ * A row's sums are accumulated in a dense array of b's columns, one per thread, with a bit per
+ * column saying whether the row has touched it. The row's columns are then sorted by a bucket
+ * pass (about one bucket per column over the span they lie in) and an insertion sort, which
+ * finishes the nearly sorted result in about one step per column. When b has
  * so many columns that a dense array per thread would cost more than the products themselves, a
  * row's products are sorted by column instead and runs of one column summed. A row of a with
  * one stored value is row k of b scaled: copied without either. Within a column the products
@@ -58,24 +59,29 @@ struct SpGemm {
     return static_cast<int64_t>(b.indptr[k + 1]) - static_cast<int64_t>(b.indptr[k]);
   }
 
-  /*! \brief The number of distinct columns of row i (mark: one per column of b, or empty). */
-  int64_t CountRow(int64_t i, std::vector<int64_t>* mark, std::vector<int64_t>* keys) const {
+  /*!
+   * \brief The number of distinct columns of row i. bits: one per column of b, all clear (left
+   *  clear), or empty when rows are sorted instead; keys: scratch.
+   */
+  int64_t CountRow(int64_t i, std::vector<uint64_t>* bits, std::vector<int64_t>* keys) const {
     const int64_t jb = a.indptr[i], je = a.indptr[i + 1];
     if (je - jb == 1) return RowLength(a.indices[jb]);
     if (dense) {
-      int64_t c = 0;
-      int64_t* mk = mark->data();
+      uint64_t* bt = bits->data();
+      keys->clear();
       for (int64_t j = jb; j < je; ++j) {
         const int64_t k = a.indices[j];
         for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q) {
           const int64_t col = b.indices[q];
-          if (mk[col] != i) {
-            mk[col] = i;
-            ++c;
+          const uint64_t m = uint64_t{1} << (col & 63);
+          if (!(bt[col >> 6] & m)) {
+            bt[col >> 6] |= m;
+            keys->push_back(col);
           }
         }
       }
-      return c;
+      for (const int64_t col : *keys) bt[col >> 6] = 0;
+      return static_cast<int64_t>(keys->size());
     }
     keys->clear();
     for (int64_t j = jb; j < je; ++j) {
@@ -91,8 +97,10 @@ struct SpGemm {
    *  dropped; returns how many were written.
    */
   template <typename OType>
-  int64_t FillRow(int64_t i, OType* cols, DType* vals, std::vector<int64_t>* mark,
-                  std::vector<DType>* acc, std::vector<std::pair<int64_t, DType>>* pairs) const {
+  int64_t FillRow(int64_t i, OType* cols, DType* vals, std::vector<uint64_t>* bits,
+                  std::vector<DType>* acc, std::vector<std::pair<int64_t, DType>>* pairs,
+                  std::vector<int64_t>* scratch_bucket,
+                  std::vector<int64_t>* scratch_sorted) const {
     const int64_t jb = a.indptr[i], je = a.indptr[i + 1];
     int64_t w = 0;
     if (je - jb == 1) {
@@ -108,7 +116,7 @@ struct SpGemm {
       return w;
     }
     if (dense) {
-      int64_t* mk = mark->data();
+      uint64_t* bt = bits->data();
       DType* ac = acc->data();
       int64_t c = 0, lo = b.cols, hi = -1;
       for (int64_t j = jb; j < je; ++j) {
@@ -117,8 +125,9 @@ struct SpGemm {
         for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q) {
           const int64_t col = b.indices[q];
           const DType p = v * b.data[q];
-          if (mk[col] != i) {
-            mk[col] = i;
+          const uint64_t m = uint64_t{1} << (col & 63);
+          if (!(bt[col >> 6] & m)) {
+            bt[col >> 6] |= m;
             ac[col] = p;
             cols[c++] = static_cast<OType>(col);
             lo = std::min(lo, col);
@@ -128,24 +137,33 @@ struct SpGemm {
           }
         }
       }
-      if (c > 1) {
-        if (c * 16 >= hi - lo + 1) {
-          // The columns fill much of their span: read them in order off the marks.
-          int64_t t = 0;
-          for (int64_t col = lo; col <= hi; ++col) {
-            if (mk[col] == i) cols[t++] = static_cast<OType>(col);
-          }
-        } else {
-          std::sort(cols, cols + c);
-        }
+      if (c == 0) return 0;
+      // Sorted by one bucket pass (about one bucket per column over [lo, hi]), which leaves
+      // the columns nearly in order, then an insertion sort, which finishes in about c steps.
+      const int64_t span = hi - lo + 1;
+      int shift = 0;
+      while ((span >> shift) > 2 * c) ++shift;
+      const int64_t nb = (span >> shift) + 1;
+      std::vector<int64_t>& bucket = *scratch_bucket;
+      std::vector<int64_t>& sorted = *scratch_sorted;
+      bucket.assign(nb + 1, 0);
+      sorted.resize(c);
+      for (int64_t t = 0; t < c; ++t) ++bucket[((cols[t] - lo) >> shift) + 1];
+      for (int64_t t = 0; t < nb; ++t) bucket[t + 1] += bucket[t];
+      for (int64_t t = 0; t < c; ++t) sorted[bucket[(cols[t] - lo) >> shift]++] = cols[t];
+      for (int64_t t = 1; t < c; ++t) {
+        const int64_t x = sorted[t];
+        int64_t u = t;
+        for (; u > 0 && sorted[u - 1] > x; --u) sorted[u] = sorted[u - 1];
+        sorted[u] = x;
       }
       for (int64_t t = 0; t < c; ++t) {
-        const int64_t col = cols[t];
+        const int64_t col = sorted[t];
+        bt[col >> 6] = 0;
         const DType s = ac[col];
-        if (s != DType(0)) {
-          cols[w] = static_cast<OType>(col);
-          vals[w++] = s;
-        }
+        cols[w] = static_cast<OType>(col);
+        vals[w] = s;
+        w += s != DType(0);
       }
       return w;
     }
@@ -198,9 +216,9 @@ struct SpGemm {
     const std::vector<int64_t> bounds = WorkBounds(m, flops.data(), 4, 1);
     std::vector<int64_t> offsets(m + 1, 0);
     ParallelRangesWithScratch(bounds, [&] {
-      return [this, &offsets, mark = std::vector<int64_t>(dense ? n : 0, -1),
+      return [this, &offsets, bits = std::vector<uint64_t>(dense ? n / 64 + 1 : 0),
               keys = std::vector<int64_t>()](int64_t rb, int64_t re) mutable {
-        for (int64_t i = rb; i < re; ++i) offsets[i + 1] = CountRow(i, &mark, &keys);
+        for (int64_t i = rb; i < re; ++i) offsets[i + 1] = CountRow(i, &bits, &keys);
       };
     });
     for (int64_t i = 0; i < m; ++i) offsets[i + 1] += offsets[i];
@@ -223,11 +241,13 @@ struct SpGemm {
     DType* dv = Ptr<DType>(out.sparse_data());
     std::vector<int64_t> kept(m + 1, 0);
     ParallelRangesWithScratch(bounds, [&] {
-      return [this, &offsets, &kept, ix, dv, mark = std::vector<int64_t>(dense ? n : 0, -1),
+      return [this, &offsets, &kept, ix, dv, bits = std::vector<uint64_t>(dense ? n / 64 + 1 : 0),
               acc = std::vector<DType>(dense ? n : 0),
-              pairs = std::vector<std::pair<int64_t, DType>>()](int64_t rb, int64_t re) mutable {
+              pairs = std::vector<std::pair<int64_t, DType>>(), bucket = std::vector<int64_t>(),
+              sorted = std::vector<int64_t>()](int64_t rb, int64_t re) mutable {
         for (int64_t i = rb; i < re; ++i) {
-          kept[i + 1] = FillRow<OType>(i, ix + offsets[i], dv + offsets[i], &mark, &acc, &pairs);
+          kept[i + 1] = FillRow<OType>(i, ix + offsets[i], dv + offsets[i], &bits, &acc, &pairs,
+                                       &bucket, &sorted);
         }
       };
     });
