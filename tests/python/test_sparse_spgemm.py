@@ -395,3 +395,54 @@ def test_guide_example_runs_and_is_cut_into_the_guide():
     assert marker in page
     block = page.split(marker, 1)[1].split("```\n", 1)[0]
     assert block == _region(example, "matmul")
+
+
+# ---- on a CUDA device: the CPU's parts, exactly ------------------------------------------------
+
+needs_gpu = pytest.mark.skipif(
+    not mxffi.cuda.is_available(), reason=f"no CUDA device: {mxffi.cuda.unavailable_reason()}"
+)
+
+
+@needs_gpu
+@pytest.mark.parametrize("m,k,n", [(7, 5, 3), (300, 200, 170), (0, 4, 3), (4, 0, 3), (1, 1, 1)])
+@pytest.mark.parametrize("density", DENSITIES)
+@pytest.mark.parametrize("dtype", VALUE_DTYPES)
+@pytest.mark.parametrize("itypes", INDEX_PAIRS)
+def test_gpu_csr_at_csr_equals_the_cpu(m, k, n, density, dtype, itypes):
+    da = random_dense((m, k), density, dtype, seed_of(m, k, n, density, 3))
+    db = random_dense((k, n), density, dtype, seed_of(m, k, n, density, 4))
+    a, b = to_csr(da, itypes[0])[0], to_csr(db, itypes[1])[0]
+    cpu = a @ b
+    for ta, tb in ((False, False), (True, False), (False, True)):
+        x = a.T if ta else a
+        y = b.T if tb else b
+        want = sparse.dot(x, y, transpose_a=ta, transpose_b=tb)
+        got = sparse.dot(x.to("cuda:0"), y.to("cuda:0"), transpose_a=ta, transpose_b=tb)
+        assert got.device.device_type == 2 and got.stype == "csr"
+        for g, w in zip(parts(got.to("cpu")), parts(want), strict=True):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+        for g, w in zip(parts(want), parts(cpu), strict=True):
+            np.testing.assert_array_equal(g, w)
+
+
+@needs_gpu
+@pytest.mark.parametrize("shape", [(7, 5), (0, 4), (4, 0), (300, 1000)])
+@pytest.mark.parametrize("itype", [np.int32, np.int64])
+def test_gpu_transpose_equals_the_cpu(shape, itype):
+    a = to_csr(random_dense(shape, 0.3, np.float32, seed_of(shape)), itype)[0]
+    got = a.to("cuda:0").T
+    assert got.device.device_type == 2
+    for g, w in zip(parts(got.to("cpu")), parts(a.T), strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+@needs_gpu
+def test_gpu_row_sparse_at_csr_equals_the_cpu():
+    r = sparse.row_sparse_array(random_dense((9, 7), 0.4, np.float64, 5))
+    b = sparse.csr_matrix(random_dense((7, 5), 0.4, np.float64, 6))
+    got = (r.to("cuda:0") @ b.to("cuda:0")).to("cpu")
+    assert got.stype == "row_sparse"
+    np.testing.assert_array_equal(got.asnumpy(), (r @ b).asnumpy())
