@@ -81,7 +81,10 @@ NDArray SparseMatmul(const NDArray& a, const NDArray& b, const char* fname) {
   }
   const NDArray lhs = a_vec ? As2D(a, 1, ak) : a;
   const NDArray rhs = b_vec ? As2D(b, bk, 1) : b;
-  NDArray out = PromotedDot(lhs, rhs, op::DotParam());
+  op::DotParam p;
+  p.transpose_a = false;
+  p.transpose_b = false;
+  NDArray out = PromotedDot(lhs, rhs, p);
   if (!a_vec && !b_vec) return out;
   // numpy's rule: the axis a vector operand gained is removed from the result.
   const DLTensor& ot = out.tensor();

@@ -202,10 +202,11 @@ def test_result_index_dtype_widens_when_columns_exceed_int32():
     # int64, so the result widens rather than wrapping.
     n = 2**31 + 10
     b = sparse.csr_matrix(
-        (np.array([1.0, 2.0]), np.array([5, 2**31 - 1], np.int64), np.array([0, 1, 2])),
+        (np.array([1.0, 2.0]), np.array([5, 2**31 - 1], np.int32), np.array([0, 1, 2], np.int32)),
         shape=(2, n),
     )
     a = sparse.csr_matrix(np.array([[1.0, 1.0], [0.0, 3.0]]), idx_dtype="int32")
+    assert np.asarray(b.indices).dtype == np.int32
     out = a @ b
     assert out.shape == (2, n)
     data, indices, indptr = parts(out)
