@@ -39,7 +39,7 @@ are set before numpy or mxffi load. Each statement is calibrated to samples of a
 (5 ms with --quick; at least one call), then 21 rounds (3 with --quick; --rounds) each run
 every (cell, side) once in a fresh random order, with the garbage collector off. A figure is
 the median over rounds of a sample's time per call; the ratio is scipy_time / mxffi_time (>1:
-mxffi is faster).
+mxffi is faster). Below the table, each cell's spread over the rounds (quartiles, extremes).
 
 Gates (``--check`` exits 1 when one fails or is missing):
 
@@ -416,6 +416,20 @@ def table(res, gates):
     return "\n".join(rows)
 
 
+def spread(raw):
+    """Each timed cell's spread over rounds: the quartiles and extremes of its ms per call."""
+    lines = ["Spread over rounds, ms per call (min / 25% / median / 75% / max):"]
+    for (op, d, side), v in sorted(
+        raw.items(), key=lambda kv: (OP_KEYS.index(kv[0][0]), kv[0][1:])
+    ):
+        q = statistics.quantiles(v, n=4) if len(v) > 1 else [v[0]] * 3
+        lines.append(
+            f"  {OP_LABEL[op]} @ {d:g} {side}: "
+            + " / ".join(fmt_ms(x) for x in (min(v), q[0], q[1], q[2], max(v)))
+        )
+    return "\n".join(lines)
+
+
 def what_table():
     rows = ["| op | mxffi | scipy |", "| --- | --- | --- |"]
     rows += [f"| {label} | `{mx}` | `{ref}` |" for _, label, mx, ref in OPS]
@@ -600,6 +614,7 @@ def main(argv=None):
     print(f"Machine: {run['machine']}.\n")
     print(conditions(run) + "\n")
     print(table_md)
+    print("\n" + spread(raw))
     args.out_dir.mkdir(parents=True, exist_ok=True)
     saved = {
         **{k: v for k, v in run.items()},
