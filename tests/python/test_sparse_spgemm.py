@@ -127,15 +127,16 @@ def test_wide_right_operand_sorts_each_row():
     # in a dense array of b's columns.
     rng = np.random.default_rng(7)
     n = (1 << 23) + 5
-    da = random_dense((40, 30), 0.2, np.float64, 1)
-    rb = sp.random(30, n, density=4e-6, format="csr", random_state=3, dtype=np.float64)
+    # Rows of a dense enough that a row has more products than the short-row path takes.
+    da = random_dense((40, 30), 0.9, np.float64, 1)
+    # About 33 values per row of b (scipy's sp.random takes seconds for this many columns).
+    rows, cols = rng.integers(0, 30, 1000), rng.integers(0, n, 1000)
+    rb = sp.csr_array((rng.standard_normal(1000), (rows, cols)), shape=(30, n))
     # Two rows of b with a shared column, so that sums (and cancellations) happen.
-    rb = sp.csr_array(rb)
     extra = sp.csr_array(([1.5, -2.0, 3.0], ([0, 3, 3], [n - 1, n - 1, 17])), shape=(30, n))
     rb = (rb + extra).tocsr()
     a, ra = to_csr(da, np.int64)
     b = sparse.csr_matrix(rb)
-    assert rng is not None
     assert_canonical_equal(a @ b, ra @ rb, np.float64)
 
 
@@ -152,6 +153,26 @@ def test_cancellation_to_exact_zero_is_dropped_as_scipy_drops_it():
     # Everything cancels: no stored values at all.
     full = a[0] @ sparse.csr_matrix(np.array([[1.0], [-1.0]]))
     assert full.nnz == 0 and full.shape == (1, 1)
+
+
+@pytest.mark.parametrize("n", [300, (1 << 23) + 7])
+def test_cancellation_in_long_rows(n):
+    # 600 products per row: the dense accumulator (n = 300) or the sort of each row's products
+    # (n past the dense accumulator's limit), each dropping the sums that cancel.
+    cols = np.linspace(0, n - 1, 300).astype(np.int64)
+    data = np.concatenate([np.ones(300), -np.ones(150), np.full(150, 2.0)])
+    b = sparse.csr_matrix(
+        (data, np.concatenate([cols, cols]), np.array([0, 300, 600])), shape=(2, n)
+    )
+    a = sparse.csr_matrix(np.array([[1.0, 1.0], [3.0, 0.0]]))
+    out = a @ b
+    d, ix, ip = parts(out)
+    # Row 0: the first 150 columns cancel, the last 150 hold 3; row 1 is 3 x row 0 of b.
+    assert ip.tolist() == [0, 150, 450]
+    np.testing.assert_array_equal(ix[:150], cols[150:])
+    np.testing.assert_array_equal(d[:150], np.full(150, 3.0))
+    np.testing.assert_array_equal(ix[150:], cols)
+    np.testing.assert_array_equal(d[150:], np.full(300, 3.0))
 
 
 def test_stored_zeros_negative_zero_and_nan():

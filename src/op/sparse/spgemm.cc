@@ -12,15 +12,16 @@
  *    sums that are exactly zero (values that cancel) dropped, as scipy drops them. When any was
  *    dropped, a last pass moves the rows together.
  *
- * A row's sums are accumulated in a dense array of b's columns, one per thread, with a bit per
- * column saying whether the row has touched it. The row's columns are then sorted by a bucket
- * pass (about one bucket per column over the span they lie in) and an insertion sort, which
- * finishes the nearly sorted result in about one step per column. When b has
- * so many columns that a dense array per thread would cost more than the products themselves, a
- * row's products are sorted by column instead and runs of one column summed. A row of a with
- * one stored value is row k of b scaled: copied without either. Within a column the products
- * are summed in the order of a's stored values, on every path, so the result is the same on
- * every run and every thread count.
+ * A row of at most kShortRow products lists them, sorts them by column (a bucket pass, then an
+ * insertion sort that finishes the nearly sorted list in about one step per product) and sums
+ * each run of one column. A longer row's sums are accumulated in a dense array of b's columns,
+ * one per thread, with a bit per column saying whether the row has touched it; its columns are
+ * then sorted the same way and the bits cleared for the next row. When b has so many columns
+ * that a dense array per thread would cost more than the products themselves, a long row's
+ * products are sorted (std::stable_sort) instead. The count pass marks columns with the last
+ * row that counted them. A row of a with one stored value is row k of b scaled: copied without
+ * either. Within a column the products are summed in the order of a's stored values, on every
+ * path, so the result is the same on every run and every thread count.
  */
 #include <mxffi/op/op.h>
 
@@ -40,15 +41,28 @@ namespace mxffi {
 namespace op {
 namespace {
 
+/*! \brief Products up to which a row is summed by sorting its products (FillShortRow). */
+constexpr int64_t kShortRow = 256;
+
 /*! \brief Columns of b up to which the accumulator is a dense array per thread. */
 constexpr int64_t kDenseMaxCols = int64_t{1} << 23;
 
+/*! \brief A thread's scratch for FillShortRow: the products, their buckets, and sorted. */
+template <typename DType>
+struct ShortScratch {
+  std::vector<int64_t> col, scol, bucket;
+  std::vector<DType> val, sval;
+};
+
 template <typename DType, typename IA, typename IB>
 struct SpGemm {
+  using ShortScratch = ::mxffi::op::ShortScratch<DType>;
   CsrView<DType, IA> a;
   CsrView<DType, IB> b;
   /*! \brief Whether rows accumulate in a dense array (else by sorting their products). */
   bool dense;
+  /*! \brief The products before each row (m + 1). */
+  const int64_t* flops = nullptr;
 
   /*! \brief The operands, for the output's index dtype. */
   NDArray a_array, b_array;
@@ -60,28 +74,25 @@ struct SpGemm {
   }
 
   /*!
-   * \brief The number of distinct columns of row i. bits: one per column of b, all clear (left
-   *  clear), or empty when rows are sorted instead; keys: scratch.
+   * \brief The number of distinct columns of row i. stamps: one per column of b (the last row
+   *  that counted it, -1 at first), or empty when rows are sorted instead; keys: scratch.
    */
-  int64_t CountRow(int64_t i, std::vector<uint64_t>* bits, std::vector<int64_t>* keys) const {
+  int64_t CountRow(int64_t i, std::vector<int64_t>* stamps, std::vector<int64_t>* keys) const {
     const int64_t jb = a.indptr[i], je = a.indptr[i + 1];
     if (je - jb == 1) return RowLength(a.indices[jb]);
     if (dense) {
-      uint64_t* bt = bits->data();
-      keys->clear();
+      // A column's stamp is the last row that counted it, so stamps are never cleared.
+      int64_t* st = stamps->data();
+      int64_t c = 0;
       for (int64_t j = jb; j < je; ++j) {
         const int64_t k = a.indices[j];
         for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q) {
           const int64_t col = b.indices[q];
-          const uint64_t m = uint64_t{1} << (col & 63);
-          if (!(bt[col >> 6] & m)) {
-            bt[col >> 6] |= m;
-            keys->push_back(col);
-          }
+          c += st[col] != i;
+          st[col] = i;
         }
       }
-      for (const int64_t col : *keys) bt[col >> 6] = 0;
-      return static_cast<int64_t>(keys->size());
+      return c;
     }
     keys->clear();
     for (int64_t j = jb; j < je; ++j) {
@@ -96,11 +107,77 @@ struct SpGemm {
    * \brief Row i's sums into cols/vals (room for its count), sorted by column, exact zeros
    *  dropped; returns how many were written.
    */
+  /*!
+   * \brief Row i's sums when it has few products (f): the products are listed, sorted by column
+   *  (a bucket pass, about one bucket per product over the columns' span, then an insertion
+   *  sort, both stable) and each run of one column summed in the order of a's values, as the
+   *  dense accumulator sums it. No scattered reads or writes beyond the small bucket array.
+   */
+  template <typename OType>
+  int64_t FillShortRow(int64_t i, int64_t f, OType* cols, DType* vals, ShortScratch* sc) const {
+    const int64_t jb = a.indptr[i], je = a.indptr[i + 1];
+    sc->col.resize(f);
+    sc->val.resize(f);
+    sc->scol.resize(f);
+    sc->sval.resize(f);
+    int64_t* pc = sc->col.data();
+    DType* pv = sc->val.data();
+    int64_t t = 0, lo = b.cols, hi = -1;
+    for (int64_t j = jb; j < je; ++j) {
+      const DType v = a.data[j];
+      const int64_t k = a.indices[j];
+      for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q, ++t) {
+        const int64_t col = b.indices[q];
+        pc[t] = col;
+        pv[t] = v * b.data[q];
+        lo = std::min(lo, col);
+        hi = std::max(hi, col);
+      }
+    }
+    if (f == 0) return 0;
+    const int64_t span = hi - lo + 1;
+    int shift = 0;
+    while ((span >> shift) > 2 * f) ++shift;
+    const int64_t nb = (span >> shift) + 1;
+    sc->bucket.assign(nb + 1, 0);
+    int64_t* bk = sc->bucket.data();
+    int64_t* sk = sc->scol.data();
+    DType* sv = sc->sval.data();
+    for (t = 0; t < f; ++t) ++bk[((pc[t] - lo) >> shift) + 1];
+    for (t = 0; t < nb; ++t) bk[t + 1] += bk[t];
+    for (t = 0; t < f; ++t) {
+      const int64_t pos = bk[(pc[t] - lo) >> shift]++;
+      sk[pos] = pc[t];
+      sv[pos] = pv[t];
+    }
+    for (t = 1; t < f; ++t) {
+      const int64_t x = sk[t];
+      const DType y = sv[t];
+      int64_t u = t;
+      for (; u > 0 && sk[u - 1] > x; --u) {
+        sk[u] = sk[u - 1];
+        sv[u] = sv[u - 1];
+      }
+      sk[u] = x;
+      sv[u] = y;
+    }
+    int64_t w = 0;
+    for (t = 0; t < f;) {
+      const int64_t col = sk[t];
+      DType s = sv[t];
+      for (++t; t < f && sk[t] == col; ++t) s += sv[t];
+      cols[w] = static_cast<OType>(col);
+      vals[w] = s;
+      w += s != DType(0);
+    }
+    return w;
+  }
+
   template <typename OType>
   int64_t FillRow(int64_t i, OType* cols, DType* vals, std::vector<uint64_t>* bits,
                   std::vector<DType>* acc, std::vector<std::pair<int64_t, DType>>* pairs,
-                  std::vector<int64_t>* scratch_bucket,
-                  std::vector<int64_t>* scratch_sorted) const {
+                  std::vector<int64_t>* scratch_bucket, std::vector<int64_t>* scratch_sorted,
+                  ShortScratch* short_scratch) const {
     const int64_t jb = a.indptr[i], je = a.indptr[i + 1];
     int64_t w = 0;
     if (je - jb == 1) {
@@ -115,6 +192,8 @@ struct SpGemm {
       }
       return w;
     }
+    const int64_t f = flops[i + 1] - flops[i];
+    if (f <= kShortRow) return FillShortRow<OType>(i, f, cols, vals, short_scratch);
     if (dense) {
       uint64_t* bt = bits->data();
       DType* ac = acc->data();
@@ -212,13 +291,14 @@ struct SpGemm {
                 });
     for (int64_t i = 0; i < m; ++i) flops[i + 1] += flops[i];
     const int64_t total = flops[m];
+    this->flops = flops.data();
     dense = n <= kDenseMaxCols && n <= 8 * total + 4096;
     const std::vector<int64_t> bounds = WorkBounds(m, flops.data(), 4, 1);
     std::vector<int64_t> offsets(m + 1, 0);
     ParallelRangesWithScratch(bounds, [&] {
-      return [this, &offsets, bits = std::vector<uint64_t>(dense ? n / 64 + 1 : 0),
+      return [this, &offsets, stamps = std::vector<int64_t>(dense ? n : 0, -1),
               keys = std::vector<int64_t>()](int64_t rb, int64_t re) mutable {
-        for (int64_t i = rb; i < re; ++i) offsets[i + 1] = CountRow(i, &bits, &keys);
+        for (int64_t i = rb; i < re; ++i) offsets[i + 1] = CountRow(i, &stamps, &keys);
       };
     });
     for (int64_t i = 0; i < m; ++i) offsets[i + 1] += offsets[i];
@@ -244,10 +324,11 @@ struct SpGemm {
       return [this, &offsets, &kept, ix, dv, bits = std::vector<uint64_t>(dense ? n / 64 + 1 : 0),
               acc = std::vector<DType>(dense ? n : 0),
               pairs = std::vector<std::pair<int64_t, DType>>(), bucket = std::vector<int64_t>(),
-              sorted = std::vector<int64_t>()](int64_t rb, int64_t re) mutable {
+              sorted = std::vector<int64_t>(),
+              short_scratch = ShortScratch()](int64_t rb, int64_t re) mutable {
         for (int64_t i = rb; i < re; ++i) {
           kept[i + 1] = FillRow<OType>(i, ix + offsets[i], dv + offsets[i], &bits, &acc, &pairs,
-                                       &bucket, &sorted);
+                                       &bucket, &sorted, &short_scratch);
         }
       };
     });
