@@ -41,6 +41,9 @@ namespace mxffi {
 namespace op {
 namespace {
 
+/*! \brief How many of a's stored values ahead the row of b they name is prefetched. */
+constexpr int64_t kAhead = 8;
+
 /*! \brief Products up to which a row is summed by sorting its products (FillShortRow). */
 constexpr int64_t kShortRow = 256;
 
@@ -69,6 +72,18 @@ struct SpGemm {
 
   SpGemm(const NDArray& an, const NDArray& bn) : a(an), b(bn), a_array(an), b_array(bn) {}
 
+  /*!
+   * \brief Prefetch the row of b that a's stored value j + kAhead names (its column ids, and its
+   *  values with values): rows of b are read in a random order, each a cache miss, which the
+   *  prefetch starts while the rows before it are read.
+   */
+  void PrefetchAhead(int64_t j, bool values) const {
+    if (j + kAhead >= a.nnz) return;
+    const int64_t q = b.indptr[a.indices[j + kAhead]];
+    __builtin_prefetch(b.indices + q);
+    if (values) __builtin_prefetch(b.data + q);
+  }
+
   int64_t RowLength(int64_t k) const {
     return static_cast<int64_t>(b.indptr[k + 1]) - static_cast<int64_t>(b.indptr[k]);
   }
@@ -85,6 +100,7 @@ struct SpGemm {
       int64_t* st = stamps->data();
       int64_t c = 0;
       for (int64_t j = jb; j < je; ++j) {
+        PrefetchAhead(j, false);
         const int64_t k = a.indices[j];
         for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q) {
           const int64_t col = b.indices[q];
@@ -124,6 +140,7 @@ struct SpGemm {
     DType* pv = sc->val.data();
     int64_t t = 0, lo = b.cols, hi = -1;
     for (int64_t j = jb; j < je; ++j) {
+      PrefetchAhead(j, true);
       const DType v = a.data[j];
       const int64_t k = a.indices[j];
       for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q, ++t) {
