@@ -8,7 +8,8 @@
  * then each row's runs of one column are summed twice: once to count the sums that are not
  * zero (scanned into the result's row starts), once to write them. The sums run in the CPU
  * kernel's order (spgemm.cc), so the result is the CPU's, part for part. Simple rather than
- * fast: the products are all held at once (at most 2**31 - 1 of them).
+ * fast: the products are all held at once (at most 2**31 - 1 of them, as CUB's segmented sort
+ * counts them).
  */
 #include <algorithm>
 #include <climits>
@@ -123,15 +124,16 @@ SpGemmPlan::SpGemmPlan(const CsrParts& a, const CsrParts& b, const ScratchAlloc&
         const IA* a_idx = static_cast<const IA*>(a.indices);
         const IB* b_ptr = static_cast<const IB*>(b.indptr);
         if (m_ > 0) {
-          RowProductsKernel<IA, IB><<<Blocks(m_), kThreads, 0, s>>>(m_, a_ptr, a_idx, b_ptr,
-                                                                     products);
+          RowProductsKernel<IA, IB>
+              <<<Blocks(m_), kThreads, 0, s>>>(m_, a_ptr, a_idx, b_ptr, products);
           MXFFI_CUDA_CHECK_LAUNCH(kName);
         }
         ExclusiveOffsets(products, offsets, m_, scan_temp, scan_bytes, s, kName);
         const int64_t total = ReadBack(offsets + m_, s, kName);
-        if (total > INT_MAX) {
-          MXFFI_THROW(ValueError) << kName << ": csr @ csr on a CUDA device holds at most "
-                                  << INT_MAX << " products at once; this product has " << total;
+        if (total > INT_MAX || m_ > INT_MAX) {
+          MXFFI_THROW(ValueError) << kName << ": csr @ csr on a CUDA device takes at most "
+                                  << INT_MAX << " products and rows; this product has " << total
+                                  << " products and " << m_ << " rows";
         }
         const size_t n = static_cast<size_t>(std::max<int64_t>(total, 1));
         int64_t* keys_in = static_cast<int64_t*>(scratch(n * sizeof(int64_t)));
@@ -151,10 +153,10 @@ SpGemmPlan::SpGemmPlan(const CsrParts& a, const CsrParts& b, const ScratchAlloc&
                                      static_cast<int>(total), static_cast<int>(m_), offsets,
                                      offsets + 1, 0, end_bit, s));
           void* temp = scratch(std::max<size_t>(bytes, 1));
-          MXFFI_CUDA_CALL(kName, cub::DeviceSegmentedRadixSort::SortPairs(
-                                     temp, bytes, keys_in, keys_out, vals_in, vals_out,
-                                     static_cast<int>(total), static_cast<int>(m_), offsets,
-                                     offsets + 1, 0, end_bit, s));
+          MXFFI_CUDA_CALL(
+              kName, cub::DeviceSegmentedRadixSort::SortPairs(
+                         temp, bytes, keys_in, keys_out, vals_in, vals_out, static_cast<int>(total),
+                         static_cast<int>(m_), offsets, offsets + 1, 0, end_bit, s));
         }
         keys_ = keys_out;
         vals_ = vals_out;
