@@ -140,6 +140,26 @@ def test_wide_right_operand_sorts_each_row():
     assert_canonical_equal(a @ b, ra @ rb, np.float64)
 
 
+def test_clustered_columns_with_a_far_outlier():
+    # Long rows (1,202 products) whose 901 columns crowd one corner of a wide span: the buckets
+    # that sort them are crowded too.
+    n = 1 << 22
+    cols0 = np.append(np.arange(600), n - 1)
+    cols1 = np.arange(300, 900)
+    rng = np.random.default_rng(9)
+    rb = sp.csr_array(
+        (
+            rng.standard_normal(cols0.size + cols1.size),
+            np.concatenate([cols0, cols1]),
+            np.array([0, cols0.size, cols0.size + cols1.size]),
+        ),
+        shape=(2, n),
+    )
+    ra = sp.csr_array(rng.standard_normal((500, 2)))
+    out = sparse.csr_matrix(ra) @ sparse.csr_matrix(rb)
+    assert_canonical_equal(out, ra @ rb, np.float64)
+
+
 def test_cancellation_to_exact_zero_is_dropped_as_scipy_drops_it():
     a = sparse.csr_matrix(np.array([[1.0, 1.0], [2.0, 0.0]]))
     b = sparse.csr_matrix(np.array([[1.0, 3.0], [-1.0, 4.0]]))

@@ -235,7 +235,7 @@ struct SpGemm {
       }
       if (c == 0) return 0;
       // Sorted by one bucket pass (about one bucket per column over [lo, hi]), which leaves
-      // the columns nearly in order, then an insertion sort, which finishes in about c steps.
+      // the columns nearly in order, then a sort of each bucket.
       const int64_t span = hi - lo + 1;
       int shift = 0;
       while ((span >> shift) > 2 * c) ++shift;
@@ -247,11 +247,21 @@ struct SpGemm {
       for (int64_t t = 0; t < c; ++t) ++bucket[((cols[t] - lo) >> shift) + 1];
       for (int64_t t = 0; t < nb; ++t) bucket[t + 1] += bucket[t];
       for (int64_t t = 0; t < c; ++t) sorted[bucket[(cols[t] - lo) >> shift]++] = cols[t];
-      for (int64_t t = 1; t < c; ++t) {
-        const int64_t x = sorted[t];
-        int64_t u = t;
-        for (; u > 0 && sorted[u - 1] > x; --u) sorted[u] = sorted[u - 1];
-        sorted[u] = x;
+      // bucket[t] is now the end of bucket t. Each bucket is sorted on its own: by insertion
+      // when small, else by std::sort, so that columns crowded into a few buckets (a cluster
+      // and a far outlier) cost c log c, not c * c.
+      for (int64_t t = 0, start = 0; t < nb; start = bucket[t++]) {
+        const int64_t end = bucket[t];
+        if (end - start > 16) {
+          std::sort(sorted.begin() + start, sorted.begin() + end);
+          continue;
+        }
+        for (int64_t e = start + 1; e < end; ++e) {
+          const int64_t x = sorted[e];
+          int64_t u = e;
+          for (; u > start && sorted[u - 1] > x; --u) sorted[u] = sorted[u - 1];
+          sorted[u] = x;
+        }
       }
       for (int64_t t = 0; t < c; ++t) {
         const int64_t col = sorted[t];
