@@ -1,4 +1,4 @@
-"""mxffi.nd.sparse next to scipy.sparse: conversions, csr x dense and elementwise csr ops.
+"""mxffi.nd.sparse next to scipy.sparse: conversions, csr x dense, csr x csr and elementwise ops.
 
 What is timed. One statement per cell and side, on N x N matrices (N = 10000, --size) at
 densities 0.001, 0.01 and 0.1 (--densities), float64 values and int32 indices on both sides:
@@ -14,6 +14,13 @@ densities 0.001, 0.01 and 0.1 (--densities), float64 values and int32 indices on
                               scipy: Y = A.copy(); Y.data *= 2 * Y.data + 3 (the same values,
                               computed on the stored values of a copy; A.multiply(A) * 2 + A * 3
                               would be three sparse ops and a slower baseline)
+    spgemm     csr x csr      a @ c  /  A @ C, only at densities up to 20 / N (denser products
+                              are nearly dense and take seconds)
+    graph      graph x graph  g @ g  /  G @ G: G the adjacency of a power-law graph of N nodes
+                              (fixed seed; out-degrees 8 x Zipf(2.1) capped at N / 10,
+                              targets Zipf(1.8) over a shuffled node order, so both in- and
+                              out-degrees have heavy tails; repeated edges summed; values in
+                              [0.5, 1.5)); its density is the graph's, about 6 / N
 
 A and C are random csr matrices with about density * N * N values each, drawn independently; D
 is A.toarray() (numpy, shared with mxffi through DLPack, so both sides read the same memory);
@@ -32,12 +39,14 @@ are set before numpy or mxffi load. Each statement is calibrated to samples of a
 (5 ms with --quick; at least one call), then 21 rounds (3 with --quick; --rounds) each run
 every (cell, side) once in a fresh random order, with the garbage collector off. A figure is
 the median over rounds of a sample's time per call; the ratio is scipy_time / mxffi_time (>1:
-mxffi is faster).
+mxffi is faster). Below the table, each cell's spread over the rounds (quartiles, extremes).
 
 Gates (``--check`` exits 1 when one fails or is missing):
 
     csr x dense (dot) at density 0.01     ratio >= 1.5
     dense -> csr (to_csr) at density 0.01 ratio >= 1.0
+    csr x csr (spgemm) at density 0.001   ratio >= 1.5
+    graph x graph (graph)                 ratio >= 1.5
 
 Usage:
     python benchmarks/bench_sparse.py [--quick] [--check] [--write-docs] [--size N]
@@ -109,11 +118,20 @@ OPS = [
         "quadratic(a, a=2, b=3, c=0)",
         "Y = A.copy(); Y.data *= 2 * Y.data + 3",
     ),
+    ("spgemm", "csr x csr", "a @ c", "A @ C"),
+    ("graph", "graph x graph", "g @ g", "G @ G"),
 ]
 OP_KEYS = [o[0] for o in OPS]
 OP_LABEL = {o[0]: o[1] for o in OPS}
-# (op, density): the least scipy_time / mxffi_time that passes.
-GATES = {("dot", 0.01): 1.5, ("to_csr", 0.01): 1.0}
+# (op, density): the least scipy_time / mxffi_time that passes (density None: the op's one cell).
+GATES = {("dot", 0.01): 1.5, ("to_csr", 0.01): 1.0, ("spgemm", 0.001): 1.5, ("graph", None): 1.5}
+# csr x csr is measured at densities up to this many values per row on average.
+SPGEMM_MAX_ROW = 20
+
+
+def gate_of(key):
+    """The gate of a measured (op, density) cell, or None."""
+    return GATES.get(key, GATES.get((key[0], None)))
 
 
 def log(msg):
@@ -136,6 +154,22 @@ def random_csr(rng, n, density):
     a.indices = a.indices.astype(np.int32, copy=False)
     a.indptr = a.indptr.astype(np.int32, copy=False)
     return a
+
+
+def power_law_graph(n, seed):
+    """The scipy csr adjacency (int32 indices, canonical) of a power-law graph of n nodes."""
+    rng = np.random.default_rng(seed)
+    deg = np.minimum(rng.zipf(2.1, n) * 8, max(n // 10, 1))
+    rows = np.repeat(np.arange(n, dtype=np.int64), deg)
+    order = rng.permutation(n)
+    cols = order[(rng.zipf(1.8, rows.size) - 1) % n]
+    vals = rng.random(rows.size) + 0.5
+    g = sp.coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
+    g.sum_duplicates()
+    g.sort_indices()
+    g.indices = g.indices.astype(np.int32, copy=False)
+    g.indptr = g.indptr.astype(np.int32, copy=False)
+    return g
 
 
 def lookup(name):
@@ -215,7 +249,10 @@ def make_cells(n, densities, seed):
                 check_csr_close,
             ),
         }
+        stmts["spgemm"] = (lambda a=a, c=c: a @ c, lambda A=A, C=C: A @ C, check_csr_close)
         for op in OP_KEYS:
+            if op == "graph" or (op == "spgemm" and d * n > SPGEMM_MAX_ROW):
+                continue
             mx, ref, check = stmts[op]
             why = why_op.get(op)
             cells[op, d] = {
@@ -225,6 +262,15 @@ def make_cells(n, densities, seed):
                 "missing": why,
                 "nnz": A.nnz,
             }
+    G = power_law_graph(n, seed)
+    g = mxsp.csr_matrix(G)
+    cells["graph", round(G.nnz / n / n, 8)] = {
+        "mxffi": lambda g=g: g @ g,
+        "scipy": lambda G=G: G @ G,
+        "check": check_csr_close,
+        "missing": None,
+        "nnz": G.nnz,
+    }
     return cells
 
 
@@ -335,8 +381,9 @@ def results(cells, raw):
 
 def gate_results(res):
     out = {}
-    for key, limit in GATES.items():
-        if key not in res:
+    for key in res:
+        limit = gate_of(key)
+        if limit is None:
             continue
         r = res[key]["ratio"]
         if res[key]["error"]:
@@ -367,6 +414,20 @@ def table(res, gates):
                 f"{ratio} | {gate} | {verdict} |"
             )
     return "\n".join(rows)
+
+
+def spread(raw):
+    """Each timed cell's spread over rounds: the quartiles and extremes of its ms per call."""
+    lines = ["Spread over rounds, ms per call (min / 25% / median / 75% / max):"]
+    for (op, d, side), v in sorted(
+        raw.items(), key=lambda kv: (OP_KEYS.index(kv[0][0]), kv[0][1:])
+    ):
+        q = statistics.quantiles(v, n=4) if len(v) > 1 else [v[0]] * 3
+        lines.append(
+            f"  {OP_LABEL[op]} @ {d:g} {side}: "
+            + " / ".join(fmt_ms(x) for x in (min(v), q[0], q[1], q[2], max(v)))
+        )
+    return "\n".join(lines)
 
 
 def what_table():
@@ -420,8 +481,8 @@ def plot(res, path):
         if not r:
             why = "error" if res[k]["error"] else MISSING
             ax.text(x, 1, why, rotation=90, ha="center", va="bottom", fontsize=8)
-        if k in GATES:
-            ax.plot([x - 0.4, x + 0.4], [GATES[k]] * 2, color="black", lw=1.5)
+        if gate_of(k) is not None:
+            ax.plot([x - 0.4, x + 0.4], [gate_of(k)] * 2, color="black", lw=1.5)
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.set_yscale("log")
     measured = [r for r in ratios if r]
@@ -479,7 +540,8 @@ def write_docs(run, table_md, png):
         section += [f"No plot: {run['no_plot']}.", ""]
     section += [
         "Gates (`--check` exits 1 when one fails or is missing): csr x dense at density 0.01",
-        "at least 1.5x scipy's throughput, dense -> csr at density 0.01 at least 1.0x.",
+        "at least 1.5x scipy's throughput, dense -> csr at density 0.01 at least 1.0x, csr x csr",
+        "at density 0.001 and the power-law graph's G @ G at least 1.5x.",
         "Wall-clock times on a shared machine are noisy. Large fresh outputs (csr -> dense) are",
         "backed by transparent huge pages on both sides; when the kernel must compact memory to",
         "find them, a call takes up to ten times as long on either side, so those medians can",
@@ -552,6 +614,7 @@ def main(argv=None):
     print(f"Machine: {run['machine']}.\n")
     print(conditions(run) + "\n")
     print(table_md)
+    print("\n" + spread(raw))
     args.out_dir.mkdir(parents=True, exist_ok=True)
     saved = {
         **{k: v for k, v in run.items()},

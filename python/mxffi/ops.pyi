@@ -37,6 +37,7 @@ def cast_storage(
     stype: Literal['csr', 'default', 'row_sparse'],
     idx_dtype: DTypeLike = None,
 ) -> NDArray: ...
+def csr_transpose(data: NDArrayLike, /) -> NDArray: ...
 def dot(
     lhs: NDArrayLike,
     rhs: NDArrayLike,

@@ -11,6 +11,7 @@
 #include "../op/promote.h"
 #include "../op/type_switch.h"
 #include "api_util.h"
+#include "sparse_dot.h"
 
 namespace mxffi {
 namespace api {
@@ -158,6 +159,11 @@ MXFFI_REGISTER_API("np.matmul")
     .set_body_typed([](ArrayOrScalar a_arg, ArrayOrScalar b_arg, Optional<WritableArray> out) {
       static const Op* op = Op::Get("_matmul");
       NDArray a = OperandArray(&a_arg), b = OperandArray(&b_arg);
+      if (!out.has_value() && (a.is_sparse() || b.is_sparse())) {
+        // scipy's sparse products (csr @ csr is csr); what they do not take runs as dense.
+        NDArray product = SparseMatmul(a, b, "np.matmul");
+        if (product.defined()) return product;
+      }
       OpAttrs attrs;
       attrs.op = op;
       NDArray in[2] = {a, b};

@@ -15,6 +15,7 @@
 #include "../op/init/init_op.h"
 #include "../op/sparse/elemwise_sparse.h"
 #include "api_util.h"
+#include "sparse_dot.h"
 
 namespace mxffi {
 namespace api {
@@ -423,6 +424,20 @@ NDArray Transpose(const NDArrayLike& a_arg, const AxisLike& axes_arg, const char
   const DLTensor& t = a.tensor();
   int ndim = t.ndim;
   int64_t perm[kMaxNDim];
+  if (a.stype() == StorageType::kCSR) {
+    // A csr array: a new canonical csr transpose (axes (1, 0)), or itself (axes (0, 1)).
+    if (!axes_arg.is_none()) {
+      const TShape axes = axes_arg.axes();
+      MXFFI_CHECK(axes.ndim() == 2, ValueError)
+          << fname << ": axes don't match array; got " << axes.ToString() << " for an array of "
+          << "2 dimensions";
+      const int64_t first = NormalizeAxis(axes[0], 2, fname);
+      MXFFI_CHECK(first != NormalizeAxis(axes[1], 2, fname), ValueError)
+          << fname << ": repeated axis in transpose; got " << axes.ToString();
+      if (first == 0) return a;
+    }
+    return CsrTransposeOf(a);
+  }
   if (axes_arg.is_none()) {
     for (int i = 0; i < ndim; ++i) perm[i] = ndim - 1 - i;
   } else {

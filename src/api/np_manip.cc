@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "api_util.h"
+#include "sparse_dot.h"
 
 namespace mxffi {
 namespace api {
@@ -271,6 +272,7 @@ MXFFI_REGISTER_API("np.matrix_transpose")
     .arg("x")
     .set_body_typed([](NDArrayLike x) {
       constexpr const char* fname = "np.matrix_transpose";
+      if (x->stype() == StorageType::kCSR) return CsrTransposeOf(x.array());
       NDArray a = DenseOf(x, fname);
       const int ndim = a.tensor().ndim;
       MXFFI_CHECK(ndim >= 2, ValueError)

@@ -38,8 +38,11 @@ def test_quick_run_prints_the_table(tmp_path):
         cols = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cols) == 8 and re.fullmatch(r"[0-9.]+", cols[1]):
             rows[cols[0], float(cols[1])] = cols
-    ops = OPS + ["2x^2 + 3x"]
-    assert set(rows) == {(op, d) for op in ops for d in (0.05, 0.01)}, out.stdout
+    ops = OPS + ["2x^2 + 3x", "csr x csr"]
+    # The power-law graph's G @ G is one cell, at the graph's own density.
+    graph = [k for k in rows if k[0] == "graph x graph"]
+    assert len(graph) == 1 and 0 < graph[0][1] < 1, out.stdout
+    assert set(rows) == {(op, d) for op in ops for d in (0.05, 0.01)} | set(graph), out.stdout
     number = re.compile(r"[0-9][0-9,.]*")
     exists = {
         "dense -> csr": True,
@@ -49,6 +52,8 @@ def test_quick_run_prints_the_table(tmp_path):
         "csr + csr": _csr_result("+"),
         "csr * csr": _csr_result("*"),
         "2x^2 + 3x": hasattr(mxffi.nd.sparse, "quadratic"),
+        "csr x csr": True,
+        "graph x graph": True,
     }
     for (op, _), cols in rows.items():
         mx, ref, ratio = cols[3], cols[4], cols[5]
@@ -58,7 +63,7 @@ def test_quick_run_prints_the_table(tmp_path):
         else:
             assert (mx, ratio) == ("missing", "–"), cols
     gates = {k: v[7] for k, v in rows.items() if v[6] != "–"}
-    assert set(gates) == {("csr x dense", 0.01), ("dense -> csr", 0.01)}
+    assert set(gates) == {("csr x dense", 0.01), ("dense -> csr", 0.01), *graph}
     for (op, d), verdict in gates.items():
         assert verdict in (("PASS", "FAIL") if exists[op] else ("MISSING",)), (op, d, verdict)
     assert out.returncode == (0 if all(g == "PASS" for g in gates.values()) else 1)

@@ -213,6 +213,26 @@ class CSRNDArray(BaseSparseNDArray):
             i += rows
         return take(self, i, i + 1)
 
+    # Transposition and the matrix product: ``x.T`` is a new canonical CSRNDArray (not a view);
+    # ``x @ y`` is np.matmul's (csr @ csr -> csr, csr @ dense and dense @ csr -> dense).
+    @property
+    def T(self):  # noqa: N802 (numpy's name)
+        """The transpose: a new canonical CSRNDArray of shape (cols, rows), sharing nothing
+        with this one (numpy's ``.T`` is a view; a csr array has no view of its transpose)."""
+        return get_global_func("sparse._transpose")(self)
+
+    @property
+    def mT(self):  # noqa: N802 (the array API's name)
+        """The transpose (a csr array is one matrix): the same as ``.T``."""
+        return self.T
+
+    def transpose(self, *axes):
+        """The array with its axes permuted as np.transpose permutes them: ``transpose()`` and
+        ``transpose(1, 0)`` are ``.T``; ``transpose(0, 1)`` is this array (not a copy)."""
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return get_global_func("np.transpose")(self, tuple(axes) if axes else None)
+
     def asscipy(self):
         """A scipy.sparse.csr_matrix with the same values (copies of the parts)."""
         import numpy

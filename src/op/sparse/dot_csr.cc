@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "../parallel.h"
+#include "csr_kernels.h"
 #include "dot_sparse.h"
 #include "sparse_util.h"
 
@@ -147,87 +148,10 @@ GatherFn<DType, IType, PType> SelectGather() {
   return GatherRowsBase<DType, IType, PType>;
 }
 
-/*! \brief Work below which a product stays on the calling thread (as ParallelFor decides). */
-constexpr int64_t kMinParallelWork = int64_t{1} << 17;
-
-/*!
- * \brief Run f(t) for t in [0, parts) across the pool, each t a task the threads take in turn,
- *  so a thread that is held up (another process on its core) leaves its share to the others.
- */
-template <typename F>
-void ParallelTasks(int64_t parts, F&& f) {
-  ParallelRun(parts, static_cast<int>(parts), [&](int64_t b, int64_t e) {
-    for (int64_t t = b; t < e; ++t) f(t);
-  });
-}
-
-/*!
- * \brief f(begin, end) over row ranges of [0, rows) across the pool, cut so that each range
- *  holds about the same work, counted as cost_per_value per stored value (ptr) plus
- *  cost_per_row per row: a few ranges per thread.
- */
-template <typename PType, typename F>
-void ParallelRowsByWork(int64_t rows, const PType* ptr, int64_t cost_per_value,
-                        int64_t cost_per_row, F&& f) {
-  if (rows <= 0) return;
-  const int64_t base = static_cast<int64_t>(ptr[0]);
-  auto work_before = [&](int64_t r) {
-    return (static_cast<int64_t>(ptr[r]) - base) * cost_per_value + r * cost_per_row;
-  };
-  const int64_t total = work_before(rows);
-  const int threads = NumThreads();
-  const int64_t parts = std::min<int64_t>({int64_t{4} * threads, rows, total / kMinParallelWork});
-  if (threads <= 1 || parts <= 1) {
-    f(int64_t{0}, rows);
-    return;
-  }
-  // bounds[t]: the first row whose work before it reaches t / parts of the total.
-  std::vector<int64_t> bounds(parts + 1, rows);
-  bounds[0] = 0;
-  for (int64_t t = 1; t < parts; ++t) {
-    const int64_t target = total / parts * t + total % parts * t / parts;
-    int64_t lo = bounds[t - 1], hi = rows;
-    while (lo < hi) {
-      int64_t mid = lo + (hi - lo) / 2;
-      if (work_before(mid) < target) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    bounds[t] = lo;
-  }
-  ParallelTasks(parts, [&](int64_t t) {
-    if (bounds[t] < bounds[t + 1]) f(bounds[t], bounds[t + 1]);
-  });
-}
-
-/*! \brief The parts of a csr array, typed. */
+/*! \brief o (a.rows x n) = a @ b for b C-contiguous (a.cols x n). */
 template <typename DType, typename IType>
-struct CsrView {
-  int64_t rows, cols, nnz;
-  const DType* data;
-  const IType* indices;
-  const IType* indptr;
-
-  explicit CsrView(const NDArray& a) {
-    const DLTensor& t = a.tensor();
-    rows = t.shape[0];
-    cols = t.shape[1];
-    data = Ptr<const DType>(a.sparse_data());
-    indices = Ptr<const IType>(a.sparse_indices());
-    indptr = Ptr<const IType>(a.sparse_indptr());
-    nnz = static_cast<int64_t>(indptr[rows]);
-  }
-};
-
-template <typename DType, typename IType>
-void CsrDense(const NDArray& csr, const NDArray& dense, const NDArray& out) {
-  const CsrView<DType, IType> a(csr);
-  const int64_t n = dense.tensor().shape[1];
+void CsrDenseView(const CsrView<DType, IType>& a, const DType* b, int64_t n, DType* o) {
   if (a.rows == 0 || n == 0) return;
-  const DType* b = Ptr<const DType>(dense);
-  DType* o = Ptr<DType>(out);
   std::optional<ScopedGILRelease> gil;
   if (a.nnz * n + a.rows * n > kReleaseGILThreshold) gil.emplace();
   const GatherFn<DType, IType, IType> gather = SelectGather<DType, IType, IType>();
@@ -236,9 +160,51 @@ void CsrDense(const NDArray& csr, const NDArray& dense, const NDArray& out) {
   });
 }
 
+template <typename DType, typename IType>
+void CsrDense(const NDArray& csr, const NDArray& dense, const NDArray& out) {
+  CsrDenseView(CsrView<DType, IType>(csr), Ptr<const DType>(dense), dense.tensor().shape[1],
+               Ptr<DType>(out));
+}
+
 /*!
- * \brief A csr array transposed, keeping only the columns that hold a value. RType holds row
- *  ids: int32 whenever they fit, fewer bytes to write and read per value.
+ * \brief out = csr @ rsp (dense): csr's column ids become positions among rsp's stored rows
+ *  (values in a column rsp does not store are dropped), then the csr @ dense product runs on
+ *  rsp's stored rows.
+ */
+template <typename DType, typename IType, typename RType>
+void CsrRsp(const NDArray& csr, const NDArray& rsp, const NDArray& out) {
+  const CsrView<DType, IType> a(csr);
+  const int64_t n = out.tensor().shape[1];
+  const int64_t stored = rsp.sparse_indices().tensor().shape[0];
+  const RType* ids = Ptr<const RType>(rsp.sparse_indices());
+  DType* o = Ptr<DType>(out);
+  std::vector<int64_t> position(a.cols, -1);
+  for (int64_t p = 0; p < stored; ++p) position[static_cast<int64_t>(ids[p])] = p;
+  std::vector<int64_t> ptr(a.rows + 1, 0);
+  std::vector<int64_t> idx;
+  std::vector<DType> val;
+  idx.reserve(a.nnz);
+  val.reserve(a.nnz);
+  for (int64_t r = 0; r < a.rows; ++r) {
+    for (int64_t j = a.indptr[r]; j < a.indptr[r + 1]; ++j) {
+      const int64_t q = position[static_cast<int64_t>(a.indices[j])];
+      if (q < 0) continue;
+      idx.push_back(q);
+      val.push_back(a.data[j]);
+    }
+    ptr[r + 1] = static_cast<int64_t>(idx.size());
+  }
+  const CsrView<DType, int64_t> mapped(a.rows, stored, val.data(), idx.data(), ptr.data());
+  if (mapped.nnz == 0 || n == 0) {
+    std::fill(o, o + a.rows * n, DType(0));
+    return;
+  }
+  CsrDenseView(mapped, Ptr<const DType>(rsp.sparse_data().Contiguous()), n, o);
+}
+
+/*!
+ * \brief A csr array transposed (TransposeCsr), keeping only the columns that hold a value. RType
+ *  holds row ids: int32 whenever they fit, fewer bytes to write and read per value.
  */
 template <typename DType, typename RType>
 struct CompressedTranspose {
@@ -251,88 +217,20 @@ struct CompressedTranspose {
   std::unique_ptr<DType[]> vals;
 };
 
-/*!
- * \brief Transpose by counting sort over the columns. The rows are cut into `parts` ranges of
- *  about equal numbers of values; each range counts its values per column, then writes them
- *  into slots reserved for it (after those of the ranges before it), so ranges run in parallel
- *  without sharing a slot and each column lists its rows in increasing order.
- */
 template <typename RType, typename DType, typename IType>
 CompressedTranspose<DType, RType> Transpose(const CsrView<DType, IType>& a) {
   CompressedTranspose<DType, RType> t;
-  const int64_t k = a.cols, nnz = a.nnz;
-  // One count per column and range: at most about nnz counts in all, so the count arrays never
-  // cost more than the values themselves.
-  int parts = static_cast<int>(
-      std::max<int64_t>(1, std::min<int64_t>(NumThreads(), nnz / std::max<int64_t>(k, 1))));
-  if (nnz < (int64_t{1} << 15)) parts = 1;
-  std::vector<int64_t> bounds(parts + 1, a.rows);
-  bounds[0] = 0;
-  for (int p = 1; p < parts; ++p) {
-    const IType target = static_cast<IType>(nnz / parts * p);
-    bounds[p] = std::lower_bound(a.indptr, a.indptr + a.rows + 1, target) - a.indptr;
-  }
-  // calloc, not new[]: a column count no machine can hold (a csr of 2**40 columns) is then a
-  // null pointer turned into std::bad_alloc here (MemoryError naming the function), under
-  // AddressSanitizer too, whose operator new aborts on it instead of throwing.
-  std::unique_ptr<int64_t[], decltype(&std::free)> counts(
-      static_cast<int64_t*>(
-          std::calloc(static_cast<size_t>(parts) * static_cast<size_t>(k), sizeof(int64_t))),
-      &std::free);
-  if (counts == nullptr) throw std::bad_alloc();
-  auto count = [&](int64_t pb, int64_t pe) {
-    for (int64_t p = pb; p < pe; ++p) {
-      int64_t* c = counts.get() + p * k;
-      const int64_t jb = a.indptr[bounds[p]], je = a.indptr[bounds[p + 1]];
-      for (int64_t j = jb; j < je; ++j) ++c[a.indices[j]];
-    }
-  };
-  ParallelFor(parts, std::max<int64_t>(nnz / parts, 1), count);
-  // Each (range, column) count becomes that range's first slot in the column.
-  int64_t pos = 0;
+  std::vector<int64_t> full(a.cols + 1);
+  t.rows.reset(new RType[a.nnz]);
+  t.vals.reset(new DType[a.nnz]);
+  TransposeCsr(a, full.data(), t.rows.get(), t.vals.get());
   t.ptr.push_back(0);
-  for (int64_t col = 0; col < k; ++col) {
-    const int64_t start = pos;
-    for (int p = 0; p < parts; ++p) {
-      const int64_t n = counts[p * k + col];
-      counts[p * k + col] = pos;
-      pos += n;
-    }
-    if (pos > start) {
+  for (int64_t col = 0; col < a.cols; ++col) {
+    if (full[col + 1] > full[col]) {
       t.cols.push_back(col);
-      t.ptr.push_back(pos);
+      t.ptr.push_back(full[col + 1]);
     }
   }
-  t.rows.reset(new RType[nnz]);
-  t.vals.reset(new DType[nnz]);
-  // The writes land in about one cache line per column, far apart: prefetching the slots of
-  // the value kPrefetch places ahead keeps several of those misses in flight.
-  constexpr int64_t kPrefetch = 16;
-  const IType* __restrict indptr = a.indptr;
-  const IType* __restrict indices = a.indices;
-  const DType* __restrict data = a.data;
-  RType* __restrict rows = t.rows.get();
-  DType* __restrict vals = t.vals.get();
-  auto scatter = [&](int64_t pb, int64_t pe) {
-    for (int64_t p = pb; p < pe; ++p) {
-      int64_t* __restrict next = counts.get() + p * k;
-      const int64_t last = static_cast<int64_t>(indptr[bounds[p + 1]]) - kPrefetch;
-      for (int64_t r = bounds[p]; r < bounds[p + 1]; ++r) {
-        const int64_t je = indptr[r + 1];
-        for (int64_t j = indptr[r]; j < je; ++j) {
-          if (j < last) {
-            const int64_t ahead = next[indices[j + kPrefetch]];
-            __builtin_prefetch(vals + ahead, 1);
-            __builtin_prefetch(rows + ahead, 1);
-          }
-          const int64_t slot = next[indices[j]]++;
-          rows[slot] = static_cast<RType>(r);
-          vals[slot] = data[j];
-        }
-      }
-    }
-  };
-  ParallelFor(parts, std::max<int64_t>(nnz / parts, 1), scatter);
   return t;
 }
 
@@ -501,6 +399,15 @@ void DotCsrDense(const NDArray& csr, const NDArray& dense, const NDArray& out) {
   MXFFI_REAL_SWITCH(csr.tensor().dtype, "dot", DType, {
     MXFFI_INDEX_SWITCH(csr.sparse_indices().tensor().dtype, "dot", IType,
                        { CsrDense<DType, IType>(csr, dense, out); });
+  });
+}
+
+void DotCsrRsp(const NDArray& csr, const NDArray& rsp, const NDArray& out) {
+  MXFFI_REAL_SWITCH(csr.tensor().dtype, "dot", DType, {
+    MXFFI_INDEX_SWITCH(csr.sparse_indices().tensor().dtype, "dot", IType, {
+      MXFFI_INDEX_SWITCH(rsp.sparse_indices().tensor().dtype, "dot", RType,
+                         { CsrRsp<DType, IType, RType>(csr, rsp, out); });
+    });
   });
 }
 

@@ -10,10 +10,16 @@
  *   dot(csr.T, default) -> row_sparse, or default when forward_stype is "default"
  *   dot(default, csr)   -> default
  *   dot(default, default) -> default (the GEMM); csr or row_sparse when forward_stype asks
+ *   dot(csr, csr)       -> csr (spgemm.cc), either side transposed first when asked
+ *   dot(csr, row_sparse) -> default (CPU), csr transposed first with transpose_a
+ *   dot(row_sparse, csr) -> row_sparse: the stored rows of lhs times csr (the dense @ csr
+ *                           kernel on lhs's values), csr transposed first with transpose_b
  *
- * Anything else (row_sparse inputs, transpose_b with a csr operand, a forward_stype the kernel
- * does not produce) is the fallback: the inputs are made dense, the GEMM runs, and the result
- * is cast to forward_stype (default when none), with the fallback's warning.
+ * The last three, asked for another storage type by forward_stype, compute theirs and cast it.
+ * Anything else (row_sparse with row_sparse or dense, transpose_b with dense @ csr, a
+ * forward_stype the other kernels do not produce) is the fallback: the inputs are made dense,
+ * the GEMM runs, and the result is cast to forward_stype (default when none), with the
+ * fallback's warning.
  */
 // dmlc::optional<int>'s parser (dmlc/optional.h) swaps in a default-constructed optional whose
 // value is never read; GCC's -Wmaybe-uninitialized flags that swap when it inlines the parser.
@@ -30,6 +36,7 @@
 #include "../dot/dot_op.h"
 #include "../parallel.h"
 #include "cast_storage.h"
+#include "csr_transpose.h"
 #include "sparse_util.h"
 
 namespace mxffi {
@@ -77,7 +84,7 @@ void DotType(const OpAttrs& attrs, Span<const DLDataType> in, Span<DLDataType> o
   out[0] = in[0];
 }
 
-DispatchMode DotStorageType(const OpAttrs& attrs, DLDevice, Span<const StorageType> in,
+DispatchMode DotStorageType(const OpAttrs& attrs, DLDevice dev, Span<const StorageType> in,
                             Span<StorageType> out) {
   const DotParam& p = attrs.get<DotParam>();
   const StorageType lhs = in[0], rhs = in[1];
@@ -93,6 +100,20 @@ DispatchMode DotStorageType(const OpAttrs& attrs, DLDevice, Span<const StorageTy
     native = p.transpose_a ? StorageType::kRowSparse : StorageType::kDefault;
   } else if (lhs == StorageType::kDefault && rhs == StorageType::kCSR && no_transpose) {
     native = StorageType::kDefault;
+  }
+  // Sparse-sparse kernels, which write any storage type asked (by casting their own).
+  StorageType sparse_native = StorageType::kUndefined;
+  if (lhs == StorageType::kCSR && rhs == StorageType::kCSR) {
+    sparse_native = StorageType::kCSR;
+  } else if (lhs == StorageType::kCSR && rhs == StorageType::kRowSparse && !p.transpose_b &&
+             dev.device_type == kDLCPU) {
+    sparse_native = StorageType::kDefault;
+  } else if (lhs == StorageType::kRowSparse && rhs == StorageType::kCSR && !p.transpose_a) {
+    sparse_native = StorageType::kRowSparse;
+  }
+  if (sparse_native != StorageType::kUndefined) {
+    out[0] = hint ? want : sparse_native;
+    return DispatchMode::kFComputeEx;
   }
   const bool dense_in = lhs == StorageType::kDefault && rhs == StorageType::kDefault;
   if (native != StorageType::kUndefined && (!hint || want == native)) {
@@ -122,11 +143,68 @@ const DotKernels kCpuDot = {
     [](const NDArray& dense, const NDArray& csr, const NDArray& out, const OpContext&) {
       DotDenseCsr(dense, csr, out);
     },
+    [](const NDArray& a, const NDArray& b, const NDArray& out, const OpContext&) {
+      CsrCsrCPU(a, b, out);
+    },
+    [](const NDArray& csr, const OpContext&) { return CsrTransposeCPU(csr, "dot"); },
+    [](const NDArray& csr, const NDArray& rsp, const NDArray& out, const OpContext&) {
+      DotCsrRsp(csr, rsp, out);
+    },
 };
 
 void DotComputeEx(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
                   Span<const OpReqType> req, Span<const NDArray> out) {
   DotComputeExWith(kCpuDot, attrs, ctx, in, req, out);
+}
+
+/*!
+ * \brief dot of two sparse operands (csr @ csr, csr @ row_sparse, row_sparse @ csr, as
+ *  DotStorageType admits them) into result, cast when its storage type is not the kernel's.
+ */
+void SparseDot(const DotKernels& k, const DotParam& p, const OpContext& ctx, const NDArray& lhs,
+               const NDArray& rhs, const NDArray& result, const char* name) {
+  const NDArray a =
+      p.transpose_a && lhs.stype() == StorageType::kCSR ? k.csr_transpose(lhs, ctx) : lhs;
+  const NDArray b =
+      p.transpose_b && rhs.stype() == StorageType::kCSR ? k.csr_transpose(rhs, ctx) : rhs;
+  StorageType native = StorageType::kCSR;
+  if (a.stype() == StorageType::kCSR && b.stype() == StorageType::kRowSparse) {
+    native = StorageType::kDefault;
+  } else if (a.stype() == StorageType::kRowSparse) {
+    native = StorageType::kRowSparse;
+  }
+  const DLTensor& t = result.tensor();
+  NDArray product = result;
+  if (native == StorageType::kDefault) {
+    if (result.is_sparse() || !result.IsContiguous()) {
+      product = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
+    }
+  } else if (native != result.stype()) {
+    product = NDArray::EmptySparse(native, t.shape, t.ndim, t.dtype, t.device);
+  }
+  if (native == StorageType::kCSR) {
+    k.csr_csr(a, b, product, ctx);
+  } else if (native == StorageType::kDefault) {
+    k.csr_rsp(a, b, product, ctx);
+  } else {
+    // The stored rows of a, each times b: a row_sparse result with a's row ids.
+    const NDArray& ids = a.sparse_indices();
+    product.CheckAndAlloc(ids.tensor().shape[0], ids.tensor().dtype);
+    NDArray::CopyFromTo(ids.tensor(), product.sparse_indices().tensor());
+    if (ids.tensor().shape[0] > 0) {
+      k.dense_csr(a.sparse_data().Contiguous(), b, product.sparse_data(), ctx);
+    }
+  }
+  if (product.same_as(result)) return;
+  if (!result.is_sparse()) {
+    NDArray dense =
+        product.is_sparse() ? CastStorage(product, StorageType::kDefault, name) : product;
+    NDArray::CopyFromTo(dense.tensor(), result.tensor());
+    return;
+  }
+  NDArray cast = CastStorage(product, result.stype(), name);
+  result.SetSparseStorage(cast.sparse_data(), cast.sparse_indices(),
+                          result.stype() == StorageType::kCSR ? cast.sparse_indptr() : NDArray());
 }
 
 }  // namespace
@@ -149,6 +227,10 @@ void DotComputeExWith(const DotKernels& k, const OpAttrs& attrs, const OpContext
     NDArray cast = CastStorage(dense, result.stype(), name);
     result.SetSparseStorage(cast.sparse_data(), cast.sparse_indices(),
                             result.stype() == StorageType::kCSR ? cast.sparse_indptr() : NDArray());
+    return;
+  }
+  if (lhs != StorageType::kDefault && rhs != StorageType::kDefault) {
+    SparseDot(k, p, ctx, in[0], in[1], result, name);
     return;
   }
   // A dense output the caller gave with strides is written through a contiguous temporary.
@@ -177,8 +259,9 @@ MXFFI_REGISTER_OP(dot)
     .describe(
         "Matrix product of two 2-D arrays, lhs and rhs, each optionally transposed; either may "
         "be csr. dot(csr, default) and dot(default, csr) are default; dot(csr.T, default) is "
-        "row_sparse (default with forward_stype='default'). Other storage types fall back to "
-        "the dense product.")
+        "row_sparse (default with forward_stype='default'); dot(csr, csr) is csr; dot(csr, "
+        "row_sparse) is default; dot(row_sparse, csr) is row_sparse. Other storage types fall "
+        "back to the dense product.")
     .set_num_inputs(2)
     .add_argument("lhs", "NDArray", "the left operand (2-D)")
     .add_argument("rhs", "NDArray", "the right operand (2-D)")

@@ -41,6 +41,12 @@ struct DotParam : public dmlc::Parameter<DotParam> {
 void DotCsrDense(const NDArray& csr, const NDArray& dense, const NDArray& out);
 
 /*!
+ * \brief out (dense, C-contiguous, rows x n) = csr @ rsp for a (rows x k) csr array and a 2-D
+ *  (k x n) row_sparse array.
+ */
+void DotCsrRsp(const NDArray& csr, const NDArray& rsp, const NDArray& out);
+
+/*!
  * \brief csr.T @ dense for a (m x k) csr array and a C-contiguous (m x n) dense array.
  * \param out a (k x n) output: row_sparse (filled here; its rows are the columns of csr holding
  *  a value, with csr's index dtype) or dense C-contiguous (written in full).
@@ -88,6 +94,13 @@ struct DotKernels {
   /*! \brief out = dense @ csr (DotDenseCsr). */
   void (*dense_csr)(const NDArray& dense, const NDArray& csr, const NDArray& out,
                     const OpContext& ctx);
+  /*! \brief out (csr, not yet allocated) = a @ b for csr a and b: canonical, exact zeros dropped.
+   */
+  void (*csr_csr)(const NDArray& a, const NDArray& b, const NDArray& out, const OpContext& ctx);
+  /*! \brief A new canonical csr array: csr transposed. */
+  NDArray (*csr_transpose)(const NDArray& csr, const OpContext& ctx);
+  /*! \brief out (dense) = csr @ row_sparse (DotCsrRsp); nullptr where the device has none. */
+  void (*csr_rsp)(const NDArray& csr, const NDArray& rsp, const NDArray& out, const OpContext& ctx);
 };
 
 /*!

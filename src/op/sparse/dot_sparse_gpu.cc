@@ -10,6 +10,11 @@
  *                                         with forward_stype "default": over every column)
  *   dot(default, csr)   -> default        the csr array transposed, then one sum per output
  *   dot(default, default) -> default      the GEMM (cast to forward_stype when it asks)
+ *   dot(csr, csr)       -> csr            spgemm.cu's products sorted and summed per row,
+ *                                         after transposing an operand transpose_a/b names
+ *   dot(row_sparse, csr) -> row_sparse    the dense @ csr kernel on lhs's stored rows
+ *
+ * and the csr_transpose op, the transpose above written as a csr array.
  */
 // dmlc::optional<int>'s parser (dmlc/optional.h) swaps in a default-constructed optional whose
 // value is never read; GCC's -Wmaybe-uninitialized flags that swap when it inlines the parser.
@@ -22,8 +27,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "csr_transpose.h"
 #include "dot_csr_cuda.h"
 #include "dot_sparse.h"
+#include "spgemm_cuda.h"
 
 namespace mxffi {
 namespace op {
@@ -112,6 +119,45 @@ void DenseCsrGPU(const NDArray& dense, const NDArray& csr, const NDArray& out,
                         b.dtype, b.itype, out.data(), ctx.stream);
 }
 
+/*! \brief csr @ csr on the device into out, a csr array whose parts are not set yet. */
+void CsrCsrGPU(const NDArray& a, const NDArray& b, const NDArray& out, const OpContext& ctx) {
+  Scratch scratch(ctx.device);
+  const cuda::SpGemmPlan plan(
+      PartsOf(a), PartsOf(b), [&](size_t bytes) { return scratch(bytes); }, ctx.stream);
+  out.CheckAndAlloc(plan.nnz(), SpGemmIndexDType(a, b, plan.nnz()));
+  plan.Write(out.sparse_indptr().data(), out.sparse_indices().data(), out.sparse_data().data(),
+             out.sparse_indices().tensor().dtype, ctx.stream);
+}
+
+/*! \brief csr's transpose into out (a csr array of the reversed shape, parts not set yet). */
+void CsrTransposeInto(const NDArray& csr, const NDArray& out, const OpContext& ctx) {
+  const cuda::CsrParts a = PartsOf(csr);
+  MXFFI_CHECK(CsrTransposeIndexDType(csr).bits == a.itype.bits, ValueError)
+      << "csr_transpose: on a CUDA device the row ids of the transpose keep the index dtype; "
+      << csr.tensor().shape[0] << " rows do not fit int32";
+  out.CheckAndAlloc(a.nnz, a.itype);
+  Scratch scratch(ctx.device);
+  const int64_t ptr_len = a.cols + 1;
+  // The transpose writes int64 row starts: into the result's indptr when that is int64.
+  int64_t* tptr = a.itype.bits == 64
+                      ? static_cast<int64_t*>(out.sparse_indptr().data())
+                      : static_cast<int64_t*>(scratch(ptr_len * sizeof(int64_t)));
+  cuda::CsrTranspose(
+      a, [&](size_t bytes) { return scratch(bytes); }, tptr, out.sparse_indices().data(),
+      out.sparse_data().data(), ctx.stream);
+  if (a.itype.bits != 64) {
+    cuda::WriteIndices(tptr, ptr_len, out.sparse_indptr().data(), a.itype, ctx.stream);
+  }
+}
+
+NDArray CsrTransposeGPU(const NDArray& csr, const OpContext& ctx) {
+  const DLTensor& t = csr.tensor();
+  const int64_t shape[2] = {t.shape[1], t.shape[0]};
+  NDArray out = NDArray::EmptySparse(StorageType::kCSR, shape, 2, t.dtype, t.device);
+  CsrTransposeInto(csr, out, ctx);
+  return out;
+}
+
 const DotKernels kGpuDot = {
     DenseDot<gpu>,
     [](const NDArray& csr, const NDArray& dense, const NDArray& out, const OpContext& ctx) {
@@ -119,6 +165,9 @@ const DotKernels kGpuDot = {
     },
     CsrTDenseGPU,
     DenseCsrGPU,
+    CsrCsrGPU,
+    CsrTransposeGPU,
+    nullptr,  // csr @ row_sparse: the fallback (DotStorageType)
 };
 
 void DotComputeExGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
@@ -131,6 +180,13 @@ void DotComputeExGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDAr
 MXFFI_EXTEND_OP(dot)
     .set_attr<FCompute>("FCompute<gpu>", DotCompute<gpu>)
     .set_attr<FComputeEx>("FComputeEx<gpu>", DotComputeExGPU);
+
+MXFFI_EXTEND_OP(csr_transpose)
+    .set_attr<FComputeEx>("FComputeEx<gpu>",
+                          [](const OpAttrs&, const OpContext& ctx, Span<const NDArray> in,
+                             Span<const OpReqType>, Span<const NDArray> out) {
+                            CsrTransposeInto(in[0], out[0], ctx);
+                          });
 
 }  // namespace op
 }  // namespace mxffi

@@ -1,0 +1,410 @@
+/*!
+ * \file spgemm.cc
+ * \brief csr @ csr on the CPU (the dot op's kernel for two csr operands): Gustavson's row by
+ *  row product in two passes over the rows of a, split across the pool.
+ *
+ * Row i of a @ b is the sum, over the stored values (k, v) of row i of a, of v times row k of b.
+ * The work of a row is its number of products (the lengths of the rows of b it names); the rows
+ * are cut into ranges of about equal work, a few per thread, which the threads take in turn.
+ *
+ * 1. Count: each row's number of distinct columns, an upper bound of its stored values.
+ * 2. Fill: each row's sums, written at the row's place of the counted layout, column ids sorted,
+ *    sums that are exactly zero (values that cancel) dropped, as scipy drops them. When any was
+ *    dropped, a last pass moves the rows together.
+ *
+ * A row of at most kShortRow products lists them, sorts them by column (a bucket pass, then an
+ * insertion sort that finishes the nearly sorted list in about one step per product) and sums
+ * each run of one column. A longer row's sums are accumulated in a dense array of b's columns,
+ * one per thread, with a bit per column saying whether the row has touched it; its columns are
+ * then sorted the same way and the bits cleared for the next row. When b has so many columns
+ * that a dense array per thread would cost more than the products themselves, a long row's
+ * products are sorted (std::stable_sort) instead. The count pass marks columns with the last
+ * row that counted them. A row of a with one stored value is row k of b scaled: copied without
+ * either. Within a column the products are summed in the order of a's stored values, on every
+ * path, so the result is the same on every run and every thread count.
+ */
+#include <mxffi/op/op.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "../parallel.h"
+#include "csr_kernels.h"
+#include "csr_transpose.h"
+#include "sparse_util.h"
+
+namespace mxffi {
+namespace op {
+namespace {
+
+/*! \brief How many of a's stored values ahead the row of b they name is prefetched. */
+constexpr int64_t kAhead = 8;
+
+/*! \brief Products up to which a row is summed by sorting its products (FillShortRow). */
+constexpr int64_t kShortRow = 256;
+
+/*! \brief Columns of b up to which the accumulator is a dense array per thread. */
+constexpr int64_t kDenseMaxCols = int64_t{1} << 23;
+
+/*! \brief A thread's scratch for FillShortRow: the products, their buckets, and sorted. */
+template <typename DType>
+struct ShortScratch {
+  std::vector<int64_t> col, scol, bucket;
+  std::vector<DType> val, sval;
+};
+
+template <typename DType, typename IA, typename IB>
+struct SpGemm {
+  using ShortScratch = ::mxffi::op::ShortScratch<DType>;
+  CsrView<DType, IA> a;
+  CsrView<DType, IB> b;
+  /*! \brief Whether rows accumulate in a dense array (else by sorting their products). */
+  bool dense;
+  /*! \brief The products before each row (m + 1). */
+  const int64_t* flops = nullptr;
+
+  /*! \brief The operands, for the output's index dtype. */
+  NDArray a_array, b_array;
+
+  SpGemm(const NDArray& an, const NDArray& bn) : a(an), b(bn), a_array(an), b_array(bn) {}
+
+  /*!
+   * \brief Prefetch the row of b that a's stored value j + kAhead names (its column ids, and its
+   *  values with values): rows of b are read in a random order, each a cache miss, which the
+   *  prefetch starts while the rows before it are read.
+   */
+  void PrefetchAhead(int64_t j, bool values) const {
+    if (j + kAhead >= a.nnz) return;
+    const int64_t q = b.indptr[a.indices[j + kAhead]];
+    __builtin_prefetch(b.indices + q);
+    if (values) __builtin_prefetch(b.data + q);
+  }
+
+  int64_t RowLength(int64_t k) const {
+    return static_cast<int64_t>(b.indptr[k + 1]) - static_cast<int64_t>(b.indptr[k]);
+  }
+
+  /*!
+   * \brief The number of distinct columns of row i. stamps: one per column of b (the last row
+   *  that counted it, -1 at first), or empty when rows are sorted instead; keys: scratch.
+   */
+  int64_t CountRow(int64_t i, std::vector<int64_t>* stamps, std::vector<int64_t>* keys) const {
+    const int64_t jb = a.indptr[i], je = a.indptr[i + 1];
+    if (je - jb == 1) return RowLength(a.indices[jb]);
+    if (dense) {
+      // A column's stamp is the last row that counted it, so stamps are never cleared.
+      int64_t* st = stamps->data();
+      int64_t c = 0;
+      for (int64_t j = jb; j < je; ++j) {
+        PrefetchAhead(j, false);
+        const int64_t k = a.indices[j];
+        for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q) {
+          const int64_t col = b.indices[q];
+          c += st[col] != i;
+          st[col] = i;
+        }
+      }
+      return c;
+    }
+    keys->clear();
+    for (int64_t j = jb; j < je; ++j) {
+      const int64_t k = a.indices[j];
+      for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q) keys->push_back(b.indices[q]);
+    }
+    std::sort(keys->begin(), keys->end());
+    return std::unique(keys->begin(), keys->end()) - keys->begin();
+  }
+
+  /*!
+   * \brief Row i's sums into cols/vals (room for its count), sorted by column, exact zeros
+   *  dropped; returns how many were written.
+   */
+  /*!
+   * \brief Row i's sums when it has few products (f): the products are listed, sorted by column
+   *  (a bucket pass, about one bucket per product over the columns' span, then an insertion
+   *  sort, both stable) and each run of one column summed in the order of a's values, as the
+   *  dense accumulator sums it. No scattered reads or writes beyond the small bucket array.
+   */
+  template <typename OType>
+  int64_t FillShortRow(int64_t i, int64_t f, OType* cols, DType* vals, ShortScratch* sc) const {
+    const int64_t jb = a.indptr[i], je = a.indptr[i + 1];
+    sc->col.resize(f);
+    sc->val.resize(f);
+    sc->scol.resize(f);
+    sc->sval.resize(f);
+    int64_t* pc = sc->col.data();
+    DType* pv = sc->val.data();
+    int64_t t = 0, lo = b.cols, hi = -1;
+    for (int64_t j = jb; j < je; ++j) {
+      PrefetchAhead(j, true);
+      const DType v = a.data[j];
+      const int64_t k = a.indices[j];
+      for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q, ++t) {
+        const int64_t col = b.indices[q];
+        pc[t] = col;
+        pv[t] = v * b.data[q];
+        lo = std::min(lo, col);
+        hi = std::max(hi, col);
+      }
+    }
+    if (f == 0) return 0;
+    const int64_t span = hi - lo + 1;
+    int shift = 0;
+    while ((span >> shift) > 2 * f) ++shift;
+    const int64_t nb = (span >> shift) + 1;
+    sc->bucket.assign(nb + 1, 0);
+    int64_t* bk = sc->bucket.data();
+    int64_t* sk = sc->scol.data();
+    DType* sv = sc->sval.data();
+    for (t = 0; t < f; ++t) ++bk[((pc[t] - lo) >> shift) + 1];
+    for (t = 0; t < nb; ++t) bk[t + 1] += bk[t];
+    for (t = 0; t < f; ++t) {
+      const int64_t pos = bk[(pc[t] - lo) >> shift]++;
+      sk[pos] = pc[t];
+      sv[pos] = pv[t];
+    }
+    for (t = 1; t < f; ++t) {
+      const int64_t x = sk[t];
+      const DType y = sv[t];
+      int64_t u = t;
+      for (; u > 0 && sk[u - 1] > x; --u) {
+        sk[u] = sk[u - 1];
+        sv[u] = sv[u - 1];
+      }
+      sk[u] = x;
+      sv[u] = y;
+    }
+    int64_t w = 0;
+    for (t = 0; t < f;) {
+      const int64_t col = sk[t];
+      DType s = sv[t];
+      for (++t; t < f && sk[t] == col; ++t) s += sv[t];
+      cols[w] = static_cast<OType>(col);
+      vals[w] = s;
+      w += s != DType(0);
+    }
+    return w;
+  }
+
+  template <typename OType>
+  int64_t FillRow(int64_t i, OType* cols, DType* vals, std::vector<uint64_t>* bits,
+                  std::vector<DType>* acc, std::vector<std::pair<int64_t, DType>>* pairs,
+                  std::vector<int64_t>* scratch_bucket, std::vector<int64_t>* scratch_sorted,
+                  ShortScratch* short_scratch) const {
+    const int64_t jb = a.indptr[i], je = a.indptr[i + 1];
+    int64_t w = 0;
+    if (je - jb == 1) {
+      const DType v = a.data[jb];
+      const int64_t k = a.indices[jb];
+      for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q) {
+        const DType p = v * b.data[q];
+        if (p != DType(0)) {
+          cols[w] = static_cast<OType>(b.indices[q]);
+          vals[w++] = p;
+        }
+      }
+      return w;
+    }
+    const int64_t f = flops[i + 1] - flops[i];
+    if (f <= kShortRow) return FillShortRow<OType>(i, f, cols, vals, short_scratch);
+    if (dense) {
+      uint64_t* bt = bits->data();
+      DType* ac = acc->data();
+      int64_t c = 0, lo = b.cols, hi = -1;
+      for (int64_t j = jb; j < je; ++j) {
+        const DType v = a.data[j];
+        const int64_t k = a.indices[j];
+        for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q) {
+          const int64_t col = b.indices[q];
+          const DType p = v * b.data[q];
+          const uint64_t m = uint64_t{1} << (col & 63);
+          if (!(bt[col >> 6] & m)) {
+            bt[col >> 6] |= m;
+            ac[col] = p;
+            cols[c++] = static_cast<OType>(col);
+            lo = std::min(lo, col);
+            hi = std::max(hi, col);
+          } else {
+            ac[col] += p;
+          }
+        }
+      }
+      if (c == 0) return 0;
+      // Sorted by one bucket pass (about one bucket per column over [lo, hi]), which leaves
+      // the columns nearly in order, then a sort of each bucket.
+      const int64_t span = hi - lo + 1;
+      int shift = 0;
+      while ((span >> shift) > 2 * c) ++shift;
+      const int64_t nb = (span >> shift) + 1;
+      std::vector<int64_t>& bucket = *scratch_bucket;
+      std::vector<int64_t>& sorted = *scratch_sorted;
+      bucket.assign(nb + 1, 0);
+      sorted.resize(c);
+      for (int64_t t = 0; t < c; ++t) ++bucket[((cols[t] - lo) >> shift) + 1];
+      for (int64_t t = 0; t < nb; ++t) bucket[t + 1] += bucket[t];
+      for (int64_t t = 0; t < c; ++t) sorted[bucket[(cols[t] - lo) >> shift]++] = cols[t];
+      // bucket[t] is now the end of bucket t. Each bucket is sorted on its own: by insertion
+      // when small, else by std::sort, so that columns crowded into a few buckets (a cluster
+      // and a far outlier) cost c log c, not c * c.
+      for (int64_t t = 0, start = 0; t < nb; start = bucket[t++]) {
+        const int64_t end = bucket[t];
+        if (end - start > 16) {
+          std::sort(sorted.begin() + start, sorted.begin() + end);
+          continue;
+        }
+        for (int64_t e = start + 1; e < end; ++e) {
+          const int64_t x = sorted[e];
+          int64_t u = e;
+          for (; u > start && sorted[u - 1] > x; --u) sorted[u] = sorted[u - 1];
+          sorted[u] = x;
+        }
+      }
+      for (int64_t t = 0; t < c; ++t) {
+        const int64_t col = sorted[t];
+        bt[col >> 6] = 0;
+        const DType s = ac[col];
+        cols[w] = static_cast<OType>(col);
+        vals[w] = s;
+        w += s != DType(0);
+      }
+      return w;
+    }
+    pairs->clear();
+    for (int64_t j = jb; j < je; ++j) {
+      const DType v = a.data[j];
+      const int64_t k = a.indices[j];
+      for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q) {
+        pairs->emplace_back(static_cast<int64_t>(b.indices[q]), v * b.data[q]);
+      }
+    }
+    // Stable: products of one column keep the order of a's values, as the dense path sums them.
+    std::stable_sort(pairs->begin(), pairs->end(),
+                     [](const std::pair<int64_t, DType>& x, const std::pair<int64_t, DType>& y) {
+                       return x.first < y.first;
+                     });
+    const int64_t np = static_cast<int64_t>(pairs->size());
+    for (int64_t t = 0; t < np;) {
+      const int64_t col = (*pairs)[t].first;
+      DType s = (*pairs)[t].second;
+      for (++t; t < np && (*pairs)[t].first == col; ++t) s += (*pairs)[t].second;
+      if (s != DType(0)) {
+        cols[w] = static_cast<OType>(col);
+        vals[w++] = s;
+      }
+    }
+    return w;
+  }
+
+  /*! \brief The product into out: the count, the fill, the compaction when zeros dropped. */
+  void Run(const NDArray& out) {
+    const int64_t m = a.rows, n = b.cols;
+    std::optional<ScopedGILRelease> gil;
+    if ((a.nnz + b.nnz + m) * 4 > kReleaseGILThreshold) gil.emplace();
+    // flops[i]: the products before row i.
+    std::vector<int64_t> flops(m + 1, 0);
+    ParallelFor(m, std::max<int64_t>(a.nnz / std::max<int64_t>(m, 1), 1) + 1,
+                [&](int64_t rb, int64_t re) {
+                  for (int64_t i = rb; i < re; ++i) {
+                    int64_t f = 0;
+                    for (int64_t j = a.indptr[i]; j < a.indptr[i + 1]; ++j) {
+                      f += RowLength(a.indices[j]);
+                    }
+                    flops[i + 1] = f;
+                  }
+                });
+    for (int64_t i = 0; i < m; ++i) flops[i + 1] += flops[i];
+    const int64_t total = flops[m];
+    this->flops = flops.data();
+    dense = n <= kDenseMaxCols && n <= 8 * total + 4096;
+    const std::vector<int64_t> bounds = WorkBounds(m, flops.data(), 4, 1);
+    std::vector<int64_t> offsets(m + 1, 0);
+    ParallelRangesWithScratch(bounds, [&] {
+      return [this, &offsets, stamps = std::vector<int64_t>(dense ? n : 0, -1),
+              keys = std::vector<int64_t>()](int64_t rb, int64_t re) mutable {
+        for (int64_t i = rb; i < re; ++i) offsets[i + 1] = CountRow(i, &stamps, &keys);
+      };
+    });
+    for (int64_t i = 0; i < m; ++i) offsets[i + 1] += offsets[i];
+    const int64_t upper = offsets[m];
+    const DLDataType otype = SpGemmIndexDType(a_array, b_array, upper);
+    out.CheckAndAlloc(upper, otype);
+    if (otype.bits == 64) {
+      Fill<int64_t>(out, bounds, offsets);
+    } else {
+      Fill<int32_t>(out, bounds, offsets);
+    }
+  }
+
+  template <typename OType>
+  void Fill(const NDArray& out, const std::vector<int64_t>& bounds,
+            const std::vector<int64_t>& offsets) {
+    const int64_t m = a.rows, n = b.cols;
+    OType* ix = Ptr<OType>(out.sparse_indices());
+    OType* ip = Ptr<OType>(out.sparse_indptr());
+    DType* dv = Ptr<DType>(out.sparse_data());
+    std::vector<int64_t> kept(m + 1, 0);
+    ParallelRangesWithScratch(bounds, [&] {
+      return [this, &offsets, &kept, ix, dv, bits = std::vector<uint64_t>(dense ? n / 64 + 1 : 0),
+              acc = std::vector<DType>(dense ? n : 0),
+              pairs = std::vector<std::pair<int64_t, DType>>(), bucket = std::vector<int64_t>(),
+              sorted = std::vector<int64_t>(),
+              short_scratch = ShortScratch()](int64_t rb, int64_t re) mutable {
+        for (int64_t i = rb; i < re; ++i) {
+          kept[i + 1] = FillRow<OType>(i, ix + offsets[i], dv + offsets[i], &bits, &acc, &pairs,
+                                       &bucket, &sorted, &short_scratch);
+        }
+      };
+    });
+    for (int64_t i = 0; i < m; ++i) kept[i + 1] += kept[i];
+    const int64_t nnz = kept[m];
+    if (nnz == offsets[m]) {
+      for (int64_t i = 0; i <= m; ++i) ip[i] = static_cast<OType>(offsets[i]);
+      return;
+    }
+    // Sums cancelled to zero: the rows move together into parts of the final length.
+    const DLDataType itype = out.sparse_indices().tensor().dtype;
+    NDArray data = NewArray({nnz}, out.tensor().dtype);
+    NDArray indices = NewArray({nnz}, itype);
+    NDArray indptr = NewArray({m + 1}, itype);
+    OType* nix = Ptr<OType>(indices);
+    OType* nip = Ptr<OType>(indptr);
+    DType* ndv = Ptr<DType>(data);
+    ParallelFor(m, std::max<int64_t>(nnz / std::max<int64_t>(m, 1), 1) + 1,
+                [&](int64_t rb, int64_t re) {
+                  for (int64_t i = rb; i < re; ++i) {
+                    const int64_t len = kept[i + 1] - kept[i];
+                    std::copy(ix + offsets[i], ix + offsets[i] + len, nix + kept[i]);
+                    std::copy(dv + offsets[i], dv + offsets[i] + len, ndv + kept[i]);
+                  }
+                });
+    for (int64_t i = 0; i <= m; ++i) nip[i] = static_cast<OType>(kept[i]);
+    out.SetSparseStorage(data, indices, indptr);
+  }
+};
+
+}  // namespace
+
+DLDataType SpGemmIndexDType(const NDArray& a, const NDArray& b, int64_t nnz) {
+  const DLDataType ia = a.sparse_indices().tensor().dtype;
+  const DLDataType ib = b.sparse_indices().tensor().dtype;
+  if (ia.bits == 64 || ib.bits == 64) return kIndex64;
+  if (nnz > INT32_MAX || b.tensor().shape[1] - 1 > INT32_MAX) return kIndex64;
+  return kIndex32;
+}
+
+void CsrCsrCPU(const NDArray& a, const NDArray& b, const NDArray& out) {
+  const DLDataType ia = a.sparse_indices().tensor().dtype;
+  const DLDataType ib = b.sparse_indices().tensor().dtype;
+  MXFFI_REAL_SWITCH(a.tensor().dtype, "dot", DType, {
+    MXFFI_INDEX_SWITCH(ia, "dot", IA, {
+      MXFFI_INDEX_SWITCH(ib, "dot", IB, { SpGemm<DType, IA, IB>(a, b).Run(out); });
+    });
+  });
+}
+
+}  // namespace op
+}  // namespace mxffi
