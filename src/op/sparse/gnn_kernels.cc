@@ -86,15 +86,19 @@ template <>
 struct Vectors<float> {
   typedef float V16 __attribute__((vector_size(16)));
   typedef float V32 __attribute__((vector_size(32)));
+  typedef float V64 __attribute__((vector_size(64)));
   typedef int32_t I16 __attribute__((vector_size(16)));
   typedef int32_t I32 __attribute__((vector_size(32)));
+  typedef int32_t I64 __attribute__((vector_size(64)));
 };
 template <>
 struct Vectors<double> {
   typedef double V16 __attribute__((vector_size(16)));
   typedef double V32 __attribute__((vector_size(32)));
+  typedef double V64 __attribute__((vector_size(64)));
   typedef int64_t I16 __attribute__((vector_size(16)));
   typedef int64_t I32 __attribute__((vector_size(32)));
+  typedef int64_t I64 __attribute__((vector_size(64)));
 };
 
 template <typename V, typename DType>
@@ -102,6 +106,31 @@ MXFFI_GNN_INLINE V Load(const DType* p) {
   V v;
   std::memcpy(&v, p, sizeof(V));  // an unaligned vector load
   return v;
+}
+
+/*! \brief Stored entries ahead whose gathered rows are prefetched. */
+constexpr int64_t kPrefetchAhead = 8;
+
+/*!
+ * \brief Prefetch the bytes [0, bytes) of the gathered row of entry j + kPrefetchAhead, when
+ *  the row has one: the gathers are random reads, whose misses are the kernels' main cost.
+ */
+template <typename DType, typename IType>
+MXFFI_GNN_INLINE void PrefetchRow(int64_t j, int64_t je, const IType* idx, const DType* x,
+                                  int64_t n, int64_t bytes) {
+  if (j + kPrefetchAhead >= je) return;
+  const char* p =
+      reinterpret_cast<const char*>(x + static_cast<int64_t>(idx[j + kPrefetchAhead]) * n);
+  for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off);
+}
+
+/*! \return the bits of f as a To of the same size (a register move at most). */
+template <typename To, typename From>
+MXFFI_GNN_INLINE To Bits(const From& f) {
+  static_assert(sizeof(To) == sizeof(From), "a reinterpretation keeps the size");
+  To t;
+  std::memcpy(&t, &f, sizeof(To));
+  return t;
 }
 
 /*! \brief The csr parts, typed. */
@@ -126,6 +155,7 @@ MXFFI_GNN_INLINE void SumBlock(int64_t jb, int64_t je, const IType* idx, const D
   V acc[NV];
   for (int q = 0; q < NV; ++q) acc[q] = V{};
   for (int64_t j = jb; j < je; ++j) {
+    PrefetchRow(j, je, idx, x, n, static_cast<int64_t>(sizeof(acc)));
     const DType v = val[j];
     const DType* b = x + static_cast<int64_t>(idx[j]) * n;
     for (int q = 0; q < NV; ++q) acc[q] += v * Load<V>(b + q * L);
@@ -210,15 +240,24 @@ MXFFI_GNN_INLINE void ArgBlock(int64_t jb, int64_t je, const IType* idx, const D
     }
   }
   for (int64_t j = jb + 1; j < je; ++j) {
+    PrefetchRow(j, je, idx, x, n, static_cast<int64_t>(sizeof(best)));
     const DType v = val[j];
     const DType* b = x + static_cast<int64_t>(idx[j]) * n;
     const VI here = VI{} + static_cast<Lane>(j - jb);
     for (int q = 0; q < NV; ++q) {
       const V cand = v * Load<V>(b + q * L);
-      const VI take =
-          (kMax ? cand > best[q] : cand < best[q]) | ((cand != cand) & (best[q] == best[q]));
-      best[q] = take ? cand : best[q];
-      at[q] = take ? here : at[q];
+      // Better(): not (cand <= best) holds when cand > best or either is NaN; best == best
+      // keeps a NaN best. The selects are bitwise (a cast between vectors of one size is a
+      // reinterpretation), which every target does in vector registers; GCC expands a vector
+      // ?: piecewise here.
+      VI take;
+      if constexpr (kMax) {
+        take = ~(cand <= best[q]) & (best[q] == best[q]);
+      } else {
+        take = ~(cand >= best[q]) & (best[q] == best[q]);
+      }
+      best[q] = Bits<V>((Bits<VI>(cand) & take) | (Bits<VI>(best[q]) & ~take));
+      at[q] = (here & take) | (at[q] & ~take);
     }
   }
   std::memcpy(o, best, sizeof(best));
@@ -284,6 +323,7 @@ MXFFI_GNN_INLINE void SddmmRowsImpl(int64_t rb, int64_t re, const Csr<DType, ITy
     const DType* ar = a + r * n;
     const int64_t je = adj.ptr[r + 1];
     for (int64_t j = adj.ptr[r]; j < je; ++j) {
+      PrefetchRow(j, je, adj.idx, b, n, n * static_cast<int64_t>(sizeof(DType)));
       out[j] = adj.val[j] * Dot<V>(ar, b + static_cast<int64_t>(adj.idx[j]) * n, n);
     }
   }
@@ -332,6 +372,8 @@ struct RowKernels {
 MXFFI_GNN_ROW_KERNELS(, Base, V16, I16)
 #if defined(__x86_64__) && defined(__GNUC__)
 MXFFI_GNN_ROW_KERNELS(__attribute__((target("avx2,fma"))), AVX2, V32, I32)
+MXFFI_GNN_ROW_KERNELS(__attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma"))), AVX512, V64,
+                      I64)
 #endif
 
 /*! \return the row kernels for this CPU: AVX2 and FMA where it has them. */
@@ -342,6 +384,15 @@ const RowKernels<DType, IType>& SelectKernels() {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   }();
+  static const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
+                             __builtin_cpu_supports("avx512vl") &&
+                             __builtin_cpu_supports("avx512dq");
+  // The AVX-512 build for sum and sddmm; max and min keep the AVX2 one, since GCC expands
+  // the 64-byte comparisons' masks element by element.
+  static constexpr RowKernels<DType, IType> kAVX512 = {
+      SumRowsAVX512<DType, IType>, MaxRowsAVX2<DType, IType>, MinRowsAVX2<DType, IType>,
+      SddmmRowsAVX512<DType, IType>};
+  if (avx512) return kAVX512;
   if (avx2) return kRowKernelsAVX2<DType, IType>;
 #endif
   return kRowKernelsBase<DType, IType>;
