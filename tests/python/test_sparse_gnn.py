@@ -425,3 +425,20 @@ def test_gpu_refuses_non_canonical_adj():
     assert first_line(e).startswith(
         "sparse.spmm: adj is not canonical: indices[1]=0 follows indices[0]=2 in row 0"
     )
+
+
+def test_docs_example_runs():
+    # docs/sparse.md cuts its GNN section from this file (the C++ Docs test compares them).
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run(
+        [sys.executable, os.path.join(root, "docs", "examples", "sparse_gnn.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "sparse_gnn: ok"
