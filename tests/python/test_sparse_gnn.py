@@ -67,7 +67,9 @@ def ref_spmm(a, x, reduce):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("itype", ITYPES)
 @pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min"])
-@pytest.mark.parametrize("width", [1, 7, 64, 70])
+# Widths reaching every path of the vector kernels: whole blocks of 4 vectors, single vectors,
+# a scalar tail.
+@pytest.mark.parametrize("width", [1, 7, 20, 64, 70])
 def test_spmm_matches_numpy(density, dtype, itype, reduce, width):
     seed = seed_of("spmm", density, dtype, itype, reduce, width)
     a = random_adj(37, 29, density, dtype, itype, seed)
@@ -122,21 +124,38 @@ def test_spmm_vector_and_promotion():
     np.testing.assert_allclose(got.asnumpy(), a.astype(np.float64) @ np.arange(15), rtol=1e-12)
 
 
-def test_spmm_ties_pick_the_first_stored_entry_and_nan_wins():
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("repeat", [1, 40])  # 2 columns (scalar code) or 80 (vector code)
+def test_spmm_ties_pick_the_first_stored_entry_and_nan_wins(dtype, repeat):
     # Row 0 stores columns 0, 1, 2 whose products tie in every column; row 1 has a NaN product.
-    a = sparse.csr_matrix(([1.0, 1.0, 1.0, 2.0, 1.0], [0, 1, 2, 0, 2], [0, 3, 5, 5]), shape=(3, 3))
-    x = np.array([[1.0, 5.0], [1.0, 5.0], [1.0, 5.0]])
+    a = sparse.csr_matrix(
+        ([1.0, 1.0, 1.0, 2.0, 1.0], [0, 1, 2, 0, 2], [0, 3, 5, 5]), shape=(3, 3), dtype=dtype
+    )
+    x = np.array([[1.0, 5.0], [1.0, 5.0], [1.0, 5.0]], dtype=dtype)
     x[2, 1] = np.nan
+    x = np.tile(x, (1, repeat))
     for reduce in ("max", "min"):
         values, arg = sparse.spmm(a, x, reduce=reduce)
         # Row 0: columns tie (column 1 has the NaN at entry 2, which wins); row 1: entry 3 is
         # 2.0 (max) and entry 4 is 1.0 (min) in column 0, the NaN of entry 4 in column 1;
         # row 2 is empty.
-        want_arg = [[0, 2], [3 if reduce == "max" else 4, 4], [-1, -1]]
+        want_arg = np.tile([[0, 2], [3 if reduce == "max" else 4, 4], [-1, -1]], (1, repeat))
         np.testing.assert_array_equal(arg.asnumpy(), want_arg)
         v = values.asnumpy()
-        assert v[0, 0] == 1.0 and np.isnan(v[0, 1]) and np.isnan(v[1, 1])
-        assert v[1, 0] == (2.0 if reduce == "max" else 1.0) and v[2].tolist() == [0.0, 0.0]
+        assert np.all(v[0, 0::2] == 1.0) and np.all(np.isnan(v[:2, 1::2]))
+        assert np.all(v[1, 0::2] == (2.0 if reduce == "max" else 1.0)) and np.all(v[2] == 0)
+
+
+def test_spmm_nan_first_stays():
+    # A NaN at the first entry stays chosen (numpy's argmax: the first NaN), in both code paths.
+    a = sparse.csr_matrix(([1.0, 1.0, 1.0], [0, 1, 2], [0, 3]), shape=(1, 3))
+    for width in (1, 64):
+        x = np.ones((3, width))
+        x[0] = np.nan
+        x[2] = np.nan
+        for reduce in ("max", "min"):
+            values, arg = sparse.spmm(a, x, reduce=reduce)
+            assert np.all(np.isnan(values.asnumpy())) and np.all(arg.asnumpy() == 0)
 
 
 @pytest.mark.parametrize("density", DENSITIES)

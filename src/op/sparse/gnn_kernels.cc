@@ -15,16 +15,22 @@
  */
 #include <mxffi/env.h>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "../parallel.h"
+#include "../simd/simd.h"
 #include "gnn_op.h"
 #include "sparse_util.h"
 
@@ -294,7 +300,157 @@ MXFFI_GNN_INLINE void ArgRowsImpl(int64_t rb, int64_t re, const Csr<DType, IType
   }
 }
 
+// ---- spmm: max and min with AVX-512 ------------------------------------------------------
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MXFFI_GNN_AVX512 __attribute__((target("avx512f,avx512dq,avx2,fma")))
+#define MXFFI_GNN_AVX512_INLINE MXFFI_GNN_AVX512 inline __attribute__((always_inline))
+
+/*!
+ * \brief The AVX-512 operations of the max and min kernel, written with intrinsics: GCC's
+ *  vector extension expands 64-byte comparisons lane by lane, where the intrinsics compare into
+ *  a mask register and select with masked moves. Positions are 32-bit lanes for float (rows
+ *  shorter than 2**31 entries) and 64-bit lanes for double, relative to the row's first entry.
+ */
+template <typename DType>
+struct Zmm;
+template <>
+struct Zmm<float> {
+  using V = __m512;
+  using M = __mmask16;
+  static constexpr int64_t L = 16;
+  MXFFI_GNN_AVX512_INLINE static V Scaled(float s, const float* p) {
+    return _mm512_mul_ps(_mm512_set1_ps(s), _mm512_loadu_ps(p));
+  }
+  template <bool kMax>
+  MXFFI_GNN_AVX512_INLINE static M Take(V cand, V best) {
+    // Better(): not (cand <= best) (unordered: a NaN cand) while best is not NaN.
+    return _mm512_cmp_ps_mask(cand, best, kMax ? _CMP_NLE_UQ : _CMP_NGE_UQ) &
+           _mm512_cmp_ps_mask(best, best, _CMP_ORD_Q);
+  }
+  MXFFI_GNN_AVX512_INLINE static V Select(M m, V cand, V best) {
+    return _mm512_mask_mov_ps(best, m, cand);
+  }
+  MXFFI_GNN_AVX512_INLINE static __m512i Splat(int64_t i) {
+    return _mm512_set1_epi32(static_cast<int32_t>(i));
+  }
+  MXFFI_GNN_AVX512_INLINE static __m512i SelectPos(M m, __m512i here, __m512i at) {
+    return _mm512_mask_mov_epi32(at, m, here);
+  }
+  MXFFI_GNN_AVX512_INLINE static void Store(float* o, V v) { _mm512_storeu_ps(o, v); }
+  MXFFI_GNN_AVX512_INLINE static void StorePos(int64_t* g, __m512i at, int64_t jb) {
+    const __m512i base = _mm512_set1_epi64(jb);
+    const __m512i lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(at));
+    const __m512i hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(at, 1));
+    _mm512_storeu_si512(g, _mm512_add_epi64(lo, base));
+    _mm512_storeu_si512(g + 8, _mm512_add_epi64(hi, base));
+  }
+};
+template <>
+struct Zmm<double> {
+  using V = __m512d;
+  using M = __mmask8;
+  static constexpr int64_t L = 8;
+  MXFFI_GNN_AVX512_INLINE static V Scaled(double s, const double* p) {
+    return _mm512_mul_pd(_mm512_set1_pd(s), _mm512_loadu_pd(p));
+  }
+  template <bool kMax>
+  MXFFI_GNN_AVX512_INLINE static M Take(V cand, V best) {
+    return _mm512_cmp_pd_mask(cand, best, kMax ? _CMP_NLE_UQ : _CMP_NGE_UQ) &
+           _mm512_cmp_pd_mask(best, best, _CMP_ORD_Q);
+  }
+  MXFFI_GNN_AVX512_INLINE static V Select(M m, V cand, V best) {
+    return _mm512_mask_mov_pd(best, m, cand);
+  }
+  MXFFI_GNN_AVX512_INLINE static __m512i Splat(int64_t i) { return _mm512_set1_epi64(i); }
+  MXFFI_GNN_AVX512_INLINE static __m512i SelectPos(M m, __m512i here, __m512i at) {
+    return _mm512_mask_mov_epi64(at, m, here);
+  }
+  MXFFI_GNN_AVX512_INLINE static void Store(double* o, V v) { _mm512_storeu_pd(o, v); }
+  MXFFI_GNN_AVX512_INLINE static void StorePos(int64_t* g, __m512i at, int64_t jb) {
+    _mm512_storeu_si512(g, _mm512_add_epi64(at, _mm512_set1_epi64(jb)));
+  }
+};
+
+/*! \brief ArgBlock with AVX-512: NV vectors of 16 floats or 8 doubles per pass. */
+template <int NV, bool kMax, typename DType, typename IType>
+MXFFI_GNN_AVX512_INLINE void ArgBlock512(int64_t jb, int64_t je, const IType* idx, const DType* val,
+                                         const DType* x, int64_t n, DType* o, int64_t* arg) {
+  using Z = Zmm<DType>;
+  typename Z::V best[NV];
+  __m512i at[NV];
+  const DType* b0 = x + static_cast<int64_t>(idx[jb]) * n;
+  for (int q = 0; q < NV; ++q) {
+    best[q] = Z::Scaled(val[jb], b0 + q * Z::L);
+    at[q] = _mm512_setzero_si512();
+  }
+  for (int64_t j = jb + 1; j < je; ++j) {
+    PrefetchRow(j, je, idx, x, n, static_cast<int64_t>(NV * Z::L * sizeof(DType)));
+    const DType* b = x + static_cast<int64_t>(idx[j]) * n;
+    const __m512i here = Z::Splat(j - jb);
+    for (int q = 0; q < NV; ++q) {
+      const typename Z::V cand = Z::Scaled(val[j], b + q * Z::L);
+      const typename Z::M take = Z::template Take<kMax>(cand, best[q]);
+      best[q] = Z::Select(take, cand, best[q]);
+      at[q] = Z::SelectPos(take, here, at[q]);
+    }
+  }
+  for (int q = 0; q < NV; ++q) {
+    Z::Store(o + q * Z::L, best[q]);
+    Z::StorePos(arg + q * Z::L, at[q], jb);
+  }
+}
+
+/*! \brief ArgRowsImpl with AVX-512 blocks of 4 vectors (64 floats, 32 doubles), then 1. */
+template <bool kMax, typename DType, typename IType>
+MXFFI_GNN_AVX512 void ArgRowsAVX512(int64_t rb, int64_t re, const Csr<DType, IType>& a,
+                                    const DType* x, int64_t n, DType* out, int64_t* arg) {
+  constexpr int64_t L = Zmm<DType>::L;
+  for (int64_t r = rb; r < re; ++r) {
+    DType* o = out + r * n;
+    int64_t* g = arg + r * n;
+    const int64_t jb = a.ptr[r], je = a.ptr[r + 1];
+    if (jb == je) {
+      for (int64_t c = 0; c < n; ++c) {
+        o[c] = DType(0);
+        g[c] = -1;
+      }
+      continue;
+    }
+    int64_t c = 0;
+    if (sizeof(DType) == 8 || je - jb <= INT32_MAX) {
+      for (; c + 4 * L <= n; c += 4 * L) {
+        ArgBlock512<4, kMax>(jb, je, a.idx, a.val, x + c, n, o + c, g + c);
+      }
+      for (; c + L <= n; c += L) ArgBlock512<1, kMax>(jb, je, a.idx, a.val, x + c, n, o + c, g + c);
+    }
+    for (; c < n; ++c) ArgColumn<kMax>(jb, je, a.idx, a.val, x, n, c, o, g);
+  }
+}
+#endif
+
 // ---- sddmm ----------------------------------------------------------------------------------
+
+/*!
+ * \return the sum of v's lanes, adding halves (a tree of vector adds): a lane-by-lane loop
+ *  would be a chain of dependent scalar adds, per stored entry of sddmm.
+ */
+template <typename DType, typename V>
+MXFFI_GNN_INLINE DType HSum(V v) {
+  if constexpr (sizeof(V) > 16) {
+    typedef DType H __attribute__((vector_size(sizeof(V) / 2)));
+    H lo, hi;
+    std::memcpy(&lo, &v, sizeof(H));
+    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof(H), sizeof(H));
+    return HSum<DType>(lo + hi);
+  } else {
+    DType l[sizeof(V) / sizeof(DType)];
+    std::memcpy(l, &v, sizeof(V));
+    DType sum = l[0];
+    for (size_t i = 1; i < sizeof(V) / sizeof(DType); ++i) sum += l[i];
+    return sum;
+  }
+}
 
 /*! \return the dot product of a[0:n] and b[0:n]: four vector partial sums, then the tail. */
 template <typename V, typename DType>
@@ -309,9 +465,7 @@ MXFFI_GNN_INLINE DType Dot(const DType* a, const DType* b, int64_t n) {
     acc3 += Load<V>(a + c + 3 * L) * Load<V>(b + c + 3 * L);
   }
   for (; c + L <= n; c += L) acc0 += Load<V>(a + c) * Load<V>(b + c);
-  const V s = (acc0 + acc1) + (acc2 + acc3);
-  DType sum = DType(0);
-  for (int64_t l = 0; l < L; ++l) sum += s[l];
+  DType sum = HSum<DType>((acc0 + acc1) + (acc2 + acc3));
   for (; c < n; ++c) sum += a[c] * b[c];
   return sum;
 }
@@ -380,18 +534,23 @@ MXFFI_GNN_ROW_KERNELS(__attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma"
 template <typename DType, typename IType>
 const RowKernels<DType, IType>& SelectKernels() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool avx2 = [] {
+  // The best build this CPU runs, capped as the other vectorized kernels are by
+  // MXFFI_SIMD_TARGET (runtime.simd_target names the result: AVX3* is AVX-512).
+  static const int level = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    const std::string chosen = simd::TargetName();
+    const int cap = chosen.rfind("AVX3", 0) == 0 ? 2 : chosen == "AVX2" ? 1 : 0;
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
+                        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+    return std::min(cap, avx512 ? 2 : avx2 ? 1 : 0);
   }();
-  static const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
-                             __builtin_cpu_supports("avx512vl") &&
-                             __builtin_cpu_supports("avx512dq");
-  // The AVX-512 build for sum and sddmm; max and min keep the AVX2 one, since GCC expands
-  // the 64-byte comparisons' masks element by element.
+  const bool avx512 = level == 2, avx2 = level == 1;
+  // Max and min with AVX-512 are ArgRowsAVX512's intrinsics: GCC's vector extension expands
+  // 64-byte comparisons lane by lane.
   static constexpr RowKernels<DType, IType> kAVX512 = {
-      SumRowsAVX512<DType, IType>, MaxRowsAVX2<DType, IType>, MinRowsAVX2<DType, IType>,
-      SddmmRowsAVX512<DType, IType>};
+      SumRowsAVX512<DType, IType>, ArgRowsAVX512<true, DType, IType>,
+      ArgRowsAVX512<false, DType, IType>, SddmmRowsAVX512<DType, IType>};
   if (avx512) return kAVX512;
   if (avx2) return kRowKernelsAVX2<DType, IType>;
 #endif
