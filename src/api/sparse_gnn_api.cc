@@ -80,7 +80,7 @@ NDArray AsVector(const NDArray& a) {
 
 }  // namespace
 
-MXFFI_REGISTER_API("sparse.spmm")
+MXFFI_REGISTER_API("sparse._spmm")
     .describe(
         "Sparse-dense product with a reduction, the message passing of graph neural networks: "
         "out[i] = reduce over row i's stored entries j of adj[i, j] * x[j], adj a canonical "
@@ -89,11 +89,13 @@ MXFFI_REGISTER_API("sparse.spmm")
         "count), 'max' or 'min'; an empty row gives 0. max and min return (values, arg), arg "
         "int64 of values' shape: the position in adj's stored entries (the edge id) of the "
         "chosen product, the first of equal ones (a NaN product wins, the first NaN staying), "
-        "-1 for an empty row. adj and x promote as numpy does, to float32 or float64.")
+        "-1 for an empty row. adj and x promote as numpy does, to float32 or float64. Returns "
+        "a tuple: (out,) for sum and mean, (values, arg) for max and min; mxffi.nd.sparse.spmm "
+        "returns out alone for the former.")
     .arg("adj")
     .arg("x")
     .arg("reduce", "sum")
-    .set_body_typed([](NDArrayLike adj_arg, NDArrayLike x_arg, std::string_view reduce) -> Any {
+    .set_body_typed([](NDArrayLike adj_arg, NDArrayLike x_arg, std::string_view reduce) {
       const char* fname = "sparse.spmm";
       op::SpmmReduce r;
       if (reduce == "sum") {
@@ -128,7 +130,7 @@ MXFFI_REGISTER_API("sparse.spmm")
         static const Op* op = Op::Get("_sparse_spmm");
         attrs.op = op;
         NDArray out = Invoke(attrs, Span<const NDArray>(inputs, 2));
-        return Any(vector ? AsVector(out) : out);
+        return ADT::Tuple({Any(vector ? AsVector(out) : out)});
       }
       static const Op* op = Op::Get("_sparse_spmm_arg");
       attrs.op = op;
@@ -138,7 +140,7 @@ MXFFI_REGISTER_API("sparse.spmm")
         outs[0] = AsVector(outs[0]);
         outs[1] = AsVector(outs[1]);
       }
-      return Any(ADT::Tuple({Any(std::move(outs[0])), Any(std::move(outs[1]))}));
+      return ADT::Tuple({Any(std::move(outs[0])), Any(std::move(outs[1]))});
     });
 
 MXFFI_REGISTER_API("sparse.sddmm")

@@ -354,6 +354,43 @@ def test_bad_inputs(call, kind, message):
     assert first_line(e).startswith(message), first_line(e)
 
 
+def test_the_ops_check_their_own_inputs():
+    # The registered ops, reached without sparse.spmm's conversions (mxffi.ops.invoke).
+    import mxffi
+
+    a = small()
+    x = mnp.ones((3, 2), dtype="float64")
+    cases = [
+        (
+            lambda: mxffi.ops.invoke("_sparse_spmm", a, x, reduce="max"),
+            ValueError,
+            "_sparse_spmm: reduce 'max' is computed by _sparse_spmm_arg; sparse.spmm chooses "
+            "the op for each reduce",
+        ),
+        (
+            lambda: mxffi.ops.invoke("_sparse_spmm_arg", a, x, reduce="sum"),
+            ValueError,
+            "_sparse_spmm_arg: reduce 'sum' is computed by _sparse_spmm",
+        ),
+        (
+            lambda: mxffi.ops.invoke("_sparse_spmm", a, mnp.ones((3, 2), dtype="float32")),
+            TypeError,
+            "sparse.spmm: adj and x must have the same dtype; got float64 and float32",
+        ),
+        (
+            lambda: mxffi.ops.invoke("_sparse_sddmm", mnp.ones((2, 3)), x[:2], x),
+            TypeError,
+            "sparse.sddmm: adj must be a csr array; got storage type 'default'",
+        ),
+    ]
+    for call, kind, message in cases:
+        with pytest.raises(kind) as e:
+            call()
+        assert first_line(e).startswith(message), first_line(e)
+    values, arg = mxffi.ops.invoke("_sparse_spmm_arg", a, x, reduce="min")
+    assert values.tolist() == [[1.0, 1.0], [3.0, 3.0]] and arg.tolist() == [[0, 0], [2, 2]]
+
+
 def unchecked(data, indices, indptr, shape, itype="int64"):
     """A csr array holding parts that break the csr rules (constructors would repair them)."""
     return mxtesting.csr_unchecked(

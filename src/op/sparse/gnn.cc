@@ -140,7 +140,16 @@ void GnnType(const OpAttrs& attrs, Span<const DLDataType> in, Span<DLDataType> o
   if (out.size() > 1) out[1] = DLDataType{kDLInt, 64, 1};
 }
 
+const char* const kReduceNames[4] = {"sum", "mean", "max", "min"};
+
 void SpmmShape(const OpAttrs& attrs, Span<const TShape> in, Span<TShape> out) {
+  const auto reduce = static_cast<SpmmReduce>(attrs.get<SpmmParam>().reduce);
+  const bool with_arg = out.size() > 1;
+  // sum and mean have one output (_sparse_spmm), max and min two (_sparse_spmm_arg).
+  MXFFI_CHECK(with_arg == (reduce == SpmmReduce::kMax || reduce == SpmmReduce::kMin), ValueError)
+      << attrs.op->name << ": reduce '" << kReduceNames[static_cast<int>(reduce)]
+      << "' is computed by " << (with_arg ? "_sparse_spmm" : "_sparse_spmm_arg")
+      << "; sparse.spmm chooses the op for each reduce";
   CheckSpmmShapes(GnnPublicName(attrs), in[0], in[1]);
   out[0] = TShape{in[0][0], in[1][1]};
   if (out.size() > 1) out[1] = out[0];
@@ -185,9 +194,6 @@ void SpmmComputeEx(const OpAttrs& attrs, const OpContext&, Span<const NDArray> i
   const char* fname = GnnPublicName(attrs);
   const auto reduce = static_cast<SpmmReduce>(attrs.get<SpmmParam>().reduce);
   const bool with_arg = out.size() > 1;
-  MXFFI_CHECK(with_arg == (reduce == SpmmReduce::kMax || reduce == SpmmReduce::kMin), ValueError)
-      << attrs.op->name << ": reduce '" << (with_arg ? "sum or mean" : "max or min")
-      << "' belongs to " << (with_arg ? "_sparse_spmm" : "_sparse_spmm_arg");
   CheckAdj(in[0], fname);
   const NDArray o = ContiguousTarget(out[0]);
   const NDArray a = with_arg ? ContiguousTarget(out[1]) : NDArray();
