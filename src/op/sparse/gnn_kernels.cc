@@ -7,11 +7,12 @@
  * that the few very long rows of a power-law graph do not leave a thread idle.
  *
  * spmm keeps a block of columns of the output row in vector registers while it walks the row's
- * stored entries (one gathered row of x per entry), then writes the block once: blocks of 8
- * vectors for sum and mean, 4 vectors of values plus 4 of positions for max and min. sddmm
- * computes one dot product per stored entry with four vector partial sums. GCC vectors are
- * used, built twice: for SSE2 (any x86-64, and the generic build elsewhere) and for AVX2 with
- * FMA, chosen at run time.
+ * stored entries (one gathered row of x per entry, prefetched a few entries ahead), then writes
+ * the block once: blocks of 8 vectors for sum and mean, 4 vectors of values plus 4 of positions
+ * for max and min. sddmm computes one dot product per stored entry with four vector partial
+ * sums. GCC vectors are used, built three times, for SSE2 (any x86-64, and the generic build
+ * elsewhere), AVX2 with FMA and AVX-512, the best the CPU runs chosen at run time (capped by
+ * MXFFI_SIMD_TARGET); max and min with AVX-512 use intrinsics instead (see Zmm).
  */
 #include <mxffi/env.h>
 
