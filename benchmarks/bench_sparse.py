@@ -48,9 +48,15 @@ Gates (``--check`` exits 1 when one fails or is missing):
     csr x csr (spgemm) at density 0.001   ratio >= 1.5
     graph x graph (graph)                 ratio >= 1.5
 
+GNN kernels (bench_sparse_gnn.py, --gnn small|large|none; small by default, a tiny graph with
+--quick, none with --cells): spmm with sum, mean and max, and sddmm on a generated power-law
+graph, in GFLOP/s next to scipy (one thread) and torch.sparse (two threads), in a table of their
+own after the one above. Gates: spmm-sum >= 2x scipy and >= 1.0x torch, spmm-max >= 1.0x
+torch, sddmm >= 1.0x torch's sampled_addmm.
+
 Usage:
     python benchmarks/bench_sparse.py [--quick] [--check] [--write-docs] [--size N]
-        [--densities D,...] [--cells NAME,...] [--rounds R] [--seed S]
+        [--densities D,...] [--cells NAME,...] [--rounds R] [--seed S] [--gnn SIZE]
 
 It prints the machine and the table, writes build-bench/sparse/results.json (every sample)
 and, when matplotlib is installed, build-bench/sparse/sparse.png (--out-dir names another
@@ -577,6 +583,12 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, default=None, help="timing rounds (21; quick 3)")
     p.add_argument("--seed", type=int, default=12345, help="seed of the data and round order")
     p.add_argument("--out-dir", type=Path, default=OUT_DIR, help="for results.json and the plot")
+    p.add_argument(
+        "--gnn",
+        choices=["small", "large", "none"],
+        default="small",
+        help="the GNN kernels' graph (bench_sparse_gnn.py); small, quick with --quick",
+    )
     args = p.parse_args(argv)
     if args.cells and args.write_docs:
         p.error("--cells measures part of the table; --write-docs needs all of it")
@@ -622,6 +634,15 @@ def main(argv=None):
         "calls_per_sample": {f"{op}@{d:g}:{side}": n for ((op, d), side), n in calls.items()},
         "samples": {f"{op}@{d:g}:{side}": v for (op, d, side), v in raw.items()},
     }
+    gnn_gates = {}
+    if args.gnn != "none" and not args.cells:
+        import bench_sparse_gnn
+
+        gnn_md, gnn_gates, saved["gnn"] = bench_sparse_gnn.run(
+            "quick" if args.quick else args.gnn, rounds, target_s, args.seed, log
+        )
+        print("\n" + gnn_md)
+        table_md += "\n\n" + gnn_md
     (args.out_dir / "results.json").write_text(json.dumps(saved, indent=1))
     png = args.out_dir / "sparse.png"
     try:
@@ -639,12 +660,16 @@ def main(argv=None):
                 f"gate {OP_LABEL[op]} at {d:g}: ratio {DASH if r is None else f'{r:.2f}'} "
                 f">= {limit}: {verdict}"
             )
+        for (op, side), (limit, r, verdict) in gnn_gates.items():
+            log(f"gate {op} vs {side}: {DASH if r is None else f'{r:.2f}'} >= {limit}: {verdict}")
         if not gates:
             log("--check: no gated cell was measured")
     errors = [f"{op}@{d:g}" for (op, d), r in res.items() if r["error"]]
+    errors += [f"gnn {op}" for op in (saved.get("gnn") or {}).get("errors", {})]
     if errors:
         log(f"mxffi results wrong or failing: {', '.join(errors)}")
-    failed = args.check and any(g[2] != "PASS" for g in gates.values())
+    all_gates = [*gates.values(), *gnn_gates.values()]
+    failed = args.check and any(g[2] != "PASS" for g in all_gates)
     return 1 if errors or failed else 0
 
 

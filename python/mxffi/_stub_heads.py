@@ -473,6 +473,9 @@ def sgd_update(weight: NDArray, grad: NDArrayLike, *args: Any, **kwargs: Any) ->
 def adam_update(
     weight: NDArray, grad: NDArrayLike, mean: NDArray, var: NDArray, *args: Any, **kwargs: Any
 ) -> NDArray: ...
+def spmm(
+    adj: NDArrayLike, x: NDArrayLike, reduce: str = "sum"
+) -> NDArray | tuple[NDArray, NDArray]: ...
 """
 
 TESTING = """\

@@ -367,5 +367,23 @@ MXFFI_REGISTER_API("testing.ndarray_of_storage")
       return NDArray(std::move(obj));
     });
 
+MXFFI_REGISTER_API("testing.csr_unchecked")
+    .describe(
+        "A csr array of shape (rows, cols) holding the given parts as they are, unchecked and "
+        "not made canonical: how kernels are shown parts that break the csr rules (unsorted or "
+        "repeated columns, a bad indptr) to test that they refuse them.")
+    .arg("rows")
+    .arg("cols")
+    .arg("data")
+    .arg("indices")
+    .arg("indptr")
+    .set_body_typed([](int64_t rows, int64_t cols, NDArray data, NDArray indices, NDArray indptr) {
+      const int64_t shape[2] = {rows, cols};
+      NDArray out = NDArray::EmptySparse(StorageType::kCSR, shape, 2, data.tensor().dtype,
+                                         data.tensor().device);
+      out.SetSparseStorage(std::move(data), std::move(indices), std::move(indptr));
+      return out;
+    });
+
 }  // namespace testing
 }  // namespace mxffi

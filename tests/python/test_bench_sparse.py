@@ -66,5 +66,20 @@ def test_quick_run_prints_the_table(tmp_path):
     assert set(gates) == {("csr x dense", 0.01), ("dense -> csr", 0.01), *graph}
     for (op, d), verdict in gates.items():
         assert verdict in (("PASS", "FAIL") if exists[op] else ("MISSING",)), (op, d, verdict)
-    assert out.returncode == (0 if all(g == "PASS" for g in gates.values()) else 1)
+    # The GNN kernels' table (bench_sparse_gnn.py, a tiny graph with --quick): 7 columns.
+    gnn = {}
+    for line in out.stdout.splitlines():
+        cols = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cols) == 7 and cols[0] in ("spmm-sum", "spmm-mean", "spmm-max", "sddmm"):
+            gnn[cols[0]] = cols
+    assert set(gnn) == {"spmm-sum", "spmm-mean", "spmm-max", "sddmm"}, out.stdout
+    for cols in gnn.values():
+        assert re.fullmatch(r"[0-9.]+ ±[0-9]+%", cols[1]), cols  # mxffi is timed in every row
+    assert re.fullmatch(r"[0-9.]+ ±[0-9]+%", gnn["spmm-sum"][2])  # scipy's adj @ x
+    verdicts = re.findall(
+        r">= [0-9.]+x (PASS|FAIL|MISSING|ERROR)", " ".join(c[6] for c in gnn.values())
+    )
+    assert len(verdicts) == 4, gnn
+    passed = all(g == "PASS" for g in gates.values()) and all(v == "PASS" for v in verdicts)
+    assert out.returncode == (0 if passed else 1)
     assert (tmp_path / "results.json").exists()

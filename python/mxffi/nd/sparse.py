@@ -558,3 +558,19 @@ def _expose_ops():
 
 
 _expose_ops()
+
+
+_spmm = get_global_func("sparse._spmm")
+
+
+def spmm(adj, x, reduce="sum"):
+    """out[i] = reduce over row i's stored entries j of adj[i, j] * x[j]: message passing with
+    csr adj's rows as destination nodes and columns as sources. reduce: "sum", "mean", "max" or
+    "min"; max and min return a tuple (values, arg), arg the int64 position in adj's stored
+    entries (the edge id) of each chosen product, -1 for an empty row (whose values are 0).
+    See ``help(mxffi.get_global_func("sparse._spmm"))`` and docs/sparse.md."""
+    out = tuple(_spmm(adj, x, reduce))
+    return out[0] if len(out) == 1 else out
+
+
+__all__.append("spmm")
