@@ -49,6 +49,8 @@ assert sparse.dot(a, mnp.array(np.ones((3, 2))), transpose_a=True).stype == "row
 assert (a + a).stype == "csr" and (a * 2.0).stype == "csr" and (-a).stype == "csr"
 assert sparse.quadratic(a, a=1.0, b=2.0, c=0.0).stype == "csr"
 assert mnp.sum(a, axis=0).stype == "default"
+assert mnp.tanh(a).stype == "csr" and (a > 0).stype == "csr"  # 0 stays 0 / False
+assert mnp.clip(a, -1.0, 1.0).stype == "csr" and (a >= 0).stype == "default"
 # [compute.end]
 
 # [dispatch.begin]

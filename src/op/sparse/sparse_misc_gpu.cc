@@ -211,6 +211,41 @@ MXFFI_EXTEND_OP(_npi_square).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesCompu
 MXFFI_EXTEND_OP(_npi_sqrt).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
 MXFFI_EXTEND_OP(_npi_sign).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
 MXFFI_EXTEND_OP(relu).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_sin).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_tan).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_arcsin).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_arctan).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_sinh).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_tanh).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_arcsinh).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_arctanh).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_degrees).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_radians).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_round).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_rint).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_fix).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_floor).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_ceil).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_trunc).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_cbrt).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_log1p).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_expm1).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_equal_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_not_equal_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_less_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_rless_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_less_equal_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_rless_equal_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_greater_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_rgreater_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_greater_equal_scalar)
+    .set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_rgreater_equal_scalar)
+    .set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_maximum_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_rmaximum_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_minimum_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_rminimum_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
 MXFFI_EXTEND_OP(_npi_multiply_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
 MXFFI_EXTEND_OP(_npi_true_divide_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
 
