@@ -248,3 +248,353 @@ def test_maximum_minimum_and_clip_keep_sparse_when_zero_stays_zero(stype, monkey
         assert got.stype == (stype if keeps else "default"), i
         assert str(got.dtype) == "float32", i
         np.testing.assert_array_equal(got.asnumpy(), fn(d), err_msg=str(i))
+
+
+# ---- constructors, format check, conversions -------------------------------------------------
+
+
+def test_empty_is_zeros_of_the_storage_type():
+    for stype, shape in (("csr", (3, 4)), ("row_sparse", (5, 2, 3))):
+        x = sparse.empty(stype, shape, dtype="float32")
+        assert (x.stype, x.shape, str(x.dtype), x.nnz) == (stype, shape, "float32", 0)
+        assert x.asnumpy().tolist() == np.zeros(shape).tolist()
+    assert sparse.empty("csr", (2, 2), device=mxffi.Device("cpu", 1)).device.device_id == 1
+    with pytest.raises(ValueError, match=r"^sparse\.empty: stype must be 'csr' or 'row_sparse', "):
+        sparse.empty("default", (2, 2))
+
+
+def test_array_copies_sparse_and_scipy_and_refuses_dense():
+    import scipy.sparse as sp
+
+    d = random_dense((4, 6), 0.5, np.float64, seed=3)
+    for stype in STYPES:
+        x = make(stype, d, np.int32)
+        y = sparse.array(x)
+        assert (type(y), y.stype, str(y.dtype)) == (type(x), stype, "float64")
+        assert str(np.asarray(y.indices).dtype) == "int32"
+        np.testing.assert_array_equal(y.asnumpy(), d)
+        y.data[:] = 0  # a copy: x keeps its values
+        np.testing.assert_array_equal(x.asnumpy(), d)
+        z = sparse.array(x, dtype="float32")
+        assert z.stype == stype and str(z.dtype) == "float32"
+    for m in (sp.csr_matrix(d), sp.coo_matrix(d), sp.csr_array(d)):
+        y = sparse.array(m, dtype="float32")
+        assert y.stype == "csr" and str(y.dtype) == "float32"
+        np.testing.assert_allclose(y.asnumpy(), d, rtol=1e-7)
+    # duplicates of an unsorted scipy matrix are summed, as MXNet's sum_duplicates
+    m = sp.csr_matrix((np.array([1.0, 2.0, 4.0]), np.array([3, 1, 3]), np.array([0, 3])), (1, 4))
+    assert sparse.array(m).asnumpy().tolist() == [[0.0, 2.0, 0.0, 5.0]]
+    for dense in (d, mnp.array(d), np.float64(1.0)):
+        with pytest.raises(ValueError, match=r"^sparse\.array: source is a dense "):
+            sparse.array(dense)
+    with pytest.raises(TypeError, match=r"^sparse\.array: source must be a sparse mxffi array or "):
+        sparse.array([[1.0]])
+
+
+@pytest.mark.parametrize("stype", STYPES)
+def test_check_format_passes_on_arrays_mxffi_makes(stype):
+    for k, density in enumerate(DENSITIES):
+        for itype in INDEX_DTYPES:
+            x = make(stype, random_dense((7, 5), density, np.float32, seed=k), itype)
+            assert x.check_format() is None
+            assert x.check_format(full_check=False) is None
+    with pytest.raises(TypeError, match=r"check_format: argument 'full_check' expected a bool"):
+        make(stype, np.eye(2)).check_format(full_check="yes")
+
+
+def test_conversions_with_scipys_names():
+    d = random_dense((4, 3), 0.5, np.float32, seed=4)
+    for stype in STYPES:
+        x = make(stype, d)
+        a = x.toarray()
+        assert type(a) is np.ndarray and a.dtype == np.float32
+        np.testing.assert_array_equal(a, d)
+        c = x.tocsr()
+        assert type(c) is sparse.CSRNDArray and not c.same_as(x)
+        np.testing.assert_array_equal(c.asnumpy(), d)
+        for target in ("default", "csr", "row_sparse"):
+            assert x.tostype(target).stype == target
+            np.testing.assert_array_equal(x.tostype(target).asnumpy(), d)
+
+
+def test_row_sparse_retain():
+    d = np.zeros((6, 2), np.float64)
+    d[[0, 2, 5]] = [[1, 2], [3, 4], [5, 6]]
+    x = sparse.row_sparse_array(d)
+    for keep in ([0, 5], [1, 2, 3], [], mnp.array(np.array([5], np.int64))):
+        y = x.retain(keep)
+        want = np.zeros_like(d)
+        rows = [r for r in np.asarray(keep).tolist() if r in (0, 2, 5)]
+        want[rows] = d[rows]
+        assert y.stype == "row_sparse"
+        np.testing.assert_array_equal(y.asnumpy(), want)
+    assert not hasattr(sparse.csr_matrix(d), "retain")
+
+
+# ---- pickling and copies -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stype", STYPES)
+def test_pickle_round_trip_keeps_everything(stype):
+    import copy
+    import pickle
+
+    for k, density in enumerate(DENSITIES):
+        for itype in INDEX_DTYPES:
+            for dtype in (np.float32, np.float64, np.int16):
+                d = (random_dense((5, 4), density, np.float64, seed=k) * 8).astype(dtype)
+                x = make(stype, d, itype)
+                if k == 1:
+                    x = x.to(mxffi.Device("cpu", 2))
+                for protocol in (2, 4, 5):
+                    y = pickle.loads(pickle.dumps(x, protocol=protocol))
+                    assert type(y) is type(x) and not y.same_as(x)
+                    assert (y.stype, y.shape, str(y.dtype)) == (stype, x.shape, str(x.dtype))
+                    assert str(y.device) == str(x.device)
+                    assert np.asarray(y.indices).dtype == itype
+                    np.testing.assert_array_equal(y.asnumpy(), d)
+                for y in (copy.copy(x), copy.deepcopy(x)):
+                    assert type(y) is type(x) and str(y.device) == str(x.device)
+                    np.testing.assert_array_equal(y.asnumpy(), d)
+                    if y.nnz:
+                        y.data[0] = 99  # parts of its own
+                        np.testing.assert_array_equal(x.asnumpy(), d)
+
+
+def test_pickle_of_a_row_sparse_array_of_three_dimensions():
+    import pickle
+
+    d = np.zeros((4, 2, 3), np.float32)
+    d[2] = 1.5
+    x = sparse.row_sparse_array(d, idx_dtype="int32")
+    y = pickle.loads(pickle.dumps(x))
+    assert y.shape == (4, 2, 3) and np.asarray(y.indices).tolist() == [2]
+    np.testing.assert_array_equal(y.asnumpy(), d)
+
+
+def _state(x):
+    fn, args = x.__reduce_ex__(4)
+    return fn, list(args)
+
+
+MALFORMED = [
+    # (stype, index of the field to replace, value, error, message)
+    ("csr", 0, "coo", ValueError, r"storage type must be 'csr' or 'row_sparse', got 'coo'"),
+    ("csr", 1, (3, -1), ValueError, r"shape must be a tuple of non-negative ints"),
+    ("csr", 1, [3, 4], ValueError, r"shape must be a tuple of non-negative ints"),
+    ("csr", 2, 7, TypeError, r"dtype must be a str, got int"),
+    ("csr", 2, "float32", ValueError, r"data has dtype float64, the array float32"),
+    ("csr", 3, (1, 0, 0), ValueError, r"device must be a \(type, id\) tuple of ints"),
+    ("csr", 3, (9, 0), ValueError, r"device must be a \(type, id\) tuple of ints"),
+    ("csr", 4, [1.0, 2.0, 3.0, 4.0], TypeError, r"data must be a numpy array, got list"),
+    (
+        "csr",
+        5,
+        np.array([1, 0, 2, 3]),
+        ValueError,
+        r"the column indices of row 0 must be sorted an",
+    ),
+    (
+        "csr",
+        5,
+        np.array([1, 1, 2, 3]),
+        ValueError,
+        r"the column indices of row 0 must be sorted and unique; indices\[1\]=1 f",
+    ),
+    ("csr", 5, np.array([0, 9, 1, 2]), ValueError, r"indices\[1\]=9 is out of range for 4 colu"),
+    ("csr", 5, np.array([0, -1, 1, 2]), ValueError, r"indices\[1\]=-1 is out of range"),
+    ("csr", 5, np.array([0, 1, 2]), ValueError, r"data must be 1-D and as long as indices"),
+    ("csr", 5, np.array([0.0, 1, 2, 3]), ValueError, r"indices must be int32 or int64, got flo"),
+    ("csr", 5, np.array([0, 1, 2, 3], np.int32), ValueError, r"indices \(int32\) and indptr \(i"),
+    ("csr", 6, np.array([0, 3, 2, 4]), ValueError, r"indptr must be non-decreasing; indptr\[1\]"),
+    ("csr", 6, np.array([1, 2, 3, 4]), ValueError, r"indptr\[0\] must be 0, got 1"),
+    ("csr", 6, np.array([0, 2, 4]), ValueError, r"indptr must have rows \+ 1 = 4 entries, got 3"),
+    ("csr", 6, np.array([0, 2, 3, 5]), ValueError, r"indptr\[-1\] must equal the number of val"),
+    ("csr", 6, None, TypeError, r"indptr must be a numpy array, got NoneType"),
+    (
+        "row_sparse",
+        5,
+        np.array([2, 0]),
+        ValueError,
+        r"row_sparse indices must be sorted and unique; indices\[1\]=0 follows",
+    ),
+    (
+        "row_sparse",
+        5,
+        np.array([0, 0]),
+        ValueError,
+        r"row_sparse indices must be sorted and unique; indices\[1\]=0 follows",
+    ),
+    ("row_sparse", 5, np.array([0, 3]), ValueError, r"indices\[1\]=3 is out of range for 3 rows"),
+    ("row_sparse", 5, np.array([0]), ValueError, r"data must have one row of shape \(2,\) per "),
+    ("row_sparse", 1, (3, 5), ValueError, r"data.shape\[1\]=2 must equal shape\[1\]=5"),
+    ("row_sparse", 6, np.array([0, 1]), ValueError, r"a row_sparse array has no indptr"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(MALFORMED)))
+def test_unpickling_refuses_a_malformed_state(case):
+    stype, field, value, error, message = MALFORMED[case]
+    if stype == "csr":
+        x = sparse.csr_matrix(([1.0, 2.0, 3.0, 4.0], [0, 1, 2, 3], [0, 2, 3, 4]), shape=(3, 4))
+    else:
+        x = sparse.row_sparse_array((np.ones((2, 2)), [0, 2]), shape=(3, 2))
+    fn, args = _state(x)
+    assert fn(*args).asnumpy().tolist() == x.asnumpy().tolist()  # the state as it is loads
+    args[field] = value
+    with pytest.raises(error, match=r"^sparse array unpickling: " + message):
+        fn(*args)
+
+
+def test_pickle_refuses_nothing_it_made_and_loads_across_processes():
+    import pickle
+
+    from conftest import run_python
+
+    x = sparse.csr_matrix(np.array([[0.0, 1.0], [2.5, 0.0]], np.float32), idx_dtype="int32")
+    blob = pickle.dumps(x)
+    code = (
+        "import pickle, sys\n"
+        "x = pickle.loads(bytes.fromhex(sys.argv[1]))\n"
+        "print(type(x).__name__, x.stype, x.dtype, x.indices.dtype, x.asnumpy().tolist())\n"
+    )
+    done = run_python(code, args=(blob.hex(),))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == "CSRNDArray csr float32 int32 [[0.0, 1.0], [2.5, 0.0]]"
+
+
+# ---- operators: comparisons with arrays, in-place, assignment, copyto --------------------------
+
+
+@pytest.mark.parametrize("stype", STYPES)
+def test_comparisons_with_arrays_give_dense_bool_arrays(stype, monkeypatch):
+    # MXNet's _equal, _greater, ... have dense kernels only: a sparse operand falls back, and
+    # the result is a dense bool array (scipy would return a sparse matrix)
+    monkeypatch.setenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE", "0")
+    a = random_dense((5, 4), 0.5, np.float64, seed=11)
+    b = random_dense((5, 4), 0.5, np.float64, seed=12)
+    b[0] = a[0]
+    x, y = make(stype, a), make(stype, b)
+    for op in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"):
+        for other, ref in ((y, b), (mnp.array(b), b)):
+            got = getattr(x, op)(other)
+            assert got.stype == "default" and str(got.dtype) == "bool", op
+            np.testing.assert_array_equal(got.asnumpy(), getattr(a, op)(ref), err_msg=op)
+
+
+@pytest.mark.parametrize("stype", STYPES)
+def test_in_place_operators_keep_the_storage_type(stype):
+    a = random_dense((5, 4), 0.5, np.float64, seed=13)
+    b = random_dense((5, 4), 0.5, np.float64, seed=14)
+    cases = [
+        (lambda x, y: x.__imul__(2.0), lambda p, q: p * 2.0),
+        (lambda x, y: x.__itruediv__(4), lambda p, q: p / 4),
+        (lambda x, y: x.__iadd__(y), lambda p, q: p + q),
+        (lambda x, y: x.__isub__(y), lambda p, q: p - q),
+        (lambda x, y: x.__imul__(y), lambda p, q: p * q),
+        (lambda x, y: x.__imul__(mnp.array(q_dense)), lambda p, q: p * q_dense),
+    ]
+    q_dense = np.arange(20.0).reshape(5, 4)
+    for i, (fn, ref) in enumerate(cases):
+        x, y = make(stype, a), make(stype, b)
+        same = x
+        got = fn(x, y)
+        assert got is same and got.stype == stype, i
+        np.testing.assert_allclose(x.asnumpy(), ref(a, b), rtol=1e-15, err_msg=str(i))
+    x = make(stype, a)
+    x *= 3  # through the operator syntax too
+    np.testing.assert_allclose(x.asnumpy(), a * 3, rtol=1e-15)
+
+
+@pytest.mark.parametrize("stype", STYPES)
+def test_in_place_operators_refuse_to_change_the_storage_type(stype, monkeypatch):
+    monkeypatch.setenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE", "0")
+    a = random_dense((4, 3), 0.5, np.float64, seed=15)
+    cls = "CSRNDArray" if stype == "csr" else "RowSparseNDArray"
+    for fn, op, other in (
+        (lambda x: x.__iadd__(1), r"\+", "int"),
+        (lambda x: x.__isub__(mnp.array(a)), "-", "default"),
+        (lambda x: x.__itruediv__(0.0), "/", "float"),
+        (lambda x: x.__ipow__(0), r"\*\*", "int"),
+    ):
+        x = make(stype, a)
+        with pytest.raises(
+            TypeError,
+            match=rf"^{cls}\.__i\w+__: {stype} {op} {other} gives a dense result; an in-place "
+            rf"operation keeps the {stype} storage type, so write x = x {op} y",
+        ):
+            fn(x)
+        np.testing.assert_array_equal(x.asnumpy(), a)  # unchanged
+    x = make(stype, (a * 4).astype(np.int64))
+    with pytest.raises(TypeError, match=rf"^{cls}\.__itruediv__: cannot cast the result from "):
+        x /= 2
+    x *= 2  # int64 * int stays int64
+    assert str(x.dtype) == "int64"
+    np.testing.assert_array_equal(x.asnumpy(), (a * 4).astype(np.int64) * 2)
+    y = make(stype, a.astype(np.float32))
+    y *= 2.0  # float64 Python number: the result stays float32 (NEP 50)
+    assert str(y.dtype) == "float32"
+    with pytest.raises(TypeError, match=r"__imatmul__: in-place matrix multiplication"):
+        y @= y
+
+
+@pytest.mark.parametrize("stype", STYPES)
+def test_setitem_replaces_every_value(stype):
+    import scipy.sparse as sp
+
+    a = random_dense((4, 3), 0.5, np.float32, seed=16)
+    b = random_dense((4, 3), 0.5, np.float64, seed=17)
+    for value in (
+        make("csr", b),
+        make("row_sparse", b),
+        mnp.array(b),
+        b,
+        b.tolist(),
+        sp.csr_matrix(b),
+    ):
+        x = make(stype, a, np.int32)
+        x[:] = value
+        assert x.stype == stype and str(x.dtype) == "float32"
+        assert str(np.asarray(x.indices).dtype) == "int32"
+        np.testing.assert_allclose(x.asnumpy(), b.astype(np.float32), rtol=1e-7)
+        assert x.check_format() is None
+    x = make(stype, a)
+    x[:] = x
+    np.testing.assert_array_equal(x.asnumpy(), a)
+    x[:] = 0
+    assert x.nnz == 0 and not x.asnumpy().any()
+    cls = type(x).__name__
+    with pytest.raises(ValueError, match=rf"^{cls}\.__setitem__: assigning the number 2.5 would"):
+        x[:] = 2.5
+    for key in (0, slice(1, 2), slice(None, None, 2), (slice(None), 0), Ellipsis):
+        with pytest.raises(ValueError, match=rf"^{cls}\.__setitem__: only x\[:\] = value is "):
+            x[key] = 0
+    with pytest.raises(ValueError, match=r"the value's shape \(3, 3\) differs from the array's"):
+        x[:] = np.ones((3, 3))
+    with pytest.raises(TypeError, match=rf"^{cls}\.__setitem__: cannot assign a str"):
+        x[:] = "x"
+
+
+def test_copyto_across_storage_types():
+    a = random_dense((4, 3), 0.5, np.float64, seed=18)
+    sources = {"default": mnp.array(a), "csr": make("csr", a), "row_sparse": make("row_sparse", a)}
+    for src in sources.values():
+        for dst_stype in ("default", "csr", "row_sparse"):
+            if dst_stype == "default":
+                dst = mnp.zeros((4, 3))
+            else:
+                dst = sparse.zeros(dst_stype, (4, 3), idx_dtype="int32")
+            out = src.copyto(dst)
+            assert out.same_as(dst) and dst.stype == dst_stype
+            np.testing.assert_array_equal(dst.asnumpy(), a)
+            if dst_stype != "default":
+                assert str(np.asarray(dst.indices).dtype) == "int32"  # dst keeps its index dtype
+    with pytest.raises(TypeError, match=r"^ndarray\.copyto: dtype mismatch, float64 into float32"):
+        sources["csr"].copyto(mnp.zeros((4, 3), dtype="float32"))
+    with pytest.raises(
+        ValueError, match=r"^ndarray\.copyto: shape mismatch, \(4, 3\) into \(3, 3\)"
+    ):
+        sources["default"].copyto(sparse.zeros("csr", (3, 3)))
+    # to a device, as before: a copy there
+    y = sources["csr"].copyto(mxffi.Device("cpu", 1))
+    assert y.stype == "csr" and y.device.device_id == 1
