@@ -598,3 +598,69 @@ def test_copyto_across_storage_types():
     # to a device, as before: a copy there
     y = sources["csr"].copyto(mxffi.Device("cpu", 1))
     assert y.stype == "csr" and y.device.device_id == 1
+
+
+# ---- storage-aware maximum/minimum of two arrays, power and add/subtract with a number --------
+
+
+@pytest.mark.parametrize("stype", STYPES)
+def test_maximum_minimum_of_two_sparse_arrays_keep_the_storage_type(stype):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mxffi.error.StorageFallbackWarning)
+        for k, density in enumerate(DENSITIES):
+            for ia, ib in ((np.int32, np.int32), (np.int32, np.int64)):
+                a = random_dense((6, 5), density, np.float64, seed=20 + k)
+                b = random_dense((6, 5), 1.0 - density, np.float32, seed=30 + k)
+                if a.size and density:
+                    a[0, 0] = np.nan  # NaN propagates from either side
+                x, y = make(stype, a, ia), make(stype, b, ib)
+                for name in ("maximum", "minimum"):
+                    assert mxffi.ops.dispatch(f"_npi_{name}", x, y) == ("fcompute_ex", [stype])
+                    got = getattr(mnp, name)(x, y)
+                    want = getattr(np, name)(a, b)
+                    assert got.stype == stype and str(got.dtype) == "float64"
+                    assert got.check_format() is None
+                    want_itype = np.int64 if ia != ib else ia
+                    assert np.asarray(got.indices).dtype == want_itype
+                    np.testing.assert_array_equal(got.asnumpy(), want)
+                    # with a dense operand, either side: a dense result
+                    got = getattr(mnp, name)(mnp.array(b), x)
+                    assert got.stype == "default"
+                    np.testing.assert_array_equal(got.asnumpy(), getattr(np, name)(b, a))
+
+
+@pytest.mark.parametrize("stype", STYPES)
+def test_power_and_add_subtract_with_a_number(stype, monkeypatch):
+    a = random_dense((5, 4), 0.5, np.float32, seed=40)
+    x = make(stype, a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mxffi.error.StorageFallbackWarning)
+        for s in (2, 3.0, 0.5):
+            got = x**s
+            assert got.stype == stype and str(got.dtype) == "float32"
+            with np.errstate(invalid="ignore"):
+                np.testing.assert_allclose(got.asnumpy(), a**s, rtol=1e-6)
+        # x + s and x - s: x's storage type for s = 0, else a dense result without a fallback
+        for fn in (lambda v: v + 0, lambda v: v - 0.0, lambda v: v + -0.0, lambda v: 0 - v):
+            got = fn(x)
+            assert got.stype == stype
+            np.testing.assert_array_equal(got.asnumpy(), fn(a))
+        for fn in (lambda v: v + 1.5, lambda v: v - 2, lambda v: 3 - v, lambda v: -0.0 - v):
+            assert mxffi.ops.dispatch("_npi_add_scalar", x, scalar=1.5) == (
+                "fcompute_ex",
+                ["default"],
+            )
+            got = fn(x)
+            assert got.stype == "default" and str(got.dtype) == "float32"
+            np.testing.assert_array_equal(got.asnumpy(), fn(a))
+            assert np.array_equal(np.signbit(got.asnumpy()), np.signbit(fn(a)))
+        xi = make(stype, (a * 4).astype(np.int32))
+        got = xi + 0.5  # an int array and a float: float64, as numpy
+        assert got.stype == "default" and str(got.dtype) == "float64"
+        np.testing.assert_array_equal(got.asnumpy(), (a * 4).astype(np.int32) + 0.5)
+    # 0 ** s is not 0 for s <= 0 (or NaN): the fallback's dense answer
+    monkeypatch.setenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE", "0")
+    for s in (0, -1.0, np.nan, 1e-12):
+        assert mxffi.ops.dispatch("_npi_power_scalar", x, scalar=s) == ("fallback", ["default"])
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal((x**s).asnumpy(), a**s)

@@ -18,6 +18,7 @@
 #include "../elemwise/elemwise.h"
 #include "../infer.h"
 #include "../init/init_op.h"
+#include "cast_storage.h"
 
 namespace mxffi {
 namespace op {
@@ -113,7 +114,18 @@ DispatchMode ScalarStorageType(const OpAttrs& attrs, DLDevice device, Span<const
 }
 
 /*! \brief x op s of a comparison or of maximum/minimum, the array on the left. */
-enum class ScalarMap { kEqual, kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual, kMax, kMin };
+enum class ScalarMap {
+  kEqual,
+  kNotEqual,
+  kLess,
+  kLessEqual,
+  kGreater,
+  kGreaterEqual,
+  kMax,
+  kMin,
+  kPower,  // x ** s
+  kAddSub  // x + s, x - s
+};
 
 /*!
  * \brief The smallest float magnitude sure to stay non-zero in every float dtype a Python
@@ -133,8 +145,9 @@ bool ZeroStaysZero(ScalarMap m, const ScalarValue& s) {
   const bool is_float = s.kind == ScalarKind::kFloat;
   const double v = is_float ? s.f : static_cast<double>(s.i);
   if (is_float && v != v) {
-    // NaN: every comparison but != is false; maximum and minimum propagate it.
-    return m != ScalarMap::kNotEqual && m != ScalarMap::kMax && m != ScalarMap::kMin;
+    // NaN: every comparison but != is false; maximum, minimum, ** and +/- propagate it.
+    return m == ScalarMap::kEqual || m == ScalarMap::kLess || m == ScalarMap::kLessEqual ||
+           m == ScalarMap::kGreater || m == ScalarMap::kGreaterEqual;
   }
   const bool sure_positive = is_float ? v >= kSureNonZero : s.i > 0;
   const bool sure_negative = is_float ? v <= -kSureNonZero : s.i < 0;
@@ -155,6 +168,10 @@ bool ZeroStaysZero(ScalarMap m, const ScalarValue& s) {
       return v < 0.0 || (v == 0.0 && !std::signbit(v));
     case ScalarMap::kMin:
       return v > 0.0 || (v == 0.0 && !std::signbit(v));
+    case ScalarMap::kPower:  // 0 ** s is 0 for s > 0 (0 ** 0 is 1, 0 ** -1 inf)
+      return sure_positive;
+    case ScalarMap::kAddSub:  // 0 + s and 0 - s are (+)0 for s = +-0
+      return v == 0.0;
   }
   return false;
 }
@@ -184,6 +201,55 @@ DispatchMode ScalarMapStorageType(const OpAttrs& attrs, DLDevice device, Span<co
   }
   out[0] = in[0];
   return DispatchMode::kFComputeEx;
+}
+
+/*!
+ * \brief x + s and x - s: x's storage type (the values kernel) for s = 0; otherwise every
+ *  element becomes s (or -s) plus x's, so the result is dense, computed by AddSubDense without
+ *  the fallback's warning (MXNet's dense-result kernel of _plus_scalar and _minus_scalar).
+ */
+template <bool Reversed>
+DispatchMode AddSubStorageType(const OpAttrs& attrs, DLDevice device, Span<const StorageType> in,
+                               Span<StorageType> out) {
+  if (in[0] == StorageType::kDefault) {
+    out[0] = StorageType::kDefault;
+    return DispatchMode::kFCompute;
+  }
+  // 0 + s and 0 - s are +0 for s = +-0; s - 0 is s, +0 only for s = +0 (-0.0 - 0 is -0.0)
+  const ScalarValue& s = attrs.get<BinaryScalarParam>().scalar;
+  const bool keeps = ZeroStaysZero(ScalarMap::kAddSub, s) &&
+                     !(Reversed && s.kind == ScalarKind::kFloat && std::signbit(s.f));
+  if (!HasSparseKernel(attrs, device)) {
+    out[0] = StorageType::kDefault;
+    return DispatchMode::kFComputeFallback;
+  }
+  out[0] = keeps ? in[0] : StorageType::kDefault;
+  return DispatchMode::kFComputeEx;
+}
+
+/*!
+ * \brief x + s, x - s and s - x of a sparse x: the values kernel into a sparse output (s = 0),
+ *  else the op's dense kernel on x made dense, into the dense output (strided ones through a
+ *  temporary), with the dense op's dtype rules.
+ */
+void AddSubCompute(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
+                   Span<const OpReqType> req, Span<const NDArray> out) {
+  if (out[0].is_sparse()) {
+    ValuesCompute(attrs, ctx, in, req, out);
+    return;
+  }
+  const FCompute* dense = attrs.op->call_attrs().compute[0];
+  MXFFI_CHECK(dense != nullptr, NotImplementedError) << attrs.op->name << ": has no dense kernel";
+  const NDArray x = CastStorage(in[0], StorageType::kDefault, attrs.op->name.c_str(), kIndex64);
+  DenseOutput target(out[0]);
+  DLTensor in_blob = x.tensor(), out_blob = out[0].tensor();
+  out_blob.data = target.data();
+  out_blob.strides = nullptr;
+  out_blob.byte_offset = 0;
+  const OpReqType write = OpReqType::kWriteTo;
+  (*dense)(attrs, ctx, Span<const DLTensor>(&in_blob, 1), Span<const OpReqType>(&write, 1),
+           Span<const DLTensor>(&out_blob, 1));
+  target.Finish();
 }
 
 void ZerosLikeType(const OpAttrs& attrs, Span<const DLDataType> in, Span<DLDataType> out) {
@@ -269,6 +335,17 @@ MXFFI_SPARSE_SCALAR_MAP(_npi_maximum_scalar, ScalarMap::kMax, false);
 MXFFI_SPARSE_SCALAR_MAP(_npi_rmaximum_scalar, ScalarMap::kMax, true);
 MXFFI_SPARSE_SCALAR_MAP(_npi_minimum_scalar, ScalarMap::kMin, false);
 MXFFI_SPARSE_SCALAR_MAP(_npi_rminimum_scalar, ScalarMap::kMin, true);
+MXFFI_SPARSE_SCALAR_MAP(_npi_power_scalar, ScalarMap::kPower, false);
+
+MXFFI_EXTEND_OP(_npi_add_scalar)
+    .set_attr<FInferStorageType>("FInferStorageType", AddSubStorageType<false>)
+    .set_attr<FComputeEx>("FComputeEx<cpu>", AddSubCompute);
+MXFFI_EXTEND_OP(_npi_subtract_scalar)
+    .set_attr<FInferStorageType>("FInferStorageType", AddSubStorageType<false>)
+    .set_attr<FComputeEx>("FComputeEx<cpu>", AddSubCompute);
+MXFFI_EXTEND_OP(_npi_rsubtract_scalar)
+    .set_attr<FInferStorageType>("FInferStorageType", AddSubStorageType<true>)
+    .set_attr<FComputeEx>("FComputeEx<cpu>", AddSubCompute);
 
 MXFFI_REGISTER_OP(zeros_like)
     .describe(

@@ -246,6 +246,7 @@ MXFFI_EXTEND_OP(_npi_maximum_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", Val
 MXFFI_EXTEND_OP(_npi_rmaximum_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
 MXFFI_EXTEND_OP(_npi_minimum_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
 MXFFI_EXTEND_OP(_npi_rminimum_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_power_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
 MXFFI_EXTEND_OP(_npi_multiply_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
 MXFFI_EXTEND_OP(_npi_true_divide_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
 
