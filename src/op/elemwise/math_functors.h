@@ -96,6 +96,10 @@ MXFFI_ROUNDING_FUNCTOR(CeilOp, std::ceil);
 MXFFI_ROUNDING_FUNCTOR(TruncOp, std::trunc);
 #undef MXFFI_ROUNDING_FUNCTOR
 
+/*! \brief np.fix: trunc's values under a type of its own (each op's kernels are instantiated
+ *  once per functor type). */
+struct FixOp : TruncOp {};
+
 /*!
  * \brief np.round(x) (decimals=0): to the nearest integer, halves to even (rint); integers
  *  keep their dtype and value; a bool has no loop of its own and rounds in float16 (kRound).
