@@ -664,3 +664,52 @@ def test_power_and_add_subtract_with_a_number(stype, monkeypatch):
         assert mxffi.ops.dispatch("_npi_power_scalar", x, scalar=s) == ("fallback", ["default"])
         with np.errstate(all="ignore"):
             np.testing.assert_array_equal((x**s).asnumpy(), a**s)
+
+
+# ---- square_sum and norm ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stype", STYPES)
+def test_square_sum_and_norm_match_numpy(stype):
+    axes_2d = [None, 0, 1, -1, (0, 1)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mxffi.error.StorageFallbackWarning)
+        for k, density in enumerate(DENSITIES):
+            for dtype in (np.float32, np.float64):
+                d = random_dense((6, 5), density, dtype, seed=50 + k)
+                x = make(stype, d, INDEX_DTYPES[k % 2])
+                rtol = 1e-5 if dtype == np.float32 else 1e-12
+                for axis in axes_2d:
+                    for keepdims in (False, True):
+                        want = np.sum(d.astype(np.float64) ** 2, axis=axis, keepdims=keepdims)
+                        got = sparse.square_sum(x, axis=axis, keepdims=keepdims)
+                        assert got.stype == "default" and got.shape == want.shape
+                        assert str(got.dtype) == np.dtype(dtype).name
+                        np.testing.assert_allclose(got.asnumpy(), want, rtol=rtol, atol=0)
+                        got = sparse.norm(x, axis=axis, keepdims=keepdims)
+                        np.testing.assert_allclose(got.asnumpy(), np.sqrt(want), rtol=rtol)
+                        want1 = np.sum(np.abs(d.astype(np.float64)), axis=axis, keepdims=keepdims)
+                        got = sparse.norm(x, ord=1, axis=axis, keepdims=keepdims)
+                        assert got.shape == want1.shape
+                        np.testing.assert_allclose(got.asnumpy(), want1, rtol=rtol, atol=0)
+    # row_sparse of three dimensions, any axes
+    d = np.zeros((5, 2, 3))
+    d[[1, 4]] = np.arange(12.0).reshape(2, 2, 3) - 5
+    x = sparse.row_sparse_array(d)
+    for axis in (None, 0, 1, 2, (1, 2), (0, 2), (-1, 0)):
+        want = np.sum(d**2, axis=axis)
+        np.testing.assert_allclose(sparse.square_sum(x, axis=axis).asnumpy(), want, rtol=1e-15)
+
+
+def test_square_sum_and_norm_errors():
+    x = sparse.csr_matrix(np.eye(2))
+    with pytest.raises(ValueError, match=r"^sparse\.norm: ord must be 1 or 2 \(MXNet's\), got 3"):
+        sparse.norm(x, ord=3)
+    with pytest.raises(ValueError, match=r"^sparse\.square_sum: axis 2 is out of bounds for an "):
+        sparse.square_sum(x, axis=2)
+    with pytest.raises(ValueError, match=r"^sparse\.norm: repeated axis in \(0, -2\)"):
+        sparse.norm(x, axis=(0, -2))
+    with pytest.raises(TypeError, match=r"^sparse\.norm: axis must be None, an int or a tuple"):
+        sparse.norm(x, axis=[0])
+    with pytest.raises(TypeError, match=r"^sparse\.square_sum: data must be a sparse array, got"):
+        sparse.square_sum(mnp.ones((2, 2)))

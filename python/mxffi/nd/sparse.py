@@ -20,7 +20,13 @@ from .._ffi import (
 )
 from ..ndarray import NDArray
 from ..registry import _decorate
-from ._sparse_check import _check_parts
+from ._sparse_parts import (
+    _check_parts,
+    _copy_across,  # noqa: F401 (NDArray.copyto imports it from here)
+    _host_parts,
+    _rebuild_sparse,
+    _with_index_dtype,
+)
 
 __all__ = [
     "BaseSparseNDArray",
@@ -30,7 +36,9 @@ __all__ = [
     "cast_storage",
     "csr_matrix",
     "empty",
+    "norm",
     "row_sparse_array",
+    "square_sum",
     "zeros",
 ]
 
@@ -694,101 +702,77 @@ def _describe(x):
     return x.stype if isinstance(x, NDArray) else type(x).__name__
 
 
-def _host_parts(x):
-    """numpy copies of x's data, indices and indptr (None for row_sparse), made on the CPU."""
-    import numpy
+def _axis_of(fname, axis, ndim):
+    """axis as a tuple of dimensions in range (None: all), or a ValueError naming it."""
+    import numbers
 
-    host = x if x.device.device_type == 1 else x.to("cpu")
-    data = numpy.array(host.data)
-    indices = numpy.asarray(host.indices)
-    indptr = numpy.asarray(host.indptr) if host.stype == "csr" else None
-    return data, indices, indptr
-
-
-def _rebuild_sparse(stype, shape, dtype, device, data, indices, indptr):
-    """Unpickle a sparse array: every field is checked (the parts as check_format(full_check=
-    True) checks them) before the array is made; a malformed state is a ValueError or
-    TypeError naming the field, never an array a kernel could read out of bounds."""
-    import numpy
-
-    fname = "sparse array unpickling"
-    if stype not in ("csr", "row_sparse"):
-        raise ValueError(f"{fname}: storage type must be 'csr' or 'row_sparse', got {stype!r:.100}")
-    if (
-        type(shape) is not tuple
-        or not 1 <= len(shape) <= 32
-        or any(type(d) is not int or d < 0 or d > (1 << 62) for d in shape)
+    axes = tuple(range(ndim)) if axis is None else axis
+    axes = (axes,) if isinstance(axes, numbers.Integral) and not isinstance(axes, bool) else axes
+    if not isinstance(axes, tuple) or not all(
+        isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in axes
     ):
-        raise ValueError(f"{fname}: shape must be a tuple of non-negative ints, got {shape!r:.200}")
-    if type(dtype) is not str:
-        raise TypeError(f"{fname}: dtype must be a str, got {type(dtype).__name__}")
-    dtype = _dtype(dtype, fname)
-    if (
-        type(device) is not tuple
-        or len(device) != 2
-        or any(type(d) is not int for d in device)
-        or device[0] not in (1, 2)
-        or device[1] < 0
-    ):
-        raise ValueError(
-            f"{fname}: device must be a (type, id) tuple of ints, the CPU (1) or CUDA (2); got "
-            f"{device!r:.200}"
-        )
-    parts = (("data", data), ("indices", indices), ("indptr", indptr))
-    for name, a in parts:
-        if a is None and name == "indptr" and stype == "row_sparse":
-            continue
-        if type(a) is not numpy.ndarray:
-            raise TypeError(f"{fname}: {name} must be a numpy array, got {type(a).__name__}")
-    if str(data.dtype) != dtype:
-        raise ValueError(f"{fname}: data has dtype {data.dtype}, the array {dtype}")
-    if stype == "row_sparse" and indptr is not None:
-        raise ValueError(f"{fname}: a row_sparse array has no indptr")
-    _check_parts(fname, stype, shape, data, indices, indptr, True)
-    data = numpy.ascontiguousarray(data)
-    if stype == "csr":
-        out = _csr(shape, data, numpy.ascontiguousarray(indices), numpy.ascontiguousarray(indptr))
-    else:
-        out = _rsp(shape, data, numpy.ascontiguousarray(indices))
-    return _on(out, Device(device[0], device[1]))
+        raise TypeError(f"{fname}: axis must be None, an int or a tuple of ints, got {axis!r}")
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(
+                f"{fname}: axis {a} is out of bounds for an array of {ndim} dimensions"
+            )
+        out.append(int(a) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{fname}: repeated axis in {axis!r}")
+    return tuple(sorted(out))
 
 
-def _copy_across(src, dst):
-    """src.copyto(dst) where their storage types differ or dst is sparse (MXNet's copyto): src
-    converted to dst's storage type (and index dtype), then copied in; dst keeps its storage
-    type, dtype and index dtype."""
-    if str(src.dtype) != str(dst.dtype):
-        raise TypeError(
-            f"ndarray.copyto: dtype mismatch, {src.dtype} into {dst.dtype} (convert with astype "
-            "first)"
-        )
-    if tuple(src.shape) != tuple(dst.shape):
-        raise ValueError(
-            f"ndarray.copyto: shape mismatch, {tuple(src.shape)} into {tuple(dst.shape)}"
-        )
-    if not isinstance(dst, BaseSparseNDArray):
-        return _copyto(_cast(src, "default", None), dst)
-    itype = str(_indices(dst).dtype)
-    converted = _with_index_dtype(_cast(src, _stype_of(dst), itype), itype, "ndarray.copyto")
-    return _copyto(converted, dst)
+def _sum_sparse(fname, x, axes, keepdims, square):
+    """sum(x ** 2) or sum(|x|) over axes of a sparse x, from its stored values: the values give
+    every non-zero term, so an unstored element adds nothing (a dense result)."""
+    import mxffi.np as mnp
 
-
-def _with_index_dtype(x, itype, fname):
-    """The sparse array x with index dtype itype: x itself when it has it, else a copy whose
-    index parts are converted (a ValueError when an index does not fit int32)."""
-    if str(_indices(x).dtype) == itype:
-        return x
-    import numpy
-
-    data, indices, indptr = _host_parts(x)
-    top = max(int(indices.max(initial=0)), int(indptr[-1]) if indptr is not None else 0)
-    if itype == "int32" and top > numpy.iinfo(numpy.int32).max:
-        raise ValueError(f"{fname}: index {top} does not fit the destination's int32 indices")
+    values = x.data
+    values = mnp.square(values) if square else mnp.absolute(values)
+    ndim = len(x.shape)
+    if axes == tuple(range(ndim)):
+        out = mnp.sum(values)
+        return mnp.reshape(out, (1,) * ndim) if keepdims else out
     if x.stype == "csr":
-        out = _csr(tuple(x.shape), data, indices.astype(itype), indptr.astype(itype))
-    else:
-        out = _rsp(tuple(x.shape), data, indices.astype(itype))
-    return _on(out, x.device)
+        # the csr kernel of sum (axis 0 or 1), on x's structure with the new values
+        terms = _csr(x.shape, values.to("cpu"), _indices(x).to("cpu"), _indptr(x).to("cpu"))
+        out = mnp.sum(_on(terms, x.device), axis=axes[0], keepdims=keepdims)
+        return out
+    if 0 in axes:
+        # every stored row adds to the same places: the sum over the stored rows
+        return mnp.sum(values, axis=axes, keepdims=keepdims)
+    # the other axes of each stored row; unstored rows give 0
+    rows = mnp.sum(values, axis=axes, keepdims=keepdims)
+    shape = (x.shape[0],) + tuple(rows.shape[1:])
+    return _rsp(shape, rows.to("cpu"), _indices(x).to("cpu")).tostype("default").to(x.device)
+
+
+def square_sum(data, axis=None, keepdims=False):
+    """The sum of the squares of data's elements over axis (None: all; an int or a tuple), a
+    dense array, computed from the stored values only (MXNet's _square_sum)."""
+    fname = "sparse.square_sum"
+    if not isinstance(data, BaseSparseNDArray):
+        raise TypeError(f"{fname}: data must be a sparse array, got {type(data).__name__}")
+    axes = _axis_of(fname, axis, len(data.shape))
+    return _sum_sparse(fname, data, axes, bool(keepdims), True)
+
+
+def norm(data, ord=2, axis=None, keepdims=False):  # noqa: A002 (numpy's and MXNet's name)
+    """MXNet's norm of a sparse array: ord=2 is the square root of the sum of squares (the
+    Frobenius norm over all elements), ord=1 the sum of absolute values, over axis (None: all
+    elements; an int or a tuple); a dense array, computed from the stored values only."""
+    import mxffi.np as mnp
+
+    fname = "sparse.norm"
+    if not isinstance(data, BaseSparseNDArray):
+        raise TypeError(f"{fname}: data must be a sparse array, got {type(data).__name__}")
+    if ord not in (1, 2) or isinstance(ord, bool):
+        raise ValueError(f"{fname}: ord must be 1 or 2 (MXNet's), got {ord!r}")
+    axes = _axis_of(fname, axis, len(data.shape))
+    out = _sum_sparse(fname, data, axes, bool(keepdims), ord == 2)
+    return mnp.sqrt(out) if ord == 2 else out
 
 
 def cast_storage(data, stype, idx_dtype=None):
