@@ -1,6 +1,7 @@
 """Sparse arrays' parts seen from Python: the format check shared by check_format and
 unpickling (numpy only, vectorised, messages naming the position and the values as the C++
-constructors' do), unpickling itself, index dtype conversion and copyto across storage types."""
+constructors' do), unpickling itself, index dtype conversion, copyto across storage types, and
+the sums over the stored values behind square_sum and norm."""
 
 from .._ffi import Device
 
@@ -194,3 +195,53 @@ def _with_index_dtype(x, itype, fname):
     else:
         out = sp._rsp(tuple(x.shape), data, indices.astype(itype))
     return sp._on(out, x.device)
+
+
+def _axis_of(fname, axis, ndim):
+    """axis as a tuple of dimensions in range (None: all), or a ValueError naming it."""
+    import numbers
+
+    axes = tuple(range(ndim)) if axis is None else axis
+    axes = (axes,) if isinstance(axes, numbers.Integral) and not isinstance(axes, bool) else axes
+    if not isinstance(axes, tuple) or not all(
+        isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in axes
+    ):
+        raise TypeError(f"{fname}: axis must be None, an int or a tuple of ints, got {axis!r}")
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(
+                f"{fname}: axis {a} is out of bounds for an array of {ndim} dimensions"
+            )
+        out.append(int(a) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{fname}: repeated axis in {axis!r}")
+    return tuple(sorted(out))
+
+
+def _sum_sparse(fname, x, axes, keepdims, square):
+    """sum(x ** 2) or sum(|x|) over axes of a sparse x, from its stored values: the values give
+    every non-zero term, so an unstored element adds nothing (a dense result)."""
+    import mxffi.np as mnp
+
+    sp = _sparse()
+    values = x.data
+    values = mnp.square(values) if square else mnp.absolute(values)
+    ndim = len(x.shape)
+    if axes == tuple(range(ndim)):
+        out = mnp.sum(values)
+        return mnp.reshape(out, (1,) * ndim) if keepdims else out
+    if x.stype == "csr":
+        # the csr kernel of sum (axis 0 or 1), on x's structure with the new values
+        terms = sp._csr(
+            x.shape, values.to("cpu"), sp._indices(x).to("cpu"), sp._indptr(x).to("cpu")
+        )
+        out = mnp.sum(sp._on(terms, x.device), axis=axes[0], keepdims=keepdims)
+        return out
+    if 0 in axes:
+        # every stored row adds to the same places: the sum over the stored rows
+        return mnp.sum(values, axis=axes, keepdims=keepdims)
+    # the other axes of each stored row; unstored rows give 0
+    rows = mnp.sum(values, axis=axes, keepdims=keepdims)
+    shape = (x.shape[0],) + tuple(rows.shape[1:])
+    return sp._rsp(shape, rows.to("cpu"), sp._indices(x).to("cpu")).tostype("default").to(x.device)

@@ -21,10 +21,12 @@ from .._ffi import (
 from ..ndarray import NDArray
 from ..registry import _decorate
 from ._sparse_parts import (
+    _axis_of,
     _check_parts,
     _copy_across,  # noqa: F401 (NDArray.copyto imports it from here)
     _host_parts,
     _rebuild_sparse,
+    _sum_sparse,
     _with_index_dtype,
 )
 
@@ -700,53 +702,6 @@ def array(source, device=None, dtype=None):
 def _describe(x):
     """A short name of an operand for messages: its storage type, or its Python type."""
     return x.stype if isinstance(x, NDArray) else type(x).__name__
-
-
-def _axis_of(fname, axis, ndim):
-    """axis as a tuple of dimensions in range (None: all), or a ValueError naming it."""
-    import numbers
-
-    axes = tuple(range(ndim)) if axis is None else axis
-    axes = (axes,) if isinstance(axes, numbers.Integral) and not isinstance(axes, bool) else axes
-    if not isinstance(axes, tuple) or not all(
-        isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in axes
-    ):
-        raise TypeError(f"{fname}: axis must be None, an int or a tuple of ints, got {axis!r}")
-    out = []
-    for a in axes:
-        if not -ndim <= a < ndim:
-            raise ValueError(
-                f"{fname}: axis {a} is out of bounds for an array of {ndim} dimensions"
-            )
-        out.append(int(a) % ndim)
-    if len(set(out)) != len(out):
-        raise ValueError(f"{fname}: repeated axis in {axis!r}")
-    return tuple(sorted(out))
-
-
-def _sum_sparse(fname, x, axes, keepdims, square):
-    """sum(x ** 2) or sum(|x|) over axes of a sparse x, from its stored values: the values give
-    every non-zero term, so an unstored element adds nothing (a dense result)."""
-    import mxffi.np as mnp
-
-    values = x.data
-    values = mnp.square(values) if square else mnp.absolute(values)
-    ndim = len(x.shape)
-    if axes == tuple(range(ndim)):
-        out = mnp.sum(values)
-        return mnp.reshape(out, (1,) * ndim) if keepdims else out
-    if x.stype == "csr":
-        # the csr kernel of sum (axis 0 or 1), on x's structure with the new values
-        terms = _csr(x.shape, values.to("cpu"), _indices(x).to("cpu"), _indptr(x).to("cpu"))
-        out = mnp.sum(_on(terms, x.device), axis=axes[0], keepdims=keepdims)
-        return out
-    if 0 in axes:
-        # every stored row adds to the same places: the sum over the stored rows
-        return mnp.sum(values, axis=axes, keepdims=keepdims)
-    # the other axes of each stored row; unstored rows give 0
-    rows = mnp.sum(values, axis=axes, keepdims=keepdims)
-    shape = (x.shape[0],) + tuple(rows.shape[1:])
-    return _rsp(shape, rows.to("cpu"), _indices(x).to("cpu")).tostype("default").to(x.device)
 
 
 def square_sum(data, axis=None, keepdims=False):
