@@ -49,7 +49,34 @@ assert sparse.dot(a, mnp.array(np.ones((3, 2))), transpose_a=True).stype == "row
 assert (a + a).stype == "csr" and (a * 2.0).stype == "csr" and (-a).stype == "csr"
 assert sparse.quadratic(a, a=1.0, b=2.0, c=0.0).stype == "csr"
 assert mnp.sum(a, axis=0).stype == "default"
+assert mnp.tanh(a).stype == "csr" and (a > 0).stype == "csr"  # 0 stays 0 / False
+assert mnp.clip(a, -1.0, 1.0).stype == "csr" and (a >= 0).stype == "default"
 # [compute.end]
+
+# [surface.begin]
+import copy
+import pickle
+
+m = sparse.array(scipy.sparse.random(4, 5, density=0.4, random_state=1))  # a csr copy
+assert m.check_format() is None  # MXNet's check; a malformed part is a ValueError
+w = pickle.loads(pickle.dumps(m))  # stype, dtype, index dtype, shape, device kept
+assert w.stype == "csr" and (w.asscipy() != m.asscipy()).nnz == 0
+assert copy.deepcopy(m).stype == "csr" and m.toarray().shape == (4, 5)
+g = sparse.row_sparse_array((np.ones((2, 3)), [1, 4]), shape=(6, 3))
+assert np.asarray(g.retain([4, 5]).indices).tolist() == [4]  # only stored row 4 is kept
+m *= 2.0  # in place, still csr
+m += m
+try:
+    m += 1.0  # every element would change: the result is dense, refused in place
+except TypeError as e:
+    assert "gives a dense result; an in-place operation keeps the csr storage type" in str(e)
+m[:] = np.eye(4, 5)  # MXNet's only assignment: x[:] = value, converted to x's storage type
+assert m.stype == "csr" and m.nnz == 4
+dense = mnp.zeros((4, 5))
+m.copyto(dense)  # across storage types, either way
+mnp.ones((4, 5)).copyto(m)
+assert dense.asnumpy()[0, 0] == 1.0 and m.nnz == 20
+# [surface.end]
 
 # [dispatch.begin]
 assert mxffi.ops.dispatch("quadratic", a, a=1.0, b=2.0) == ("fcompute_ex", ["csr"])

@@ -4,7 +4,8 @@
  *  predicates isnan, isinf, isfinite and signbit (bool arrays computed in the input's dtype);
  *  cos, tan, the inverse and hyperbolic functions, expm1, log1p, log2, log10 (floats; integers
  *  give numpy's float dtype) under the standard's names and numpy's (acos and arccos, ...);
- *  reciprocal; floor, ceil, trunc and round (np.round(x, decimals=0)); the binary atan2
+ *  reciprocal; floor, ceil, trunc, fix and round (np.round(x, decimals=0)), rint; degrees
+ *  (rad2deg), radians (deg2rad) and cbrt; the binary atan2
  *  (arctan2), hypot, copysign, logaddexp, nextafter (float results), and pow (np.power).
  *
  * Each takes an array or a Python number, out= and dtype= as numpy's ufuncs do (np_ufunc.h);
@@ -76,6 +77,23 @@ MXFFI_NP_UNARY("ceil", UnaryKind::kCeil, "_npi_ceil",
                "The smallest integer >= x, elementwise, in x's dtype (integers and bools kept).");
 MXFFI_NP_UNARY("trunc", UnaryKind::kTrunc, "_npi_trunc",
                "x rounded toward zero, elementwise, in x's dtype (integers and bools kept).");
+
+MXFFI_NP_UNARY("fix", UnaryKind::kFix, "_npi_fix",
+               "x rounded toward zero, elementwise, in x's dtype (integers and bools kept; "
+               "np.trunc's values).");
+MXFFI_NP_UNARY("rint", UnaryKind::kRint, "_npi_rint",
+               "x rounded to the nearest integer, halves to even, elementwise; integers and bools "
+               "give numpy's float dtype.");
+MXFFI_NP_UNARY("degrees", UnaryKind::kDegrees, "_npi_degrees",
+               "x radians in degrees, elementwise (np.rad2deg); integers give a float dtype.");
+MXFFI_NP_UNARY("rad2deg", UnaryKind::kDegrees, "_npi_degrees",
+               "x radians in degrees, elementwise (np.degrees); integers give a float dtype.");
+MXFFI_NP_UNARY("radians", UnaryKind::kRadians, "_npi_radians",
+               "x degrees in radians, elementwise (np.deg2rad); integers give a float dtype.");
+MXFFI_NP_UNARY("deg2rad", UnaryKind::kRadians, "_npi_radians",
+               "x degrees in radians, elementwise (np.radians); integers give a float dtype.");
+MXFFI_NP_UNARY("cbrt", UnaryKind::kCbrt, "_npi_cbrt",
+               "The real cube root, elementwise; integers give a float dtype.");
 
 MXFFI_NP_BINARY_ASYM("atan2", BinaryKind::kAtan2, "arctan2",
                      "The angle of the point (x2, x1), elementwise (np.arctan2).");

@@ -1,5 +1,6 @@
 """The GPU kernels of the sparse binary ops (add, subtract, multiply on csr and row_sparse
-operands), add_n and the sgd/adam updates, each checked against the CPU op on the same inputs:
+operands; maximum, minimum), the unary ops and comparisons that keep a sparse storage type, add_n
+and the sgd/adam updates, each checked against the CPU op on the same inputs:
 the same storage type, shape, dtype and index parts, integer and bool values equal, float values
 within a relative 1e-6 (float32). Inputs are built on the CPU and moved with ``.to("cuda:0")``;
 results come back with ``.to("cpu")``. Every test needs a CUDA device and skips without one."""
@@ -371,3 +372,35 @@ def test_adam_through_the_op_writes_separate_outputs_as_the_cpu():
             got = run_op("adam_update", *[on_gpu(x) for x in ins], lr=0.01, lazy_update=lazy)
             for a, b in zip(got, want, strict=True):
                 assert_same(a, b)
+
+
+# ---- the ops MXNet keeps sparse, comparisons and maximum/minimum, on the GPU -------------------
+
+
+@pytest.mark.parametrize("stype", STYPES)
+def test_surface_ops_on_the_gpu_match_cpu(stype):
+    rng = np.random.default_rng(7)
+    d = np.where(rng.random((37, 11)) < 0.3, rng.uniform(-0.9, 0.9, (37, 11)), 0.0)
+    e = np.where(rng.random((37, 11)) < 0.3, rng.uniform(-0.9, 0.9, (37, 11)), 0.0)
+    make = sparse.csr_matrix if stype == "csr" else sparse.row_sparse_array
+    x, y = make(d), make(e)
+    xg, yg = x.to(GPU), y.to(GPU)
+    cases = [
+        (lambda a, b: mnp.tanh(a), True),
+        (lambda a, b: mnp.cbrt(a), True),
+        (lambda a, b: mnp.degrees(a), True),
+        (lambda a, b: mnp.fix(a), True),
+        (lambda a, b: a > 0, True),
+        (lambda a, b: a != 0, True),
+        (lambda a, b: mnp.clip(a, -0.5, 0.5), True),
+        (lambda a, b: a**2, True),
+        (lambda a, b: a + 1.5, False),  # dense: the same values, a new structure
+        (lambda a, b: mnp.maximum(a, b), False),
+        (lambda a, b: mnp.minimum(a, b), False),
+    ]
+    for i, (fn, same_parts) in enumerate(cases):
+        want, got = fn(x, y), fn(xg, yg).to("cpu")
+        assert got.stype == want.stype and str(got.dtype) == str(want.dtype), i
+        np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-12, err_msg=str(i))
+        if same_parts and want.stype != "default":
+            assert np.asarray(got.indices).tolist() == np.asarray(want.indices).tolist(), i

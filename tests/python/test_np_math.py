@@ -182,8 +182,14 @@ FLOAT_FUNCS = {
     "log1p": "log1p",
     "log2": "log2",
     "log10": "log10",
+    "degrees": "degrees",
+    "rad2deg": "degrees",
+    "radians": "radians",
+    "deg2rad": "radians",
+    "cbrt": "cbrt",
+    "rint": "rint",
 }
-ROUNDING = ["floor", "ceil", "trunc", "round"]
+ROUNDING = ["floor", "ceil", "trunc", "round", "fix"]
 # the units in the last place allowed between the C library's results and numpy's (SIMD) ones
 ULPS = {"float16": 1, "bfloat16": 1, "float32": 4, "float64": 4}
 
@@ -320,6 +326,14 @@ def test_new_unary_functions_out_dtype_and_errors():
     for name in ROUNDING[:3]:  # numpy has no complex floor, ceil or trunc
         with pytest.raises(TypeError, match=r"unsupported dtype complex64"):
             getattr(mnp, name)(z)
+    # nor complex fix, degrees, radians or cbrt; rint rounds each part
+    # (an alias's errors name the function it is an alias of)
+    for name in ("fix", "degrees", "rad2deg", "radians", "deg2rad", "cbrt"):
+        shown = FLOAT_FUNCS.get(name, name)
+        with pytest.raises(TypeError, match=rf"^np\.{shown}: unsupported dtype complex64"):
+            getattr(mnp, name)(z)
+    w = np.array([1.5 - 2.5j, -0.5 + 3.5j], np.complex64)
+    check(mnp.rint(w), np.rint(w))
     for name in FLOAT_FUNCS:
         assert "FCompute<cpu>" in mxffi.ops.info(f"_npi_{FLOAT_FUNCS[name]}")["kernels"], name
 

@@ -208,9 +208,16 @@ class NDArray(Object):
         return _to_device(self, device if isinstance(device, Device) else Device(device))
 
     def copyto(self, other):
-        """Copy into other: an NDArray of the same storage type, shape and dtype on any device
-        (its elements are overwritten; returns it), or a device (the same as ``to``)."""
+        """Copy into other: an NDArray of the same shape and dtype on any device (its elements
+        are overwritten; returns it), or a device (the same as ``to``). Between storage types
+        (dense into csr, csr into row_sparse, ...) self is converted to other's first (MXNet's
+        copyto); a sparse other keeps its storage type and index dtype."""
         if isinstance(other, NDArray):
+            dst_stype = getattr(other, "stype", "default")
+            if getattr(self, "stype", "default") != dst_stype or dst_stype != "default":
+                from mxffi.nd.sparse import _copy_across
+
+                return _copy_across(self, other)
             return _copyto(self, other)
         return self.to(other)
 

@@ -20,14 +20,27 @@ from .._ffi import (
 )
 from ..ndarray import NDArray
 from ..registry import _decorate
+from ._sparse_parts import (
+    _axis_of,
+    _check_parts,
+    _copy_across,  # noqa: F401 (NDArray.copyto imports it from here)
+    _host_parts,
+    _rebuild_sparse,
+    _sum_sparse,
+    _with_index_dtype,
+)
 
 __all__ = [
     "BaseSparseNDArray",
     "CSRNDArray",
     "RowSparseNDArray",
+    "array",
     "cast_storage",
     "csr_matrix",
+    "empty",
+    "norm",
     "row_sparse_array",
+    "square_sum",
     "zeros",
 ]
 
@@ -40,6 +53,7 @@ _indices = get_global_func("sparse._indices")
 _indptr = get_global_func("sparse._indptr")
 
 _STYPE_NAMES = {STORAGE_DEFAULT: "default", STORAGE_ROW_SPARSE: "row_sparse", STORAGE_CSR: "csr"}
+_copyto = get_global_func("ndarray.copyto")
 
 
 def _stype_code(x):
@@ -122,6 +136,147 @@ class BaseSparseNDArray(NDArray):
     def todense(self):
         """The dense mxffi array with the same values."""
         return self.tostype("default")
+
+    # ---- MXNet's and scipy's surface: format check, conversions, copies, pickling --------------
+
+    def toarray(self):
+        """A dense numpy array with the same values (scipy's name; the same as asnumpy())."""
+        return self.asnumpy()
+
+    def tocsr(self):
+        """This array as a new CSRNDArray (scipy's name; 2-D arrays only)."""
+        return self.tostype("csr")
+
+    def check_format(self, full_check=True):
+        """Check that the parts form a valid array (MXNet's check_format); None when they do,
+        else a ValueError naming what is wrong, with the position and the values.
+
+        The basic check (O(1)) compares the parts' lengths with the shape and each other (csr:
+        indptr has rows + 1 entries from 0 to nnz); full_check=True (O(nnz)) also checks that
+        indptr never decreases and that every index is in range, sorted and unique (csr: within
+        each row). Arrays mxffi makes always pass: their constructors check their parts."""
+        fname = f"{type(self).__name__}.check_format"
+        if not isinstance(full_check, bool):
+            raise TypeError(
+                f"{fname}: argument 'full_check' expected a bool, got {type(full_check).__name__}"
+            )
+        _check_parts(fname, self.stype, self.shape, *_host_parts(self), full_check)
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce_ex__(self, protocol):
+        """Pickled as its storage type, shape, dtype, device and parts (numpy copies made on
+        the CPU); loading checks all of it as check_format(full_check=True) does."""
+        stype = self.stype  # an unknown storage type is refused by the part access below
+        data, indices, indptr = _host_parts(self)
+        dev = self.device
+        state = (stype, tuple(self.shape), str(self.dtype), (dev.device_type, dev.device_id))
+        return (_rebuild_sparse, state + (data, indices, indptr))
+
+    def __reduce__(self):
+        return self.__reduce_ex__(2)
+
+    # ---- assignment and in-place operators ------------------------------------------------------
+
+    def __setitem__(self, key, value):
+        """``x[:] = value`` (MXNet's only sparse assignment): value is a sparse array of any
+        storage type, a dense mxffi or numpy array (or nested lists), or a scipy.sparse matrix
+        of x's shape, converted to x's storage type and dtype; or the number 0, which removes
+        every stored value. Any other key, and any other number (which would store every
+        element), is a ValueError; x keeps its storage type."""
+        import builtins  # this module's globals get a "slice" function from _expose_ops
+        import numbers
+
+        fname = f"{type(self).__name__}.__setitem__"
+        if not (isinstance(key, builtins.slice) and key == builtins.slice(None)):
+            raise ValueError(
+                f"{fname}: only x[:] = value is supported for sparse arrays; got key {key!r}"
+            )
+        if isinstance(value, NDArray) and value.same_as(self):
+            return
+        if isinstance(value, numbers.Number) and not isinstance(value, bool):
+            if value != 0:
+                raise ValueError(
+                    f"{fname}: assigning the number {value!r} would store every element of the "
+                    f"{self.stype} array; make it dense first (x.tostype('default'))"
+                )
+            value = zeros(self.stype, self.shape, str(self.dtype), device=self.device)
+        elif _is_scipy_sparse(value):
+            value = csr_matrix(value)
+        elif not isinstance(value, NDArray):
+            import numpy
+
+            if isinstance(value, (str, bytes, bool)) or value is None:
+                raise TypeError(f"{fname}: cannot assign a {type(value).__name__}")
+            value = _cast(numpy.asarray(value), "default", None)
+        if tuple(value.shape) != tuple(self.shape):
+            raise ValueError(
+                f"{fname}: the value's shape {tuple(value.shape)} differs from the array's "
+                f"{tuple(self.shape)}"
+            )
+        if str(value.dtype) != str(self.dtype):
+            value = value.astype(str(self.dtype))
+        itype = str(_indices(self).dtype)
+        # x keeps its storage type and index dtype
+        _copyto(_with_index_dtype(_cast(value, self.stype, itype), itype, fname), self)
+
+    def _inplace(self, other, op, method):
+        """self op= other: the result replaces self's parts when it has self's storage type
+        (its dtype cast to self's by numpy's same_kind rule); else a TypeError, self unchanged."""
+        result = getattr(NDArray, method)(self, other)
+        if result is NotImplemented:
+            return NotImplemented
+        fname = f"{type(self).__name__}.__i{method[2:]}"
+        if not isinstance(result, BaseSparseNDArray) or result.stype != self.stype:
+            kind = result.stype if isinstance(result, NDArray) else type(result).__name__
+            kind = "dense" if kind == "default" else kind
+            raise TypeError(
+                f"{fname}: {self.stype} {op} {_describe(other)} gives a {kind} result; an "
+                f"in-place operation keeps the {self.stype} storage type, so write x = x {op} y"
+            )
+        if str(result.dtype) != str(self.dtype):
+            import numpy
+
+            have, want = numpy.asarray(result.data).dtype, numpy.asarray(self.data).dtype
+            if not numpy.can_cast(have, want, "same_kind"):
+                raise TypeError(
+                    f"{fname}: cannot cast the result from {result.dtype} to {self.dtype} "
+                    "(numpy's same_kind rule for in-place operations)"
+                )
+            result = result.astype(str(self.dtype))
+        _copyto(result, self)
+        return self
+
+    def __iadd__(self, other):
+        return self._inplace(other, "+", "__add__")
+
+    def __isub__(self, other):
+        return self._inplace(other, "-", "__sub__")
+
+    def __imul__(self, other):
+        return self._inplace(other, "*", "__mul__")
+
+    def __itruediv__(self, other):
+        return self._inplace(other, "/", "__truediv__")
+
+    def __ifloordiv__(self, other):
+        return self._inplace(other, "//", "__floordiv__")
+
+    def __imod__(self, other):
+        return self._inplace(other, "%", "__mod__")
+
+    def __ipow__(self, other):
+        return self._inplace(other, "**", "__pow__")
+
+    def __imatmul__(self, other):
+        raise TypeError(
+            f"{type(self).__name__}.__imatmul__: in-place matrix multiplication is not supported; "
+            "write x = x @ y"
+        )
 
     def __dlpack__(self, **kwargs):
         raise TypeError(
@@ -256,6 +411,15 @@ class RowSparseNDArray(BaseSparseNDArray):
                 f"RowSparseNDArray.asscipy: scipy.sparse matrices are 2-D; shape is {self.shape}"
             )
         return self.tostype("csr").asscipy()
+
+    def retain(self, indices):
+        """A new RowSparseNDArray with only the stored rows whose ids are in indices (MXNet's
+        retain, the sparse_retain op); indices are row ids, an mxffi array or a sequence."""
+        import numpy
+
+        if not isinstance(indices, NDArray):
+            indices = _cast(numpy.asarray(indices, dtype=numpy.int64), "default", None)
+        return get_global_func("sparse.sparse_retain")(self, indices)
 
 
 register_sparse_class(STORAGE_ROW_SPARSE, RowSparseNDArray)
@@ -520,6 +684,70 @@ def zeros(stype, shape, dtype=None, idx_dtype=None, device=None):
     """An all-zero sparse array ("csr" or "row_sparse") with no stored values, on device."""
     shape = (int(shape),) if _is_int(shape) else tuple(shape)
     return _on(_zeros(stype, shape, dtype, idx_dtype), device)
+
+
+def empty(stype, shape, dtype=None, device=None):
+    """An empty sparse array ("csr" or "row_sparse") of shape: no stored values, so all zeros
+    (MXNet's sparse.empty; the same as zeros)."""
+    if stype not in ("csr", "row_sparse"):
+        raise ValueError(f"sparse.empty: stype must be 'csr' or 'row_sparse', got {stype!r}")
+    return zeros(stype, shape, dtype, device=device)
+
+
+def array(source, device=None, dtype=None):
+    """A sparse array from source (MXNet's sparse.array): a CSRNDArray or RowSparseNDArray (a
+    copy, of its storage type) or a scipy.sparse matrix or array (a CSRNDArray, canonical), with
+    source's dtype unless dtype is given, on device (default: the source's, or the CPU).
+
+    A dense source (numpy, mxffi.np) is a ValueError, as in MXNet: make dense arrays with
+    mxffi.np.array, and sparse ones from dense values with csr_matrix / row_sparse_array or
+    tostype."""
+    dtype = _dtype(dtype, "sparse.array")
+    if isinstance(source, BaseSparseNDArray):
+        out = source.copy() if dtype is None else source.astype(dtype)
+        return _on(out, device)
+    if _is_scipy_sparse(source):
+        return csr_matrix(source, dtype=dtype, device=device)
+    if isinstance(source, NDArray) or type(source).__module__ == "numpy":
+        raise ValueError(
+            f"sparse.array: source is a dense {type(source).__name__}; use mxffi.np.array for a "
+            "dense array, or csr_matrix / row_sparse_array / tostype for a sparse one"
+        )
+    raise TypeError(
+        "sparse.array: source must be a sparse mxffi array or a scipy.sparse matrix, got "
+        f"{type(source).__name__}"
+    )
+
+
+def _describe(x):
+    """A short name of an operand for messages: its storage type, or its Python type."""
+    return x.stype if isinstance(x, NDArray) else type(x).__name__
+
+
+def square_sum(data, axis=None, keepdims=False):
+    """The sum of the squares of data's elements over axis (None: all; an int or a tuple), a
+    dense array, computed from the stored values only (MXNet's _square_sum)."""
+    fname = "sparse.square_sum"
+    if not isinstance(data, BaseSparseNDArray):
+        raise TypeError(f"{fname}: data must be a sparse array, got {type(data).__name__}")
+    axes = _axis_of(fname, axis, len(data.shape))
+    return _sum_sparse(fname, data, axes, bool(keepdims), True)
+
+
+def norm(data, ord=2, axis=None, keepdims=False):  # noqa: A002 (numpy's and MXNet's name)
+    """MXNet's norm of a sparse array: ord=2 is the square root of the sum of squares (the
+    Frobenius norm over all elements), ord=1 the sum of absolute values, over axis (None: all
+    elements; an int or a tuple); a dense array, computed from the stored values only."""
+    import mxffi.np as mnp
+
+    fname = "sparse.norm"
+    if not isinstance(data, BaseSparseNDArray):
+        raise TypeError(f"{fname}: data must be a sparse array, got {type(data).__name__}")
+    if ord not in (1, 2) or isinstance(ord, bool):
+        raise ValueError(f"{fname}: ord must be 1 or 2 (MXNet's), got {ord!r}")
+    axes = _axis_of(fname, axis, len(data.shape))
+    out = _sum_sparse(fname, data, axes, bool(keepdims), ord == 2)
+    return mnp.sqrt(out) if ord == 2 else out
 
 
 def cast_storage(data, stype, idx_dtype=None):

@@ -299,6 +299,11 @@ def bitwise_xor(
 def broadcast_arrays(*arrays: NDArray) -> list[NDArray]: ...
 def broadcast_to(x: NDArrayLike, shape: ShapeLike) -> NDArray: ...
 def can_cast(from_: DTypeOrArray, to: DTypeLike, casting: str = 'safe') -> bool: ...
+def cbrt(
+    x: ArrayOrNumber,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def ceil(
     x: ArrayOrNumber,
     out: WritableArray | None = None,
@@ -373,6 +378,16 @@ def cumulative_sum(
     dtype: DTypeLike = None,
     include_initial: bool = False,
 ) -> NDArray: ...
+def deg2rad(
+    x: ArrayOrNumber,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def degrees(
+    x: ArrayOrNumber,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def diff(
     x: NDArrayLike,
     /,
@@ -411,6 +426,7 @@ def eye(
     dtype: DTypeLike = None,
     device: DeviceLike = None,
 ) -> NDArray: ...
+def fix(x: ArrayOrNumber, out: WritableArray | None = None, dtype: DTypeLike = None) -> NDArray: ...
 def flip(x: NDArrayLike, axis: AxisLike = None) -> NDArray: ...
 def floor(
     x: ArrayOrNumber,
@@ -640,6 +656,16 @@ def prod(
     out: WritableArray | None = None,
 ) -> NDArray: ...
 def quadratic(x: NDArrayLike, a: float = 0.0, b: float = 0.0, c: float = 0.0) -> NDArray: ...
+def rad2deg(
+    x: ArrayOrNumber,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def radians(
+    x: ArrayOrNumber,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
 def real(x: NDArrayLike, /) -> NDArray: ...
 def reciprocal(
     x: ArrayOrNumber,
@@ -658,6 +684,11 @@ def result_type(*args: Any) -> Any: ...
 def right_shift(
     x1: ArrayOrNumber,
     x2: ArrayOrNumber,
+    out: WritableArray | None = None,
+    dtype: DTypeLike = None,
+) -> NDArray: ...
+def rint(
+    x: ArrayOrNumber,
     out: WritableArray | None = None,
     dtype: DTypeLike = None,
 ) -> NDArray: ...

@@ -1,11 +1,11 @@
 /*!
  * \file math_functors.h
  * \brief The value functions of the array API's further math ops (unary: cos ... log10,
- *  reciprocal, floor, ceil, trunc, round; binary: atan2, hypot, copysign, logaddexp,
- *  nextafter), written once for both devices as those of
- *  functors.h are (included at its end; see there for the conventions). The transcendental
- *  ones are the C++ library's on the CPU and CUDA's on the device, so the two may differ in
- *  the last bits; the rounding ones are exact on both.
+ *  reciprocal, floor, ceil, trunc, round, rint, degrees, radians, cbrt; binary: atan2, hypot,
+ * copysign, logaddexp, nextafter), written once for both devices as those of functors.h are
+ * (included at its end; see there for the conventions). The transcendental ones are the C++
+ * library's on the CPU and CUDA's on the device, so the two may differ in the last bits; the
+ * rounding ones are exact on both.
  */
 #ifndef MXFFI_SRC_OP_ELEMWISE_MATH_FUNCTORS_H_
 #define MXFFI_SRC_OP_ELEMWISE_MATH_FUNCTORS_H_
@@ -96,6 +96,10 @@ MXFFI_ROUNDING_FUNCTOR(CeilOp, std::ceil);
 MXFFI_ROUNDING_FUNCTOR(TruncOp, std::trunc);
 #undef MXFFI_ROUNDING_FUNCTOR
 
+/*! \brief np.fix: trunc's values under a type of its own (each op's kernels are instantiated
+ *  once per functor type). */
+struct FixOp : TruncOp {};
+
 /*!
  * \brief np.round(x) (decimals=0): to the nearest integer, halves to even (rint); integers
  *  keep their dtype and value; a bool has no loop of its own and rounds in float16 (kRound).
@@ -115,6 +119,61 @@ struct RoundOp {
       return A(std::rint(x.real()), std::rint(x.imag()));  // numpy rounds each part
     } else {
       return x;
+    }
+  }
+};
+
+/*!
+ * \brief What degrees, radians and cbrt share: float dtypes only (integers and bools were given
+ *  numpy's float result dtype, kFloat) and no complex loop (numpy has none: a TypeError).
+ */
+struct RealFloatUnary {
+  static constexpr int64_t kCost = 8;
+  static constexpr UnaryRule kRule = UnaryRule::kFloat;
+  template <typename T>
+  static constexpr bool Valid() {
+    return !std::is_integral_v<T> && !kIsComplex<T>;
+  }
+};
+
+/*!
+ * \brief x * (180 / pi), the constant's quotient taken in x's own float type as numpy's npymath
+ *  takes it (float32's 180 / pi differs from float32(180 / pi) by one ulp).
+ */
+struct DegreesOp : RealFloatUnary {
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    return x * (A(180) / A(3.14159265358979323846));
+  }
+};
+
+/*! \brief x * (pi / 180), the constant's quotient taken in x's own float type (numpy's). */
+struct RadiansOp : RealFloatUnary {
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    return x * (A(3.14159265358979323846) / A(180));
+  }
+};
+
+/*! \brief The real cube root (negative for a negative x; -0.0 kept). */
+struct CbrtOp : RealFloatUnary {
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    return std::cbrt(x);
+  }
+};
+
+/*!
+ * \brief np.rint: to the nearest integer, halves to even, in a float dtype (integers and bools
+ *  give numpy's float dtype, unlike np.round, which keeps an integer's); complex: each part.
+ */
+struct RintOp : FloatUnary {
+  template <typename A>
+  MXFFI_XINLINE A operator()(A x) const {
+    if constexpr (kIsComplex<A>) {
+      return A(std::rint(x.real()), std::rint(x.imag()));
+    } else {
+      return std::rint(x);  // the default rounding mode: to nearest, ties to even
     }
   }
 };

@@ -1,6 +1,7 @@
 /*!
  * \file binary_sparse_kernels.h
- * \brief Storage-aware kernels of add, subtract and multiply on operands of one shape:
+ * \brief Storage-aware kernels of add, subtract, maximum, minimum and multiply on operands of
+ *  one shape (add ... minimum: "add" below, each op's function being 0 for two zeros):
  *
  *  | op                | operands                         | result                     |
  *  |-------------------|----------------------------------|----------------------------|
@@ -22,8 +23,9 @@
  * Every kernel makes one pass over each row, with rows split across the kernel pool.
  *
  * The kernels are templates over the op; each op instantiates them in a file of its own
- * (binary_sparse.cc: add, binary_sparse_subtract.cc, binary_sparse_multiply.cc), so that the
- * three compile in parallel and none is a large translation unit.
+ * (binary_sparse.cc: add, binary_sparse_subtract.cc, binary_sparse_multiply.cc,
+ * binary_sparse_maximum.cc, binary_sparse_minimum.cc), so that they compile in parallel and none
+ * is a large translation unit.
  */
 #ifndef MXFFI_SRC_OP_SPARSE_BINARY_SPARSE_KERNELS_H_
 #define MXFFI_SRC_OP_SPARSE_BINARY_SPARSE_KERNELS_H_

@@ -10,10 +10,12 @@
 #include <mxffi/op/op.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "../../ndarray/cuda/cuda_common.h"
 #include "../elemwise/quadratic_op.h"
 #include "../reduce/reduce_op.h"
+#include "cast_storage.h"
 #include "cast_storage_cuda.h"
 #include "elemwise_sparse.h"
 #include "sparse_misc_cuda.h"
@@ -85,6 +87,63 @@ void ValuesComputeGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDA
   (*dense)(attrs, ctx, Span<const DLTensor>(&in_blob, 1), Span<const OpReqType>(&write, 1),
            Span<const DLTensor>(&out_blob, 1));
   SetSameStructure(out[0], in[0], std::move(values));
+}
+
+// ---- ops computed through dense arrays on the device
+// ---------------------------------------------
+
+/*!
+ * \brief An op whose sparse kernel has no GPU counterpart, on the GPU (maximum and minimum of two
+ *  sparse arrays, x + s and x - s with a dense result): the sparse operands made dense there
+ *  (the cast_storage GPU kernel), the op's dense GPU kernel, and a sparse output cast back to its
+ *  storage type with the index dtype the CPU kernel gives (int64 when the operands' differ).
+ *  The values are the CPU kernel's; a stored value that becomes 0 is not kept (the CPU keeps it).
+ */
+void DenseRoundTripGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
+                       Span<const OpReqType>, Span<const NDArray> out) {
+  const char* fname = attrs.op->name.c_str();
+  const FCompute* dense = attrs.op->call_attrs().compute[1];
+  MXFFI_CHECK(dense != nullptr, NotImplementedError) << fname << ": has no dense GPU kernel";
+  std::vector<NDArray> inputs;
+  std::vector<DLTensor> blobs;
+  DLDataType itype{};
+  bool have_itype = false;
+  for (const NDArray& x : in) {
+    if (x.is_sparse()) {
+      const DLDataType t = x.sparse_indices().tensor().dtype;
+      itype = have_itype && itype.bits != t.bits ? kIndex64 : t;
+      have_itype = true;
+      inputs.push_back(CastStorage(x, StorageType::kDefault, fname));
+    } else {
+      inputs.push_back(x);
+    }
+  }
+  for (const NDArray& x : inputs) blobs.push_back(x.tensor());
+  const NDArray& result = out[0];
+  const DLTensor& o = result.tensor();
+  const bool direct = !result.is_sparse() && result.IsContiguous();
+  NDArray target = direct ? result : NDArray::Empty(o.shape, o.ndim, o.dtype, o.device);
+  DLTensor out_blob = target.tensor();
+  const OpReqType write = OpReqType::kWriteTo;
+  (*dense)(attrs, ctx, Span<const DLTensor>(blobs.data(), blobs.size()),
+           Span<const OpReqType>(&write, 1), Span<const DLTensor>(&out_blob, 1));
+  if (result.is_sparse()) {
+    const NDArray s = CastStorage(target, result.stype(), fname, have_itype ? itype : kIndex64);
+    result.SetSparseStorage(s.sparse_data(), s.sparse_indices(),
+                            result.stype() == StorageType::kCSR ? s.sparse_indptr() : NDArray());
+  } else if (!direct) {
+    cuda::CopyStrided(target.tensor(), o, ctx.stream);
+  }
+}
+
+/*! \brief x + s, x - s, s - x: the values kernel (s == 0: a sparse result), else dense. */
+void AddSubComputeGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
+                      Span<const OpReqType> req, Span<const NDArray> out) {
+  if (out[0].is_sparse()) {
+    ValuesComputeGPU(attrs, ctx, in, req, out);
+  } else {
+    DenseRoundTripGPU(attrs, ctx, in, req, out);
+  }
 }
 
 // ---- zeros_like --------------------------------------------------------------------------------
@@ -211,6 +270,47 @@ MXFFI_EXTEND_OP(_npi_square).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesCompu
 MXFFI_EXTEND_OP(_npi_sqrt).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
 MXFFI_EXTEND_OP(_npi_sign).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
 MXFFI_EXTEND_OP(relu).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_sin).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_tan).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_arcsin).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_arctan).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_sinh).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_tanh).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_arcsinh).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_arctanh).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_degrees).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_radians).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_round).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_rint).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_fix).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_floor).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_ceil).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_trunc).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_cbrt).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_log1p).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_expm1).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_equal_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_not_equal_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_less_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_rless_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_less_equal_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_rless_equal_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_greater_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_rgreater_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_greater_equal_scalar)
+    .set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_rgreater_equal_scalar)
+    .set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_maximum_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_rmaximum_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_minimum_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_rminimum_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_power_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
+MXFFI_EXTEND_OP(_npi_add_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", AddSubComputeGPU);
+MXFFI_EXTEND_OP(_npi_subtract_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", AddSubComputeGPU);
+MXFFI_EXTEND_OP(_npi_rsubtract_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", AddSubComputeGPU);
+MXFFI_EXTEND_OP(_npi_maximum).set_attr<FComputeEx>("FComputeEx<gpu>", DenseRoundTripGPU);
+MXFFI_EXTEND_OP(_npi_minimum).set_attr<FComputeEx>("FComputeEx<gpu>", DenseRoundTripGPU);
 MXFFI_EXTEND_OP(_npi_multiply_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
 MXFFI_EXTEND_OP(_npi_true_divide_scalar).set_attr<FComputeEx>("FComputeEx<gpu>", ValuesComputeGPU);
 

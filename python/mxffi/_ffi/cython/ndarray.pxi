@@ -1128,9 +1128,14 @@ cdef class NDArray(Object):
         return _F_TO_DEVICE(self, device if isinstance(device, Device) else Device(device))
 
     def copyto(self, other):
-        """Copy into other: an NDArray of the same storage type, shape and dtype on any device
-        (its elements are overwritten; returns it), or a device (the same as ``to``)."""
+        """Copy into other: an NDArray of the same shape and dtype on any device (its elements
+        are overwritten; returns it), or a device (the same as ``to``). Between storage types
+        (dense into csr, csr into row_sparse, ...) self is converted to other's first (MXNet's
+        copyto); a sparse other keeps its storage type and index dtype."""
         if isinstance(other, NDArray):
+            if _stype(self) != _stype(other) or _stype(other) != kMXFFIStorageDefault:
+                from mxffi.nd.sparse import _copy_across
+                return _copy_across(self, other)
             return _F_COPYTO(self, other)
         return self.to(other)
 
