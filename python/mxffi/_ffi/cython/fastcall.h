@@ -18,6 +18,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <mxffi/c_api.h>
+#include <mxffi/ndarray/dlpack_compat.h>
 #include <numpy/ndarraytypes.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -342,6 +343,83 @@ static inline int MXFFIPyNestingDepth(void) { return mxffi_py_nesting; }
 static inline PyObject* MXFFIPyNestingFunc(void) { return mxffi_py_nesting_func; }
 static inline Py_ssize_t MXFFIPyNestingIndex(void) { return mxffi_py_nesting_index; }
 
+/*! \brief Producer types (torch.Tensor, ...) whose CPU tensors the exact-type switch takes. */
+#define MXFFI_PY_EXCHANGE_TYPES 4
+
+/*!
+ * \brief A producer type whose tensors arrive through its DLPack exchange table's
+ *  dltensor_from_py_object_no_sync: no capsule, none of the producer's Python code. Entered
+ *  by the Cython slow path (dlpack.pxi) once it has checked the table for that exact type.
+ */
+typedef struct {
+  PyTypeObject* type; /* a strong reference */
+  DLPackDLTensorFromPyObjectNoSync to_dltensor;
+  /*!
+   * \brief The table owner's is_neg / is_conj (torch's lazy negation and conjugation bits,
+   *  which the table exports without applying), called unbound so a subclass cannot hide them;
+   *  NULL where the owner has none.
+   */
+  PyObject* is_neg;
+  PyObject* is_conj;
+} MXFFIPyExchangeType;
+
+static MXFFIPyExchangeType mxffi_py_exchange[MXFFI_PY_EXCHANGE_TYPES];
+static int mxffi_py_exchange_count = 0;
+
+/*! \brief Enter a producer type; 0 when the table is full (its tensors keep the slow path). */
+static inline int MXFFIPyAddExchangeType(PyObject* tp, void* to_dltensor, PyObject* is_neg,
+                                         PyObject* is_conj) {
+  MXFFIPyExchangeType* e;
+  if (mxffi_py_exchange_count == MXFFI_PY_EXCHANGE_TYPES) return 0;
+  e = &mxffi_py_exchange[mxffi_py_exchange_count];
+  Py_INCREF(tp);
+  Py_XINCREF(is_neg);
+  Py_XINCREF(is_conj);
+  e->type = (PyTypeObject*)tp;
+  e->to_dltensor = (DLPackDLTensorFromPyObjectNoSync)to_dltensor;
+  e->is_neg = is_neg;
+  e->is_conj = is_conj;
+  ++mxffi_py_exchange_count;
+  return 1;
+}
+
+/*! \brief 1 when bit() of obj is True, 0 when not, -1 with an exception set. */
+static inline int MXFFIPyBitSet(PyObject* bit, PyObject* obj) {
+  PyObject* r;
+  if (bit == NULL) return 0;
+  r = PyObject_CallOneArg(bit, obj);
+  if (r == NULL) return -1;
+  Py_DECREF(r);
+  return r == Py_True;
+}
+
+/*!
+ * \brief A CPU tensor of a producer type through its exchange table, into temp->tensor (a view
+ *  of the producer's own shape and strides, valid while the argument lives: the call holds it).
+ * \return 1 when done; 0 for the slow path: a tensor off the CPU (its stream is to be ordered),
+ *  one with a lazy bit set (to be refused by name), or one the table refuses (the capsule route
+ *  then raises the producer's own error); -1 with an exception set.
+ */
+static inline int MXFFIPyExchangeTensor(const MXFFIPyExchangeType* e, PyObject* arg,
+                                        MXFFIAny* cell, MXFFIPyArgTemp* temp) {
+  DLTensor* t = &temp->tensor;
+  int bit;
+  if (e->to_dltensor(arg, t) != 0) {
+    PyErr_Clear();
+    return 0;
+  }
+  if (t->device.device_type != kDLCPU) return 0;
+  bit = MXFFIPyBitSet(e->is_neg, arg);
+  if (bit != 0) return bit < 0 ? -1 : 0;
+  if (t->dtype.code == kDLComplex) {
+    bit = MXFFIPyBitSet(e->is_conj, arg);
+    if (bit != 0) return bit < 0 ? -1 : 0;
+  }
+  cell->type_index = kMXFFIDLTensorPtr;
+  cell->v_ptr = t;
+  return 1;
+}
+
 /*! \brief One argument into a value cell; the exact-type switch, then the Cython slow path. */
 static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg, MXFFIAny* cell,
                                     MXFFIPyArgTemp* temp, PyObject** keep) {
@@ -399,6 +477,15 @@ static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg,
     cell->v_int64 = 0;
     memcpy(&cell->v_dtype, (char*)arg + mxffi_py_dtype_offset, sizeof(DLDataType));
     return 0;
+  } else {
+    int k;
+    for (k = 0; k < mxffi_py_exchange_count; ++k) {
+      if (mxffi_py_exchange[k].type == tp) {
+        int done = MXFFIPyExchangeTensor(&mxffi_py_exchange[k], arg, cell, temp);
+        if (done != 0) return done < 0 ? -1 : 0;
+        break;
+      }
+    }
   }
   return mxffi_py_hooks.arg_slow(func, i, arg, cell, temp, keep);
 }
