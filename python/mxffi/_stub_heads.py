@@ -476,7 +476,7 @@ def adam_update(
 """
 
 TESTING = """\
-from typing import Any
+from typing import Annotated, Any
 
 from mxffi import ADT, Array, DataType, Device, Function, Map, NDArray, Object, Shape
 from mxffi.typing import (
