@@ -40,9 +40,11 @@ if ((install)); then
   fi
   py="$venv/bin/python"
   pip=("$py" -m pip install -q --disable-pip-version-check)
-  echo "== pip install: the bindings, numpy, matplotlib, mxffi's build requirements"
-  "${pip[@]}" "scikit-build-core>=0.10" "cython>=3.0" "numpy>=1.24" pybind11 nanobind cffi \
-    matplotlib apache-tvm-ffi
+  # The peers are pinned: the gates are ratios to them, so a new release must not move them
+  # unseen. torch (the CPU build kept on disk) gives the torch.Tensor shapes.
+  echo "== pip install: the bindings (pinned), numpy, torch, matplotlib, mxffi's build requirements"
+  "${pip[@]}" "scikit-build-core>=0.10" "cython>=3.0" "numpy>=1.24" pybind11==3.1.0 \
+    nanobind==3.1.0 cffi==2.0.0 apache-tvm-ffi==0.1.15.post2 torch==2.13.0 matplotlib
   echo "== pip install . (mxffi from this checkout)"
   "${pip[@]}" --no-build-isolation .
 else

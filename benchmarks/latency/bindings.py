@@ -18,12 +18,34 @@ SHAPES = [
     ("echo_str", "echo_str('hello, world')", (TEXT,), None, TEXT),
     ("str_len", "str_len('hello, world')", (TEXT,), None, 12),
     ("sum3", "sum3(1000, 1.5, 'hello, world')", (1000, 1.5, TEXT), None, 1013.5),
-    ("first_f64", "first_f64(float64 (3,4) array)", None, None, 0.5),
+    ("first_f64", "first_f64(float64 (3,4) array)", "array", None, 0.5),
     ("add_int_kw", "add_int(a=1000, b=2000)", (), {"a": 1000, "b": 2000}, 3000),
+    ("first_f64_torch", "first_f64(float64 (3,4) torch.Tensor)", "tensor", None, 0.5),
+    ("first8", "first8(8 float64 (3,4) arrays)", "arrays8", None, 32.0),
+    ("first8_torch", "first8(8 float64 (3,4) torch.Tensors)", "tensors8", None, 32.0),
 ]
 SHAPE_KEYS = [s[0] for s in SHAPES]
-# The function each shape calls (the keyword shape calls add_int).
-FUNC_OF = {"add_int_kw": "add_int"}
+# The function each shape calls (the keyword shape calls add_int, the torch shapes the array
+# functions).
+FUNC_OF = {"add_int_kw": "add_int", "first_f64_torch": "first_f64", "first8_torch": "first8"}
+# Shapes whose arguments are torch tensors (shown only when torch is installed), and the
+# bindings that cannot take a torch tensor as it is: ctypes' ndpointer, cffi's from_buffer and
+# Cython's typed memoryviews want the buffer protocol, which torch does not offer.
+TORCH_SHAPES = {"first_f64_torch", "first8_torch"}
+NO_TORCH = {"python", "ctypes", "cffi", "cython"}
+
+
+def arguments(tag, np, torch):
+    """The positional arguments of a shape whose SHAPES entry names them by a tag: float64
+    (3, 4) arrays whose first elements are 0.5, 1.5, ... (eight of them sum to 32.0)."""
+    arrays = [np.arange(12, dtype=np.float64).reshape(3, 4) + 0.5 + i for i in range(8)]
+    if tag == "array":
+        return (arrays[0],)
+    if tag == "arrays8":
+        return tuple(arrays)
+    tensors = [torch.from_numpy(a.copy()) for a in arrays]
+    return (tensors[0],) if tag == "tensor" else tuple(tensors)
+
 
 BINDINGS = [
     ("python", "pure Python"),
@@ -46,6 +68,12 @@ DASH = "–"  # a call the binding cannot express
 
 def _lib(build_dir, name):
     return os.path.join(build_dir, f"lib{name}.so")
+
+
+def _select(funcs):
+    """{shape key: function} for the shapes whose function funcs holds (ctypes and cffi have no
+    first8: eight arrays in one call would need Python to pack their pointers)."""
+    return {k: funcs[FUNC_OF.get(k, k)] for k in SHAPE_KEYS if FUNC_OF.get(k, k) in funcs}
 
 
 def _bind_python(np, build_dir):
@@ -72,8 +100,20 @@ def _bind_python(np, build_dir):
     def first_f64(a):
         return a.item(0)
 
+    def first8(a0, a1, a2, a3, a4, a5, a6, a7):
+        return (
+            a0.item(0)
+            + a1.item(0)
+            + a2.item(0)
+            + a3.item(0)
+            + a4.item(0)
+            + a5.item(0)
+            + a6.item(0)
+            + a7.item(0)
+        )
+
     funcs = locals()
-    return {k: funcs[FUNC_OF.get(k, k)] for k in SHAPE_KEYS}
+    return _select(funcs)
 
 
 def _bind_ctypes(np, build_dir):
@@ -119,7 +159,7 @@ def _bind_ctypes(np, build_dir):
         return c_first(a, a.size)
 
     funcs = locals()
-    return {k: funcs[FUNC_OF.get(k, k)] for k in SHAPE_KEYS}
+    return _select(funcs)
 
 
 def _bind_cffi(np, build_dir):
@@ -155,13 +195,13 @@ def _bind_cffi(np, build_dir):
 
     nop, add_int, add_float = lib.mxb_nop, lib.mxb_add_int, lib.mxb_add_float
     funcs = locals()
-    return {k: funcs[FUNC_OF.get(k, k)] for k in SHAPE_KEYS}
+    return _select(funcs)
 
 
 def _bind_module(module_name):
     def bind(np, build_dir):
         mod = __import__(module_name)
-        return {k: getattr(mod, FUNC_OF.get(k, k)) for k in SHAPE_KEYS}
+        return _select(vars(mod))
 
     return bind
 
@@ -210,7 +250,10 @@ def bind(name, np, build_dir):
     build_dir = os.fspath(build_dir)
     if build_dir not in sys.path:
         sys.path.insert(0, build_dir)  # the extension modules
-    return BINDERS[name](np, build_dir)
+    funcs = BINDERS[name](np, build_dir)
+    if name in NO_TORCH:
+        funcs = {k: f for k, f in funcs.items() if k not in TORCH_SHAPES}
+    return funcs
 
 
 # How each binding is written, for docs/benchmarks.md.

@@ -27,6 +27,7 @@ cdef extern from "kernels.h":
     int64_t mxb_str_len(const char* data, size_t size)
     double mxb_sum3(int64_t a, double b, const char* data, size_t size)
     double mxb_first_f64(const double* data, int64_t size)
+    double mxb_first8(const double* const* data, const int64_t* size)
 
 
 def nop():
@@ -63,3 +64,28 @@ def sum3(int64_t a, double b, str s not None):
 def first_f64(const double[:, ::1] a):
     cdef int64_t size = a.shape[0] * a.shape[1]
     return mxb_first_f64(&a[0, 0] if size > 0 else NULL, size)
+
+
+def first8(const double[:, ::1] a0, const double[:, ::1] a1, const double[:, ::1] a2,
+           const double[:, ::1] a3, const double[:, ::1] a4, const double[:, ::1] a5,
+           const double[:, ::1] a6, const double[:, ::1] a7):
+    cdef const double* data[8]
+    cdef int64_t size[8]
+    # Spelled out: a tuple of typed memoryviews would make a Python object of each.
+    size[0] = a0.shape[0] * a0.shape[1]
+    size[1] = a1.shape[0] * a1.shape[1]
+    size[2] = a2.shape[0] * a2.shape[1]
+    size[3] = a3.shape[0] * a3.shape[1]
+    size[4] = a4.shape[0] * a4.shape[1]
+    size[5] = a5.shape[0] * a5.shape[1]
+    size[6] = a6.shape[0] * a6.shape[1]
+    size[7] = a7.shape[0] * a7.shape[1]
+    data[0] = &a0[0, 0] if size[0] > 0 else NULL
+    data[1] = &a1[0, 0] if size[1] > 0 else NULL
+    data[2] = &a2[0, 0] if size[2] > 0 else NULL
+    data[3] = &a3[0, 0] if size[3] > 0 else NULL
+    data[4] = &a4[0, 0] if size[4] > 0 else NULL
+    data[5] = &a5[0, 0] if size[5] > 0 else NULL
+    data[6] = &a6[0, 0] if size[6] > 0 else NULL
+    data[7] = &a7[0, 0] if size[7] > 0 else NULL
+    return mxb_first8(data, size)

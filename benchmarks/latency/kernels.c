@@ -33,3 +33,9 @@ double mxb_sum3(int64_t a, double b, const char* data, size_t size) {
 }
 
 double mxb_first_f64(const double* data, int64_t size) { return size > 0 ? data[0] : NAN; }
+
+double mxb_first8(const double* const* data, const int64_t* size) {
+  double sum = 0;
+  for (int i = 0; i < 8; ++i) sum += mxb_first_f64(data[i], size[i]);
+  return sum;
+}

@@ -55,6 +55,13 @@ MXB_DLL double mxb_sum3(int64_t a, double b, const char* data, size_t size);
  */
 MXB_DLL double mxb_first_f64(const double* data, int64_t size);
 
+/*!
+ * \brief The sum of the first elements of eight C-contiguous float64 arrays.
+ * \param data the arrays' elements; \param size how many each has.
+ * \return the sum of mxb_first_f64 of each.
+ */
+MXB_DLL double mxb_first8(const double* const* data, const int64_t* size);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif

@@ -34,4 +34,14 @@ NB_MODULE(nanobind_ext, m) {
   m.def("first_f64", [](nb::ndarray<const double, nb::c_contig, nb::device::cpu> a) {
     return mxb_first_f64(a.data(), static_cast<int64_t>(a.size()));
   });
+  using Array = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;
+  m.def("first8",
+        [](Array a0, Array a1, Array a2, Array a3, Array a4, Array a5, Array a6, Array a7) {
+          const double* data[8] = {a0.data(), a1.data(), a2.data(), a3.data(),
+                                   a4.data(), a5.data(), a6.data(), a7.data()};
+          int64_t size[8];
+          const Array* in[8] = {&a0, &a1, &a2, &a3, &a4, &a5, &a6, &a7};
+          for (int i = 0; i < 8; ++i) size[i] = static_cast<int64_t>(in[i]->size());
+          return mxb_first8(data, size);
+        });
 }

@@ -5,7 +5,8 @@
  * Written as the pybind11 documentation shows: plain C++ signatures, py::arg names for the
  * keyword call, std::string_view for strings (no copy in, one str out), and
  * py::array_t<double, c_style | forcecast> for the numpy array (no copy for a float64
- * C-contiguous array).
+ * C-contiguous array; a torch tensor arrives through numpy's conversion, torch's __array__, the
+ * only way pybind11 takes one without torch's own headers).
  */
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -33,4 +34,13 @@ PYBIND11_MODULE(pybind11_ext, m) {
   m.def("first_f64", [](py::array_t<double, py::array::c_style | py::array::forcecast> a) {
     return mxb_first_f64(a.data(), static_cast<int64_t>(a.size()));
   });
+  using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+  m.def("first8",
+        [](Array a0, Array a1, Array a2, Array a3, Array a4, Array a5, Array a6, Array a7) {
+          const double* data[8] = {a0.data(), a1.data(), a2.data(), a3.data(),
+                                   a4.data(), a5.data(), a6.data(), a7.data()};
+          int64_t size[8] = {a0.size(), a1.size(), a2.size(), a3.size(),
+                             a4.size(), a5.size(), a6.size(), a7.size()};
+          return mxb_first8(data, size);
+        });
 }

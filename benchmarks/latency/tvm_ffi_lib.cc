@@ -43,6 +43,25 @@ double FirstF64(ffi::TensorView a) {
   return mxb_first_f64(data, a.numel());
 }
 
+double First8(ffi::TensorView a0, ffi::TensorView a1, ffi::TensorView a2, ffi::TensorView a3,
+              ffi::TensorView a4, ffi::TensorView a5, ffi::TensorView a6, ffi::TensorView a7) {
+  const ffi::TensorView* in[8] = {&a0, &a1, &a2, &a3, &a4, &a5, &a6, &a7};
+  const double* data[8];
+  int64_t size[8];
+  for (int i = 0; i < 8; ++i) {
+    const ffi::TensorView& a = *in[i];
+    DLDataType dt = a.dtype();
+    if (dt.code != kDLFloat || dt.bits != 64 || dt.lanes != 1 || !a.IsContiguous() ||
+        a.device().device_type != kDLCPU) {
+      TVM_FFI_THROW(TypeError) << "first8: expected contiguous float64 CPU arrays";
+    }
+    data[i] =
+        reinterpret_cast<const double*>(static_cast<const char*>(a.data_ptr()) + a.byte_offset());
+    size[i] = a.numel();
+  }
+  return mxb_first8(data, size);
+}
+
 }  // namespace
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(nop, Nop);
@@ -52,3 +71,4 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(echo_str, EchoStr);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(str_len, StrLen);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(sum3, Sum3);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(first_f64, FirstF64);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(first8, First8);

@@ -49,6 +49,42 @@ registered = mxffi.cpp.load_inline(
 assert registered.scale(21.0) == 42.0
 # [register.end]
 
+# [tensor.begin]
+import numpy as np
+
+kernels = mxffi.cpp.load_inline(
+    "mytensors",
+    r"""
+    #include <mxffi/tensor_view.h>
+
+    // A C-contiguous float32 matrix on the CPU, written in place.
+    void scale(mxffi::TensorView<float, mxffi::ndim<2>, mxffi::device::cpu, mxffi::c_contig> x,
+               double factor) {
+      for (int64_t i = 0; i < x.size(); ++i) x.data()[i] *= static_cast<float>(factor);
+    }
+
+    // The stream a launch on x's device would go to (0: the CPU, or CUDA's legacy stream).
+    int64_t stream_of(mxffi::TensorView<> x) { return reinterpret_cast<intptr_t>(x.stream()); }
+    """,
+    functions=["scale", "stream_of"],
+)
+m = np.ones((2, 3), dtype=np.float32)
+kernels.scale(m, 2.5)
+assert m.tolist() == [[2.5, 2.5, 2.5], [2.5, 2.5, 2.5]]
+print(inspect.signature(kernels.scale))
+# (x: Tensor[float32, ndim=2, cpu, c_contig], factor: float) -> None
+try:
+    kernels.scale(np.ones((2, 3)), 2.0)  # float64
+except TypeError as e:
+    print(e)
+# mytensors.scale: argument #0 'x' expected a float32 tensor with 2 dimensions on the CPU,
+# C-contiguous, got a float64 tensor with 2 dimensions on cpu:0
+assert kernels.stream_of(m) == 0
+# [tensor.end]
+assert str(inspect.signature(kernels.scale)) == (
+    "(x: Tensor[float32, ndim=2, cpu, c_contig], factor: float) -> None"
+)
+
 # [build.begin]
 path = mxffi.cpp.build("mymath2", "int64_t twice(int64_t x) { return 2 * x; }", functions=["twice"])
 lib = mxffi.library.load(path)  # what load_inline does after building

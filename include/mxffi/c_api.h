@@ -32,7 +32,7 @@
 /*! \brief C ABI major version: bumped when anything frozen here changes. */
 #define MXFFI_VERSION_MAJOR 1
 /*! \brief C ABI minor version: bumped when something is added. */
-#define MXFFI_VERSION_MINOR 5
+#define MXFFI_VERSION_MINOR 6
 /*! \brief C ABI patch version. */
 #define MXFFI_VERSION_PATCH 0
 
@@ -360,6 +360,19 @@ typedef int (*MXFFIWarnFunc)(const char* category, const char* message);
  * \return 0. (ABI 1.5)
  */
 MXFFI_DLL int MXFFIEnvSetWarnHook(MXFFIWarnFunc func);
+
+/*!
+ * \brief The calling thread's current stream of a device, the one mxffi's kernels run on: on a
+ *  CUDA device the stream made current (mxffi.cuda.Stream; torch's current stream for the length
+ *  of a call that received a torch CUDA tensor), NULL for the legacy default stream; NULL for the
+ *  CPU. For C++ code inside a call that launches work of its own on the caller's stream.
+ * \param device_type A DLDeviceType: kDLCPU or kDLCUDA.
+ * \param device_id The device's index, >= 0.
+ * \param out_stream Receives the stream (a cudaStream_t for CUDA).
+ * eturn 0, or -1 with an error set (another device type, a negative index, out_stream NULL).
+ *  (ABI 1.6)
+ */
+MXFFI_DLL int MXFFIEnvGetCurrentStream(int32_t device_type, int32_t device_id, void** out_stream);
 
 /* Section: objects ------------------------------------------------------- */
 

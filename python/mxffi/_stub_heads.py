@@ -493,7 +493,7 @@ def spmm(
 """
 
 TESTING = """\
-from typing import Any
+from typing import Annotated, Any
 
 from mxffi import ADT, Array, DataType, Device, Function, Map, NDArray, Object, Shape
 from mxffi.typing import (

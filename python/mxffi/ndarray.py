@@ -6,10 +6,11 @@ call-path reference, it is a small ctypes class with the attributes and DLPack e
 """
 
 import ctypes
+import sys
 
 from ._ffi import DataType, Device, backend, get_global_func
 from ._ffi import _impl as _core  # the selected core, Cython or ctypes
-from ._ffi.error import export_refused
+from ._ffi.error import export_refused, lazy_bit_refused
 
 __all__ = ["NDArray", "empty", "from_dlpack"]
 
@@ -92,6 +93,11 @@ def _shared_from_dlpack(x):
     if isinstance(x, NDArray):
         return x
     tp = type(x)
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor) and torch.Tensor.is_neg(x):
+        # Both of torch's exports (__dlpack__ and its C table) carry such a tensor's memory
+        # without the negation: refused by name instead of shared with the wrong sign.
+        raise lazy_bit_refused("mxffi.from_dlpack", x, "negative", "resolve_neg")
     device = x.__dlpack_device__() if hasattr(tp, "__dlpack_device__") else None
     if device is not None and device[0] == 2:
         # A CUDA tensor: the producer orders its work before mxffi's current stream of the

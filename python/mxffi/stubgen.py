@@ -83,6 +83,13 @@ def type_text(type_name, result=False):
     name = str(type_name).strip()
     if name in _SCALARS:
         return _SCALARS[name]
+    if name == "Tensor":  # a TensorView parameter declaring nothing
+        return "NDArrayLike"
+    if name.startswith("Tensor[") and name.endswith("]"):
+        # A TensorView parameter: any array or lent tensor, with the declared constraints kept
+        # for the reader (mypy cannot check dtypes or dimensions).
+        return f'Annotated[NDArrayLike, "{name[7:-1]}"]'
+
     if name in _stub_heads.KINDS:
         return name
     if name.endswith("]") and "[" in name:
@@ -192,7 +199,7 @@ def _area_names(area, skip=()):
 
 _IMPORTS = (
     "from collections.abc import Mapping, Sequence\n"
-    "from typing import Any\n\n"
+    "from typing import Annotated, Any\n\n"
     "from mxffi import ADT, Array, DataType, Device, Function, Map, NDArray, Object, Shape\n"
     "from mxffi.typing import (\n"
     + "".join(f"    {k},\n" for k in sorted(_stub_heads.KINDS))

@@ -254,6 +254,14 @@ def annotation(type_name):
         return _BUILTINS[name]
     if name in _KINDS:
         return _KINDS[name]
+    if name == "Tensor" or (name.startswith("Tensor[") and name.endswith("]")):
+        # A TensorView parameter (mxffi/tensor_view.h): the declared constraints in its name.
+        return ArgKind(
+            name,
+            _ARRAY,
+            "A tensor (an mxffi array or any DLPack producer's, borrowed for the call) keeping "
+            "the declared element type, number of dimensions, device and layout.",
+        )
     if name.endswith("]") and "[" in name:
         head, _, inner = name[:-1].partition("[")
         args = [annotation(a) for a in _split_args(inner)]

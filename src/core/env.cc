@@ -2,15 +2,19 @@
  * \file env.cc
  * \brief The embedding runtime's hooks: the signal check (CheckSignals), GIL release
  *  (ScopedGILRelease) and warnings (Warn), installed through MXFFIEnvSetCheckSignals,
- *  MXFFIEnvSetGILHooks and MXFFIEnvSetWarnHook.
+ *  MXFFIEnvSetGILHooks and MXFFIEnvSetWarnHook; and the current stream of a device
+ *  (MXFFIEnvGetCurrentStream), which C++ code inside a call reads.
  */
 #include <mxffi/c_api.h>
 #include <mxffi/env.h>
 #include <mxffi/error.h>
+#include <mxffi/function.h>
 
 #include <atomic>
 #include <iostream>
 #include <string>
+
+#include "../ndarray/cuda/device.h"
 
 namespace mxffi {
 namespace {
@@ -76,6 +80,26 @@ int MXFFIEnvSetGILHooks(MXFFIReleaseGILFunc release, MXFFIRestoreGILFunc restore
 int MXFFIEnvSetWarnHook(MXFFIWarnFunc func) {
   mxffi::g_warn.store(func, std::memory_order_release);
   return 0;
+}
+
+int MXFFIEnvGetCurrentStream(int32_t device_type, int32_t device_id, void** out_stream) {
+  try {
+    MXFFI_CHECK(out_stream != nullptr, ValueError)
+        << "MXFFIEnvGetCurrentStream: out_stream is NULL";
+    MXFFI_CHECK(device_id >= 0, ValueError)
+        << "MXFFIEnvGetCurrentStream: device index must be >= 0, got " << device_id;
+    if (device_type == kDLCPU) {
+      *out_stream = nullptr;
+    } else if (device_type == kDLCUDA) {
+      *out_stream = mxffi::cuda::CurrentStream(device_id);
+    } else {
+      MXFFI_THROW(ValueError) << "MXFFIEnvGetCurrentStream: device type " << device_type
+                              << " has no streams in mxffi; expected 1 (CPU) or 2 (CUDA)";
+    }
+    return 0;
+  } catch (...) {
+    return mxffi::details::SetErrorFromCurrentException();
+  }
 }
 
 }  // extern "C"

@@ -5,6 +5,7 @@
  */
 #include <mxffi/mxffi.h>
 #include <mxffi/ndarray/ndarray.h>
+#include <mxffi/tensor_view.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -345,6 +346,52 @@ MXFFI_REGISTER_API("testing.tensor_first_f64")
       double first;
       std::memcpy(&first, static_cast<const char*>(x->data) + x->byte_offset, sizeof(first));
       return first;
+    });
+
+MXFFI_REGISTER_API("testing.tensor_view_sum")
+    .describe("The sum of a C-contiguous 2-D float64 CPU tensor's elements (a TensorView).")
+    .arg("x")
+    .set_body_typed([](TensorView<const double, ndim<2>, device::cpu, c_contig> x) {
+      double sum = 0;
+      for (int64_t i = 0; i < x.size(); ++i) sum += x.data()[i];
+      return sum;
+    });
+
+MXFFI_REGISTER_API("testing.tensor_view_scale")
+    .describe("Multiply a float32 tensor's elements by factor in place, any layout (a TensorView).")
+    .arg("x")
+    .arg("factor")
+    .set_body_typed([](TensorView<float> x, double factor) {
+      // Walk the elements by strides: a view of any layout is written where it lies.
+      const int64_t n = x.size();
+      for (int64_t flat = 0; flat < n; ++flat) {
+        int64_t rest = flat, offset = 0;
+        for (int32_t d = x.ndim() - 1; d >= 0; --d) {
+          offset += (rest % x.shape(d)) * x.stride(d);
+          rest /= x.shape(d);
+        }
+        x.data()[offset] *= static_cast<float>(factor);
+      }
+    });
+
+MXFFI_REGISTER_API("testing.tensor_view_stream")
+    .describe("The current stream of the tensor's device, as an int (0: none, the CPU's).")
+    .arg("x")
+    .set_body_typed([](TensorView<> x) {
+      return static_cast<int64_t>(reinterpret_cast<intptr_t>(x.stream()));
+    });
+
+MXFFI_REGISTER_API("testing.current_stream")
+    .describe("MXFFIEnvGetCurrentStream(device_type, device_id) as an int, through the C ABI.")
+    .arg("device_type")
+    .arg("device_id")
+    .set_body_typed([](int64_t device_type, int64_t device_id) {
+      void* stream = nullptr;
+      if (MXFFIEnvGetCurrentStream(static_cast<int32_t>(device_type),
+                                   static_cast<int32_t>(device_id), &stream) != 0) {
+        details::ThrowLastError();
+      }
+      return static_cast<int64_t>(reinterpret_cast<intptr_t>(stream));
     });
 
 MXFFI_REGISTER_API("testing.ndarray_of_storage")

@@ -26,6 +26,8 @@ CTYPES_SUITE = {
     "test_function.py",
     "test_misbehaving_objects.py",
     "test_objects.py",
+    "test_tensor_view.py",
+    "test_torch_args.py",
 }
 
 

@@ -37,6 +37,7 @@ from .error import (
     MXFFIError,
     emit_warning,
     export_refused,
+    lazy_bit_refused,
     make_error,
     named_error,
     stash_py_error,
@@ -465,16 +466,18 @@ class _BufferView:
 
 class _TorchStream:
     """A CUDA torch tensor argument: the call runs on torch's current stream of its device (as
-    torch's own ops would), made mxffi's current stream until the call's owners are released."""
+    torch's own ops would), made mxffi's current stream until the call's owners are released.
+    handle: the producer's stream handle when its DLPack table gave it, else torch's is asked."""
 
     _set = []  # cuda.set_current_stream, fetched on first use
 
-    def __init__(self, device_id):
-        import torch
+    def __init__(self, device_id, handle=None):
+        if handle is None:
+            import torch
 
+            handle = torch.cuda.current_stream(device_id).cuda_stream
         if not self._set:
             self._set.append(get_global_func("cuda.set_current_stream"))
-        handle = torch.cuda.current_stream(device_id).cuda_stream
         self.device_id = device_id
         self.previous = self._set[0](device_id, handle)
 
@@ -500,9 +503,55 @@ def _wait_for_legacy_stream(device_id):
         _STREAM_FUNCS[1](device_id, current, 0)
 
 
+def _refuse_torch_neg(obj, label):
+    """torch's __dlpack__ exports a tensor with its lazy negation bit set (torch's conj().imag)
+    as its memory, without the negation: refused by name instead of taken with the wrong sign."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(obj, torch.Tensor) and torch.Tensor.is_neg(obj):
+        raise lazy_bit_refused(label, obj, "negative", "resolve_neg")
+
+
+def _tensor_from_exchange(obj, label, keep):
+    """obj's tensor through its type's DLPack exchange table, borrowed for the call: the
+    DLTensor's address, or None for the capsule route (no usable table, or the table refuses
+    the tensor). The Cython core's _tensor_from_exchange, whose docstring says what is taken
+    and refused."""
+    entry = _arg_exchange(type(obj))
+    if entry is None:
+        return None
+    to_dltensor, current_stream, is_neg, is_conj = entry
+    t = DLTensor()
+    try:
+        rc = to_dltensor(obj, ctypes.addressof(t))
+    except Exception:
+        return None
+    if rc != 0:
+        return None
+    if is_neg is not None and is_neg(obj) is True:
+        raise lazy_bit_refused(label, obj, "negative", "resolve_neg")
+    if t.dtype.code == 5 and is_conj is not None and is_conj(obj) is True:  # kDLComplex
+        raise lazy_bit_refused(label, obj, "conjugate", "resolve_conj")
+    keep.append(t)
+    if t.device.device_type == 2 and current_stream is not None:
+        stream = c_void_p()
+        if current_stream(2, t.device.device_id, byref(stream)) != 0:
+            raise RuntimeError(
+                f"{label}: {type(obj).__name__}'s DLPack table gave no current stream"
+            )
+        keep.append(_TorchStream(t.device.device_id, stream.value or 0))
+    elif t.device.device_type == 2:
+        _wait_for_legacy_stream(t.device.device_id)
+    return ctypes.addressof(t)
+
+
 def _tensor_arg(obj, label, keep):
     """A borrowed DLTensor for an object with __dlpack__ or the buffer protocol."""
+    if hasattr(type(obj), "__dlpack_c_exchange_api__"):
+        addr = _tensor_from_exchange(obj, label, keep)
+        if addr is not None:
+            return addr
     if hasattr(type(obj), "__dlpack__"):
+        _refuse_torch_neg(obj, label)
         try:
             try:
                 capsule = obj.__dlpack__(max_version=(1, 0))
@@ -1082,7 +1131,10 @@ def _warn(category, message):
 _EXCHANGE_CAPSULE_NAME = b"dlpack_exchange_api"
 _ManagedFromPyObject = ctypes.PYFUNCTYPE(c_int, ctypes.py_object, POINTER(c_void_p))
 _ManagedDeleter = CFUNCTYPE(None, c_void_p)
+_DLTensorFromPyObject = ctypes.PYFUNCTYPE(c_int, ctypes.py_object, c_void_p)
+_CurrentWorkStream = ctypes.PYFUNCTYPE(c_int, c_int, c_int32, POINTER(c_void_p))
 _EXCHANGE_APIS = {}  # type -> (its __dlpack_c_exchange_api__ object, callable or None)
+_ARG_EXCHANGE = {}  # type -> (its __dlpack_c_exchange_api__ object, _resolve_arg_exchange's)
 _FROM_DLPACK = []  # ndarray.from_dlpack, fetched on first use
 
 
@@ -1093,21 +1145,59 @@ def _mro_lookup(tp, name):
     return None
 
 
-def _resolve_exchange_api(tp, cap):
+def _exchange_table(tp, cap):
+    """The address of the 1.x table to use for tp's tensors, or None (capsule route)."""
     if not _pyapi.PyCapsule_IsValid(cap, _EXCHANGE_CAPSULE_NAME):
         return None  # DLPack 1.2's bare int, or not a table at all
     header = _pyapi.PyCapsule_GetPointer(cap, _EXCHANGE_CAPSULE_NAME)
     # DLPackExchangeAPI: {version {u32 major, u32 minor}, prev_api} then five function pointers.
     while header and c_uint32.from_address(header).value != 1:
         header = c_void_p.from_address(header + 8).value
-    fn = c_void_p.from_address(header + 24).value if header else None
     # The table exports what the class that set it exports; a subclass overriding __dlpack__
     # changes that, so its tensors go through its own __dlpack__.
     owner = _mro_lookup(tp, "__dlpack_c_exchange_api__")
     dlpack_owner = _mro_lookup(tp, "__dlpack__")
-    if not fn or owner is None or dlpack_owner is None or not issubclass(owner, dlpack_owner):
+    if not header or owner is None or dlpack_owner is None or not issubclass(owner, dlpack_owner):
         return None
-    return _ManagedFromPyObject(fn)
+    return header
+
+
+def _resolve_exchange_api(tp, cap):
+    header = _exchange_table(tp, cap)
+    fn = c_void_p.from_address(header + 24).value if header else None
+    return _ManagedFromPyObject(fn) if fn else None
+
+
+def _lazy_bit_method(owner, name):
+    method = getattr(owner, name, None)
+    return method if callable(method) else None
+
+
+def _resolve_arg_exchange(tp, cap):
+    header = _exchange_table(tp, cap)
+    fn = c_void_p.from_address(header + 40).value if header else None
+    if not fn:
+        return None
+    stream = c_void_p.from_address(header + 48).value
+    owner = _mro_lookup(tp, "__dlpack_c_exchange_api__")
+    return (
+        _DLTensorFromPyObject(fn),
+        _CurrentWorkStream(stream) if stream else None,
+        _lazy_bit_method(owner, "is_neg"),
+        _lazy_bit_method(owner, "is_conj"),
+    )
+
+
+def _arg_exchange(tp):
+    """(dltensor_from_py_object_no_sync, current_work_stream or None, is_neg, is_conj) of tp's
+    table, or None where its tensors take the capsule route."""
+    cap = getattr(tp, "__dlpack_c_exchange_api__", None)
+    if cap is None:
+        return None
+    entry = _ARG_EXCHANGE.get(tp)
+    if entry is None or entry[0] is not cap:
+        entry = _ARG_EXCHANGE[tp] = (cap, _resolve_arg_exchange(tp, cap))
+    return entry[1]
 
 
 def _from_dlpack_exchange(obj):

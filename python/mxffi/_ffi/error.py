@@ -320,6 +320,18 @@ def export_refused(label: str, obj, exc: BaseException) -> BufferError:
     return BufferError(f"{label}: cannot take a {what} as a tensor: {exc}")
 
 
+def lazy_bit_refused(label: str, obj, bit: str, resolve: str) -> BufferError:
+    """The BufferError for a tensor whose lazy negation or conjugation bit (torch's) is set: its
+    DLPack export carries the memory without applying the bit, so taking it would give values
+    of the wrong sign."""
+    dtype = getattr(obj, "dtype", None)
+    what = type(obj).__name__ + (f" of dtype {dtype}" if dtype is not None else "")
+    return BufferError(
+        f"{label}: cannot take a {what} as a tensor: its {bit} bit is set, which DLPack cannot "
+        f"carry; call .{resolve}() first"
+    )
+
+
 def _native_frames(backtrace):
     """The frames of a C++ backtrace above the Python binding: from the raise down to (not
     into) the extension module that made the call, whose callers Python's traceback shows."""

@@ -174,6 +174,8 @@ cdef extern from "fastcall.h":
     void MXFFIPySetDataType(PyTypeObject* tp, Py_ssize_t offset)
     int MXFFIPySetClass(int32_t type_index, object cls) except -1
     int MXFFIPySetSparseClass(int32_t slot, object cls) except -1
+    int MXFFIPyAddExchangeType(object tp, void* to_dltensor, PyObject* is_neg,
+                               PyObject* is_conj) except -1
     enum:
         kMXFFIPyOpaqueSparse
     object MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize_t nargs)

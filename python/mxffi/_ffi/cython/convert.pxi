@@ -61,19 +61,24 @@ cdef class _TensorArg:
                 pass
 
 
-cdef int _use_torch_stream(_TensorArg holder, int device_id) except -1:
-    """A CUDA torch tensor argument: the call runs on torch's current stream of its device (as
-    torch's own ops would), made mxffi's current stream until the argument is released."""
+cdef int _use_stream(_TensorArg holder, int device_id, handle) except -1:
+    """Make a producer's stream handle mxffi's current stream of the device until the argument
+    is released."""
     global _SET_STREAM_FUNC
-    import torch
-
-    handle = torch.cuda.current_stream(device_id).cuda_stream
     if _SET_STREAM_FUNC is None:
         _SET_STREAM_FUNC = get_global_func("cuda.set_current_stream")
     holder.previous_stream = _SET_STREAM_FUNC(device_id, handle)
     holder.stream_device = device_id
     holder.has_stream = True
     return 0
+
+
+cdef int _use_torch_stream(_TensorArg holder, int device_id) except -1:
+    """A CUDA torch tensor argument: the call runs on torch's current stream of its device (as
+    torch's own ops would), made mxffi's current stream until the argument is released."""
+    import torch
+
+    return _use_stream(holder, device_id, torch.cuda.current_stream(device_id).cuda_stream)
 
 
 
@@ -136,9 +141,19 @@ cdef int _tensor_from_buffer(obj, str label, MXFFIAny* cell, MXFFIPyArgTemp* tem
     return 0
 
 
+cdef int _refuse_torch_neg(obj, str label) except -1:
+    """torch's __dlpack__ exports a tensor with its lazy negation bit set (torch's conj().imag)
+    as its memory, without the negation: refused by name instead of taken with the wrong sign."""
+    torch = _sys.modules.get("torch")
+    if torch is not None and isinstance(obj, torch.Tensor) and torch.Tensor.is_neg(obj):
+        raise _lazy_bit_refused(label, obj, "negative", "resolve_neg")
+    return 0
+
+
 cdef int _tensor_from_dlpack(obj, str label, MXFFIAny* cell, PyObject** keep) except -1:
     cdef _TensorArg holder = _TensorArg.__new__(_TensorArg)
     cdef DLTensor* t
+    _refuse_torch_neg(obj, label)
     try:
         try:
             capsule = obj.__dlpack__(max_version=(1, 0))
@@ -303,6 +318,9 @@ cdef int _hook_arg_slow(PyObject* func, Py_ssize_t index, PyObject* parg, MXFFIA
         cell.type_index = kMXFFIOpaquePtr
         cell.v_ptr = <void*><size_t>(arg.value or 0)
         return 0
+    if hasattr(tp, "__dlpack_c_exchange_api__"):
+        if _tensor_from_exchange(arg, _arg_label(fn, index), cell, temp, keep):
+            return 0
     if hasattr(tp, "__dlpack__"):
         return _tensor_from_dlpack(arg, _arg_label(fn, index), cell, keep)
     if _has_buffer(arg):

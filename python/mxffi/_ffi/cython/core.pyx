@@ -27,6 +27,7 @@ from mxffi._ffi.signature import lazy_signature as _lazy_signature
 from mxffi._ffi.signature import parameter_kinds as _parameter_kinds
 from mxffi._ffi.error import MXFFIError, make_error as _make_error, named_error as _named_error
 from mxffi._ffi.error import export_refused as _export_refused, stash_py_error as _stash_py_error
+from mxffi._ffi.error import lazy_bit_refused as _lazy_bit_refused
 from mxffi._ffi.error import make_lazy_error as _make_lazy_error, with_callee as _with_callee
 from mxffi._ffi.error import format_py_traceback as _format_py_traceback
 from mxffi._ffi.error import emit_warning as _emit_warning

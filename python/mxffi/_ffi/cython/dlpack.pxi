@@ -19,6 +19,9 @@ cdef extern from "mxffi/ndarray/dlpack_compat.h":
         uint64_t flags
         DLTensor dl_tensor
 
+    ctypedef enum _DLDeviceType "DLDeviceType":
+        pass
+
     ctypedef struct _DLPackExchangeAPIHeader "DLPackExchangeAPIHeader":
         _DLPackVersion version
         void* prev_api  # a DLPackExchangeAPIHeader*
@@ -28,6 +31,11 @@ cdef extern from "mxffi/ndarray/dlpack_compat.h":
         # 0, or -1 with a Python exception set: checked by hand, hence noexcept.
         int (*managed_tensor_from_py_object_no_sync)(void* py_object,
                                                      _DLManagedVersioned** out) noexcept
+        # May be NULL: a non-owning view, valid while the object lives unchanged.
+        int (*dltensor_from_py_object_no_sync)(void* py_object, DLTensor* out) noexcept
+        # The producer's current stream of a device (NULL for the CPU).
+        int (*current_work_stream)(_DLDeviceType device_type, int32_t device_id,
+                                   void** out_current_stream) noexcept
 
     const char* MXFFI_DLPACK_EXCHANGE_API_CAPSULE_NAME
 
@@ -79,6 +87,64 @@ cdef _DLPackExchangeAPI* _exchange_api_of(obj) except? NULL:
         entry = (cap, _resolve_exchange_api(tp, cap))
         _EXCHANGE_APIS[tp] = entry
     return <_DLPackExchangeAPI*><size_t>(<tuple>entry)[1]
+
+
+# Producer types already offered to the exact-type switch (fastcall.h's MXFFIPyExchangeType):
+# each is entered once, while the switch has room.
+cdef set _EXCHANGE_OFFERED = set()
+
+
+cdef object _lazy_bit_method(owner, str name):
+    """The table owner's own is_neg / is_conj (torch), or None."""
+    method = getattr(owner, name, None)
+    return method if callable(method) else None
+
+
+cdef int _tensor_from_exchange(obj, str label, MXFFIAny* cell, MXFFIPyArgTemp* temp,
+                               PyObject** keep) except -1:
+    """obj's tensor through its type's exchange table, borrowed for the call (no capsule, none of
+    the producer's Python code): 1 when done, 0 for the capsule route (no usable table, or the
+    table refuses the tensor: __dlpack__ then raises the producer's own error).
+
+    Unlike torch's __dlpack__, the table exports tensors that require grad: passing one to a
+    function reads or writes its memory for that call only, as a torch extension would. Tensors
+    whose lazy negation or conjugation bit is set are refused: the table exports their memory
+    without applying it, which would be a silently wrong value.
+    """
+    cdef _DLPackExchangeAPI* api = _exchange_api_of(obj)
+    cdef DLTensor* t = &temp.tensor
+    cdef _TensorArg holder
+    cdef void* stream = NULL
+    if api == NULL or api.dltensor_from_py_object_no_sync == NULL:
+        return 0
+    tp = type(obj)
+    owner = _mro_lookup(tp, "__dlpack_c_exchange_api__")
+    is_neg = _lazy_bit_method(owner, "is_neg")
+    is_conj = _lazy_bit_method(owner, "is_conj")
+    if tp not in _EXCHANGE_OFFERED:
+        _EXCHANGE_OFFERED.add(tp)
+        MXFFIPyAddExchangeType(tp, <void*>api.dltensor_from_py_object_no_sync,
+                               <PyObject*>is_neg if is_neg is not None else NULL,
+                               <PyObject*>is_conj if is_conj is not None else NULL)
+    if api.dltensor_from_py_object_no_sync(<void*>obj, t) != 0:
+        PyErr_Clear()
+        return 0
+    if is_neg is not None and is_neg(obj) is True:
+        raise _lazy_bit_refused(label, obj, "negative", "resolve_neg")
+    if t.dtype.code == 5 and is_conj is not None and is_conj(obj) is True:  # kDLComplex
+        raise _lazy_bit_refused(label, obj, "conjugate", "resolve_conj")
+    if t.device.device_type == 2 and api.current_work_stream != NULL:  # kDLCUDA
+        # The call runs on the producer's current stream of the device, as its own ops would.
+        holder = _TensorArg.__new__(_TensorArg)
+        if api.current_work_stream(<_DLDeviceType>2, t.device.device_id, &stream) != 0:
+            raise RuntimeError(f"{label}: {tp.__name__}'s DLPack table gave no current stream")
+        _use_stream(holder, t.device.device_id, <size_t>stream)
+        _keep(keep, holder)
+    elif t.device.device_type == 2:
+        _wait_for_legacy_stream(t.device.device_id)
+    cell.type_index = kMXFFIDLTensorPtr
+    cell.v_ptr = t
+    return 1
 
 
 def _from_dlpack_exchange(obj):

@@ -18,6 +18,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <mxffi/c_api.h>
+#include <mxffi/ndarray/dlpack_compat.h>
 #include <numpy/ndarraytypes.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -25,7 +26,7 @@
 #include "ndarray_attrs.h"
 
 /*! \brief Arguments handled with stack temporaries; more go to the heap. */
-#define MXFFI_PY_STACK_ARGS 6
+#define MXFFI_PY_STACK_ARGS 8
 /*! \brief Dimensions a numpy array may have on the fast path. */
 #define MXFFI_PY_FAST_NDIM 6
 
@@ -342,10 +343,115 @@ static inline int MXFFIPyNestingDepth(void) { return mxffi_py_nesting; }
 static inline PyObject* MXFFIPyNestingFunc(void) { return mxffi_py_nesting_func; }
 static inline Py_ssize_t MXFFIPyNestingIndex(void) { return mxffi_py_nesting_index; }
 
+/*! \brief Producer types (torch.Tensor, ...) whose CPU tensors the exact-type switch takes. */
+#define MXFFI_PY_EXCHANGE_TYPES 4
+
+/*!
+ * \brief A producer type whose tensors arrive through its DLPack exchange table's
+ *  dltensor_from_py_object_no_sync: no capsule, none of the producer's Python code. Entered
+ *  by the Cython slow path (dlpack.pxi) once it has checked the table for that exact type.
+ */
+typedef struct {
+  PyTypeObject* type; /* a strong reference */
+  DLPackDLTensorFromPyObjectNoSync to_dltensor;
+  /*!
+   * \brief The table owner's is_neg / is_conj (torch's lazy negation and conjugation bits,
+   *  which the table exports without applying), called unbound so a subclass cannot hide them;
+   *  NULL where the owner has none.
+   */
+  PyObject* is_neg;
+  PyObject* is_conj;
+  /*!
+   * \brief The C functions behind is_neg / is_conj where they are METH_NOARGS methods of a base
+   *  of type (torch's are): called directly, without the descriptor's call machinery.
+   */
+  PyCFunction is_neg_fn;
+  PyCFunction is_conj_fn;
+} MXFFIPyExchangeType;
+
+static MXFFIPyExchangeType mxffi_py_exchange[MXFFI_PY_EXCHANGE_TYPES];
+static int mxffi_py_exchange_count = 0;
+
+/*! \brief method's C function when it is a METH_NOARGS method descriptor of a base of tp. */
+static inline PyCFunction MXFFIPyNoArgsMethod(PyObject* tp, PyObject* method) {
+  PyMethodDescrObject* d;
+  if (method == NULL || !Py_IS_TYPE(method, &PyMethodDescr_Type)) return NULL;
+  d = (PyMethodDescrObject*)method;
+  if (d->d_method->ml_flags != METH_NOARGS) return NULL;
+  if (!PyType_IsSubtype((PyTypeObject*)tp, PyDescr_TYPE(d))) return NULL;
+  return d->d_method->ml_meth;
+}
+
+/*! \brief Enter a producer type; 0 when the table is full (its tensors keep the slow path). */
+static inline int MXFFIPyAddExchangeType(PyObject* tp, void* to_dltensor, PyObject* is_neg,
+                                         PyObject* is_conj) {
+  MXFFIPyExchangeType* e;
+  if (mxffi_py_exchange_count == MXFFI_PY_EXCHANGE_TYPES) return 0;
+  e = &mxffi_py_exchange[mxffi_py_exchange_count];
+  Py_INCREF(tp);
+  Py_XINCREF(is_neg);
+  Py_XINCREF(is_conj);
+  e->type = (PyTypeObject*)tp;
+  e->to_dltensor = (DLPackDLTensorFromPyObjectNoSync)to_dltensor;
+  e->is_neg = is_neg;
+  e->is_conj = is_conj;
+  e->is_neg_fn = MXFFIPyNoArgsMethod(tp, is_neg);
+  e->is_conj_fn = MXFFIPyNoArgsMethod(tp, is_conj);
+  ++mxffi_py_exchange_count;
+  return 1;
+}
+
+/*! \brief The entry of a producer type, or NULL. */
+static inline const MXFFIPyExchangeType* MXFFIPyFindExchange(PyTypeObject* tp) {
+  int k;
+  for (k = 0; k < mxffi_py_exchange_count; ++k) {
+    if (mxffi_py_exchange[k].type == tp) return &mxffi_py_exchange[k];
+  }
+  return NULL;
+}
+
+/*! \brief 1 when bit(obj) is True, 0 when not, -1 with an exception set. */
+static inline int MXFFIPyBitSet(PyObject* bit, PyCFunction bit_fn, PyObject* obj) {
+  PyObject* r;
+  if (bit == NULL) return 0;
+  r = bit_fn != NULL ? bit_fn(obj, NULL) : PyObject_CallOneArg(bit, obj);
+  if (r == NULL) return -1;
+  Py_DECREF(r);
+  return r == Py_True;
+}
+
+/*!
+ * \brief A CPU tensor of a producer type through its exchange table, into temp->tensor (a view
+ *  of the producer's own shape and strides, valid while the argument lives: the call holds it).
+ * \return 1 when done; 0 for the slow path: a tensor off the CPU (its stream is to be ordered),
+ *  one with a lazy bit set (to be refused by name), or one the table refuses (the capsule route
+ *  then raises the producer's own error); -1 with an exception set.
+ */
+static inline int MXFFIPyExchangeTensor(const MXFFIPyExchangeType* e, PyObject* arg, MXFFIAny* cell,
+                                        MXFFIPyArgTemp* temp) {
+  DLTensor* t = &temp->tensor;
+  int bit;
+  if (e->to_dltensor(arg, t) != 0) {
+    PyErr_Clear();
+    return 0;
+  }
+  if (t->device.device_type != kDLCPU) return 0;
+  bit = MXFFIPyBitSet(e->is_neg, e->is_neg_fn, arg);
+  if (bit != 0) return bit < 0 ? -1 : 0;
+  if (t->dtype.code == kDLComplex) {
+    bit = MXFFIPyBitSet(e->is_conj, e->is_conj_fn, arg);
+    if (bit != 0) return bit < 0 ? -1 : 0;
+  }
+  cell->type_index = kMXFFIDLTensorPtr;
+  cell->v_ptr = t;
+  return 1;
+}
+
 /*! \brief One argument into a value cell; the exact-type switch, then the Cython slow path. */
 static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg, MXFFIAny* cell,
                                     MXFFIPyArgTemp* temp, PyObject** keep) {
   PyTypeObject* tp = Py_TYPE(arg);
+  const MXFFIPyExchangeType* exchange;
   cell->small_len = 0;
   if (tp == &PyLong_Type) {
     int overflow;
@@ -387,6 +493,10 @@ static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg,
   } else if (tp == &PyTuple_Type || tp == &PyList_Type) {
     if (MXFFIPyIntSequence(func, arg, cell, temp)) return 0;
     if (PyErr_Occurred()) return -1;
+  } else if (mxffi_py_exchange_count != 0 && (exchange = MXFFIPyFindExchange(tp)) != NULL) {
+    /* before the Object test: a torch tensor's class walks no MRO */
+    int done = MXFFIPyExchangeTensor(exchange, arg, cell, temp);
+    if (done != 0) return done < 0 ? -1 : 0;
   } else if (PyType_IsSubtype(tp, mxffi_py_hooks.object_type)) {
     MXFFIObject* obj = (MXFFIObject*)MXFFIPyHandle(arg);
     if (obj != NULL) {
