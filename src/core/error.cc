@@ -98,8 +98,16 @@ const std::string& ErrorObj::backtrace() const {
     std::ostringstream os;
     if (!frames_.empty()) {
       char** symbols = backtrace_symbols(frames_.data(), static_cast<int>(frames_.size()));
-      for (size_t i = 0; i < frames_.size(); ++i) {
-        os << "  [" << i << "] " << (symbols ? FormatFrame(symbols[i]) : "?") << "\n";
+      // The raising statement comes first: MXFFI_THROW's builder, whose destructor throws, is
+      // the error machinery's own frame, not the caller's.
+      size_t first = 0;
+      while (symbols != nullptr && first + 1 < frames_.size() &&
+             FormatFrame(symbols[first]).find("mxffi::details::ErrorBuilder::") !=
+                 std::string::npos) {
+        ++first;
+      }
+      for (size_t i = first; i < frames_.size(); ++i) {
+        os << "  [" << i - first << "] " << (symbols ? FormatFrame(symbols[i]) : "?") << "\n";
       }
       std::free(symbols);
       backtrace_ += os.str();

@@ -2,6 +2,7 @@
 
 import traceback
 
+import numpy as np
 import pytest
 
 import mxffi
@@ -104,6 +105,17 @@ def test_argument_conversion_error_inside_cpp_has_a_backtrace():
         t.add("one")
     assert isinstance(info.value, mxffi.MXFFIError)
     assert "libmxffi" in info.value.cpp_backtrace
+
+
+def test_the_backtrace_starts_at_the_raiser_not_the_error_machinery():
+    # An error made by MXFFI_THROW (a bounds check in testing.tensor_first_f64): its first frame
+    # is the function that raised, not the builder whose destructor throws.
+    with pytest.raises(ValueError) as info:
+        t.tensor_first_f64(np.zeros((0, 2)))
+    bt = info.value.cpp_backtrace
+    assert "ErrorBuilder" not in bt
+    first = bt.lstrip().splitlines()[0]
+    assert first.startswith("[0] ") and "libmxffi_testing" in first
 
 
 def test_error_raised_in_cpp_from_typed_body_check():
