@@ -32,6 +32,7 @@
 
 #include "../parallel.h"
 #include "../simd/simd.h"
+#include "csr_kernels.h"
 #include "gnn_op.h"
 #include "sparse_util.h"
 
@@ -41,50 +42,6 @@ namespace {
 
 /*! \brief Inlined into each caller, so that a caller built for AVX2 gets an AVX2 body. */
 #define MXFFI_GNN_INLINE inline __attribute__((always_inline))
-
-/*! \brief Work below which a kernel stays on the calling thread. */
-constexpr int64_t kMinParallelWork = int64_t{1} << 16;
-
-/*!
- * \brief f(begin, end) over row ranges of [0, rows) across the pool, cut so that each range
- *  holds about the same work: cost_per_value per stored entry plus cost_per_row per row. A few
- *  ranges per thread, taken in turn, so a thread held up by another process leaves its share.
- */
-template <typename PType, typename F>
-void ParallelRowsByWork(int64_t rows, const PType* ptr, int64_t cost_per_value,
-                        int64_t cost_per_row, F&& f) {
-  if (rows <= 0) return;
-  auto work_before = [&](int64_t r) {
-    return static_cast<int64_t>(ptr[r]) * cost_per_value + r * cost_per_row;
-  };
-  const int64_t total = work_before(rows);
-  const int threads = NumThreads();
-  const int64_t parts = std::min<int64_t>({int64_t{4} * threads, rows, total / kMinParallelWork});
-  if (threads <= 1 || parts <= 1) {
-    f(int64_t{0}, rows);
-    return;
-  }
-  std::vector<int64_t> bounds(parts + 1, rows);
-  bounds[0] = 0;
-  for (int64_t t = 1; t < parts; ++t) {
-    const int64_t target = total / parts * t + total % parts * t / parts;
-    int64_t lo = bounds[t - 1], hi = rows;
-    while (lo < hi) {
-      const int64_t mid = lo + (hi - lo) / 2;
-      if (work_before(mid) < target) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    bounds[t] = lo;
-  }
-  ParallelRun(parts, static_cast<int>(parts), [&](int64_t b, int64_t e) {
-    for (int64_t t = b; t < e; ++t) {
-      if (bounds[t] < bounds[t + 1]) f(bounds[t], bounds[t + 1]);
-    }
-  });
-}
 
 /*! \brief GCC vectors of 16 and 32 bytes, and integer vectors of the same lanes. */
 template <typename DType>
