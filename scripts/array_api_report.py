@@ -58,10 +58,8 @@ HEADER = """\
 # The array API suite's tests that fail against mxffi.np (scripts/array_api.sh --check, 20
 # derandomized examples a test), as the suite's --xfails-file reads them: one id a line, no
 # inline comments. The check is strict: a listed test that passes, or an id that names no
-# test, fails it; remove the ids a change makes pass. What is left, by reason:
-# - complex inputs to ops with no complex loop yet: unique_all (sorting);
-# - floor_divide of infinities (-0, +-infinity): numpy's loop gives NaN there, and mxffi
-#   computes as numpy does.
+# test, fails it; remove the ids a change makes pass. What is left: floor_divide of
+# infinities (-0, +-infinity), where numpy's loop gives NaN and mxffi computes as numpy does.
 """
 
 

@@ -32,12 +32,16 @@ NDArray FlatView(const NDArray& a) {
   return NDArray::View(c, &n, nullptr, 1, 0);
 }
 
-/*! \brief TypeError naming fname unless a has a real dtype (complex ones have no kernel). */
-void CheckReal(const NDArray& a, const char* fname) {
+/*!
+ * \brief TypeError naming fname unless a has a dtype the sort kernels take: a real one, or
+ *  complex64 or complex128 (sorted in numpy's lexicographic order).
+ */
+void CheckSortable(const NDArray& a, const char* fname) {
   const DLDataType t = a.tensor().dtype;
-  MXFFI_CHECK(op::DTypeIndex(t) >= 0, TypeError)
+  const bool cplx = t.code == kDLComplex && t.lanes == 1 && (t.bits == 64 || t.bits == 128);
+  MXFFI_CHECK(cplx || op::DTypeIndex(t) >= 0, TypeError)
       << fname << ": unsupported dtype " << DataTypeToString(t)
-      << "; expected a real (bool, integer or floating-point) dtype";
+      << "; expected a bool, integer, floating-point or complex dtype";
 }
 
 /*!
@@ -93,7 +97,7 @@ UniqueResult UniqueImpl(const NDArray& x, bool equal_nan, const char* fname) {
   static const Op* argsort_op = Op::Get("_npi_argsort");
   static const Op* count_op = Op::Get("_npi_unique_count");
   static const Op* unique_op = Op::Get("_npi_unique");
-  CheckReal(x, fname);
+  CheckSortable(x, fname);
   const NDArray flat = FlatView(x);
   SortParam sp;
   sp.axis = 0;
@@ -222,7 +226,7 @@ MXFFI_REGISTER_API("np.searchsorted")
           << fname << ": search side must be 'left' or 'right' (got '" << side << "')";
       NDArray a = a_arg;
       const DLTensor& at = a.tensor();
-      CheckReal(a, fname);
+      CheckSortable(a, fname);
       MXFFI_CHECK(at.ndim == 1, ValueError) << fname << ": a must be 1-dimensional; got shape "
                                             << TShape(at.shape, at.ndim).ToString();
       DLDataType dtype = at.dtype;
@@ -236,8 +240,14 @@ MXFFI_REGISTER_API("np.searchsorted")
         v = ArrayImpl(v_arg, DTypeLike(dtype), DeviceLike(at.device), CopyMode::kIfNeeded, fname);
       } else {
         v = ArrayImpl(v_arg, DTypeLike(), DeviceLike(at.device), CopyMode::kIfNeeded, fname);
-        CheckReal(v, fname);
-        dtype = op::PromoteTypes(dtype, v.tensor().dtype, fname);
+        CheckSortable(v, fname);
+        // numpy.result_type over every dtype, complex ones included (both are sortable).
+        const DLDataType vt = v.tensor().dtype;
+        const int r = op::PromoteIndex(op::DTypeRuleIndex(dtype), op::DTypeRuleIndex(vt));
+        MXFFI_CHECK(r >= 0, TypeError)
+            << fname << ": the dtypes " << DataTypeToString(dtype) << " and "
+            << DataTypeToString(vt) << " have no common dtype";
+        dtype = op::DTypeAt(r);
       }
       if (sorter.has_value()) {
         const NDArray& s = sorter.value();

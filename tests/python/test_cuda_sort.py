@@ -1,6 +1,7 @@
 """The CUDA kernels of the sort ops against the CPU ones: sort and argsort along every axis in
 both orders (stable, NaNs last), searchsorted, the unique functions and np.unique, on every
-dtype with NaN, signed zeros and duplicates, and the errors that read the device count."""
+dtype (complex64 and complex128 too, in numpy's complex order) with NaN, signed zeros and
+duplicates, and the errors that read the device count."""
 
 import numpy as np
 import pytest
@@ -16,10 +17,16 @@ needs_gpu = pytest.mark.skipif(
 pytestmark = needs_gpu
 
 DEV = "cuda:0"
+ALL = DTYPES + ["complex64", "complex128"]
 
 
 def values(rng, shape, dtype):
     """Duplicates everywhere; floats with NaN, -0.0, +0.0 and infinities."""
+    if dtype.startswith("complex"):
+        x = np.empty(shape, dtype=dtype)
+        x.real = values(rng, shape, "float64")
+        x.imag = values(rng, shape, "float64")
+        return x
     dt = np_dtype(dtype)
     if dtype == "bool":
         return np.asarray(rng.random(shape) < 0.5)
@@ -47,7 +54,7 @@ def same(got, want):
     np.testing.assert_array_equal(got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", ALL)
 def test_sort_argsort(dtype):
     rng = np.random.default_rng(0)
     x = values(rng, (6, 300, 5), dtype)
@@ -62,7 +69,7 @@ def test_sort_argsort(dtype):
     same(host(a), mnp.sort(x, axis=1).numpy())
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", ALL)
 def test_searchsorted(dtype):
     rng = np.random.default_rng(1)
     a = mnp.sort(values(rng, (200,), dtype)).numpy()
@@ -80,7 +87,7 @@ def test_searchsorted(dtype):
     )
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", ALL)
 @pytest.mark.parametrize("shape", [(0,), (), (4, 50)])
 def test_unique(dtype, shape):
     rng = np.random.default_rng(2)

@@ -122,14 +122,11 @@ def test_searchsorted_errors():
     with pytest.raises(IndexError):
         mnp.searchsorted(np.ones(3), 1.0, sorter=np.array([0, 1, 3]))
     with pytest.raises(TypeError) as e:
-        mnp.searchsorted(np.ones(3, dtype=np.complex64), 1.0)
+        mnp.searchsorted(mnp.empty(3, dtype="int8x2"), 1.0)
     assert str(e.value) == (
-        "np.searchsorted: unsupported dtype complex64; expected a real (bool, integer or "
-        "floating-point) dtype"
+        "np.searchsorted: unsupported dtype int8x2; expected a bool, integer, floating-point or "
+        "complex dtype"
     )
-    with pytest.raises(TypeError) as e:
-        mnp.searchsorted(np.ones(3), np.ones(2, dtype=np.complex128))
-    assert "np.searchsorted: unsupported dtype complex128" in str(e.value)
 
 
 # ---- unique ------------------------------------------------------------------------------------
@@ -234,10 +231,10 @@ def test_unique_large_through_the_pool():
 def test_unique_errors():
     for f in ("unique_values", "unique_counts", "unique_inverse", "unique_all", "unique"):
         with pytest.raises(TypeError) as e:
-            getattr(mnp, f)(np.ones(3, dtype=np.complex128))
+            getattr(mnp, f)(mnp.empty(3, dtype="float64x2"))
         assert str(e.value) == (
-            f"np.{f}: unsupported dtype complex128; expected a real (bool, integer or "
-            "floating-point) dtype"
+            f"np.{f}: unsupported dtype float64x2; expected a bool, integer, floating-point or "
+            "complex dtype"
         )
     with pytest.raises(NotImplementedError) as e:
         mnp.unique(np.ones((2, 2)), axis=0)

@@ -184,18 +184,6 @@ def test_methods():
     assert_same_values(s.numpy(), np.sort(x[:, ::2], kind="stable"))
 
 
-@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
-def test_complex_refused(dtype):
-    x = np.ones(3, dtype=dtype)
-    for f, name in ((mnp.sort, "np.sort"), (mnp.argsort, "np.argsort")):
-        with pytest.raises(TypeError) as e:
-            f(x)
-        assert str(e.value) == (
-            f"{name}: x has unsupported dtype {dtype}; expected a real (bool, integer or "
-            "floating-point) dtype"
-        )
-
-
 def test_errors():
     x = np.ones((2, 3))
     with pytest.raises(AxisError) as e:

@@ -4,8 +4,9 @@
  *  positions by a bottom-up merge sort (stable, in the order of sort_functors.h) in scratch
  *  memory, then writing values or positions; a thread per searched value; and unique's count
  *  and write as one thread each walking the sorted order, which numpy's first-occurrence and
- *  group numbering need in sequence.
+ *  group numbering need in sequence. Every real and complex dtype (complex in numpy's order).
  */
+#include "op/complex.h"
 #include "op/cuda_kernel.cuh"
 #include "op/sort/sort_functors.h"
 #include "sort_cuda.h"
@@ -107,7 +108,7 @@ void SortLines(const DLTensor& x, const DLTensor& out, int64_t* scratch, int64_t
   const int64_t lines = outer * inner;
   if (lines == 0 || n == 0) return;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
-  MXFFI_TYPE_SWITCH(x.dtype, fname, T, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(x.dtype, fname, T, {
     const T* px = DataPtr<const T>(x);
     T* vals = arg ? nullptr : DataPtr<T>(out);
     int64_t* idx = arg ? DataPtr<int64_t>(out) : nullptr;
@@ -127,7 +128,7 @@ void SearchSorted(const DLTensor& a, const DLTensor& v, const DLTensor& out, boo
   const int64_t m = NumElements(v);
   if (m == 0) return;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
-  MXFFI_TYPE_SWITCH(a.dtype, fname, T, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(a.dtype, fname, T, {
     SearchSortedKernel<T><<<Blocks(m), kThreads, 0, s>>>(
         DataPtr<const T>(a), DataPtr<const T>(v), DataPtr<int64_t>(out), a.shape[0], m, right);
   });
@@ -137,7 +138,7 @@ void SearchSorted(const DLTensor& a, const DLTensor& v, const DLTensor& out, boo
 void UniqueCount(const DLTensor& x, const int64_t* perm, int64_t* count, bool equal_nan,
                  const char* fname, void* stream) {
   cudaStream_t s = static_cast<cudaStream_t>(stream);
-  MXFFI_TYPE_SWITCH(x.dtype, fname, T, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(x.dtype, fname, T, {
     UniqueCountKernel<T><<<1, 1, 0, s>>>(DataPtr<const T>(x), perm, x.shape[0], equal_nan, count);
   });
   MXFFI_CUDA_CHECK_LAUNCH(fname);
@@ -147,7 +148,7 @@ void Unique(const DLTensor& x, const int64_t* perm, const DLTensor* out, bool eq
             const char* fname, void* stream) {
   if (x.shape[0] == 0) return;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
-  MXFFI_TYPE_SWITCH(x.dtype, fname, T, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(x.dtype, fname, T, {
     UniqueKernel<T><<<1, 1, 0, s>>>(DataPtr<const T>(x), perm, x.shape[0], equal_nan,
                                     DataPtr<T>(out[0]), DataPtr<int64_t>(out[1]),
                                     DataPtr<int64_t>(out[2]), DataPtr<int64_t>(out[3]));

@@ -2,14 +2,17 @@
  * \file sort_functors.h
  * \brief The order the sort, searchsorted and unique kernels share, on both devices: numpy's
  *  order of real values with NaNs last (ascending and descending alike, as sorting -x puts
- *  them), the binary search of searchsorted in that order, and unique's group boundary.
- *  Compiled by g++ and nvcc; includes nothing of the op layer.
+ *  them), numpy's lexicographic order of complex values (real part, then imaginary part; a
+ *  value with a NaN part last, as [R + Rj, R + nanj, nan + Rj, nan + nanj]), the binary search
+ *  of searchsorted in that order, and unique's group boundary. Compiled by g++ and nvcc;
+ *  includes nothing of the op layer.
  */
 #ifndef MXFFI_SRC_OP_SORT_SORT_FUNCTORS_H_
 #define MXFFI_SRC_OP_SORT_SORT_FUNCTORS_H_
 
 #include <cstdint>
 
+#include "../complex.h"
 #include "../half.h"
 #include "../xinline.h"
 
@@ -17,10 +20,10 @@ namespace mxffi {
 namespace op {
 namespace sort {
 
-/*! \return whether v is NaN (never for integers and bool). */
+/*! \return whether v is NaN (never for integers and bool; complex: either part NaN). */
 template <typename A>
 MXFFI_XINLINE bool IsNaN(A v) {
-  return v != v;  // NOLINT(misc-redundant-expression): true only for NaN
+  return AnyNan(v);
 }
 
 /*!
@@ -36,6 +39,28 @@ MXFFI_XINLINE bool Before(A a, A b) {
   } else {
     return a < b;
   }
+}
+
+/*!
+ * \return whether the complex a sorts strictly before b: numpy's complex order (its CFLOAT_LT)
+ *  ascending; descending, the ascending order of -a and -b, so values with a NaN part stay
+ *  last there too. Equal values (-0.0 equals 0.0 in either part) are not ordered.
+ */
+template <bool kDescending, typename R>
+MXFFI_XINLINE bool Before(complex<R> a, complex<R> b) {
+  R ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+  if constexpr (kDescending) {
+    ar = -ar;
+    ai = -ai;
+    br = -br;
+    bi = -bi;
+  }
+  // NOLINTBEGIN(misc-redundant-expression): x != x is the NaN test
+  if (ar < br) return ai == ai || bi != bi;
+  if (ar > br) return bi != bi && ai == ai;
+  if (ar == br || (ar != ar && br != br)) return ai < bi || (bi != bi && ai == ai);
+  return br != br;
+  // NOLINTEND(misc-redundant-expression)
 }
 
 /*!

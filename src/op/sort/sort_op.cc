@@ -13,7 +13,8 @@
  * (radix_sort.h): positions (argsort) of every dtype and values of the 16-bit floats. Shorter
  * lines: integers and bool sort their values with std::sort (equal values are
  * indistinguishable, so stability is moot); floats use std::stable_sort, so -0.0 and 0.0 keep
- * their order, and positions (argsort) always sort stably.
+ * their order, and positions (argsort) always sort stably. Complex lines sort by
+ * complex_sort.cc; searchsorted and unique take complex values in the same order.
  */
 #include "sort_op.h"
 
@@ -25,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "../complex.h"
 #include "../parallel.h"
 #include "../promote.h"
 #include "../type_switch.h"
@@ -235,11 +237,12 @@ void SortShape(const OpAttrs& attrs, Span<const TShape> in, Span<TShape> out) {
   out[0] = in[0];
 }
 
-/*! \return TypeError naming fname unless t is a real dtype the kernels take. */
+/*! \return TypeError naming fname unless t is a real or complex dtype the kernels take. */
 void CheckRealDType(DLDataType t, const char* fname, const char* what) {
-  MXFFI_CHECK(DTypeIndex(t) >= 0, TypeError)
+  const bool cplx = t.code == kDLComplex && t.lanes == 1 && (t.bits == 64 || t.bits == 128);
+  MXFFI_CHECK(cplx || DTypeIndex(t) >= 0, TypeError)
       << fname << ": " << what << " has unsupported dtype " << DataTypeToString(t)
-      << "; expected a real (bool, integer or floating-point) dtype";
+      << "; expected a bool, integer, floating-point or complex dtype";
 }
 
 void SortType(const OpAttrs& attrs, Span<const DLDataType> in, Span<DLDataType> out) {
@@ -316,6 +319,10 @@ void SortLines(cpu, const OpContext&, const DLTensor& x, const DLTensor& out, in
   std::optional<ScopedGILRelease> gil;
   if (NumElements(x) > kReleaseGILThreshold) gil.emplace();
   void* y = static_cast<char*>(out.data) + out.byte_offset;
+  if (x.dtype.code == kDLComplex) {
+    SortComplexLines(x, y, outer, n, inner, descending, arg, fname);
+    return;
+  }
   MXFFI_TYPE_SWITCH(x.dtype, fname, T, {
     const T* px = DataPtr<const T>(x);
     if (descending) {
@@ -332,7 +339,7 @@ void SearchSorted(cpu, const OpContext&, const DLTensor& a, const DLTensor& v, c
   int64_t* y = DataPtr<int64_t>(out);
   int64_t cost = 1;
   for (int64_t k = n; k > 1; k >>= 1) ++cost;
-  MXFFI_TYPE_SWITCH(a.dtype, fname, T, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(a.dtype, fname, T, {
     const T* pa = DataPtr<const T>(a);
     const T* pv = DataPtr<const T>(v);
     ParallelFor(m, cost, [&](int64_t b, int64_t e) {
@@ -362,7 +369,7 @@ int64_t CountGroups(const T* x, const int64_t* perm, int64_t n, bool equal_nan, 
 
 void UniqueCount(cpu, const OpContext&, const DLTensor& x, const DLTensor& perm,
                  const DLTensor& out, bool equal_nan, const char* fname) {
-  MXFFI_TYPE_SWITCH(x.dtype, fname, T, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(x.dtype, fname, T, {
     *DataPtr<int64_t>(out) = CountGroups(DataPtr<const T>(x), DataPtr<const int64_t>(perm),
                                          x.shape[0], equal_nan, fname);
   });
@@ -375,7 +382,7 @@ void Unique(cpu, const OpContext&, const DLTensor& x, const DLTensor& perm,
   int64_t* first = DataPtr<int64_t>(out[1]);
   int64_t* inverse = DataPtr<int64_t>(out[2]);
   int64_t* counts = DataPtr<int64_t>(out[3]);
-  MXFFI_TYPE_SWITCH(x.dtype, fname, T, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(x.dtype, fname, T, {
     const T* px = DataPtr<const T>(x);
     // Checked first, so that the writes below stay inside the outputs.
     const int64_t found = CountGroups(px, p, n, equal_nan, fname);

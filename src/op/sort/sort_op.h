@@ -1,11 +1,11 @@
 /*!
  * \file sort_op.h
- * \brief The sorting, searching and set ops: _npi_sort and _npi_argsort (a stable sort of every
- *  line along one axis, NaNs last), _npi_searchsorted (binary search of a sorted 1-d array),
- *  and the two steps of unique over a flat array and the permutation that sorts it stably:
- *  _npi_unique_count (the number of distinct values) and _npi_unique (the distinct values,
- *  the index of each one's first occurrence, each element's group, each group's size). Their
- *  FCompute templates are written once for both devices; each device gives the pieces
+ * \brief The sorting, searching and set ops of every real and complex dtype: _npi_sort and
+ *  _npi_argsort (a stable sort of every line along one axis, NaNs last), _npi_searchsorted (binary
+ * search of a sorted 1-d array), and the two steps of unique over a flat array and the permutation
+ * that sorts it stably: _npi_unique_count (the number of distinct values) and _npi_unique (the
+ * distinct values, the index of each one's first occurrence, each element's group, each group's
+ * size). Their FCompute templates are written once for both devices; each device gives the pieces
  *  (sort_op.cc for the CPU, sort_gpu.cc for a CUDA device, in the context's stream).
  */
 #ifndef MXFFI_SRC_OP_SORT_SORT_OP_H_
@@ -69,6 +69,13 @@ void SortLines(cpu, const OpContext& ctx, const DLTensor& x, const DLTensor& out
                bool descending, bool arg, const char* fname);
 void SortLines(gpu, const OpContext& ctx, const DLTensor& x, const DLTensor& out, int axis,
                bool descending, bool arg, const char* fname);
+
+/*!
+ * \brief SortLines(cpu) of a complex64 or complex128 x (complex_sort.cc): the outer * inner
+ *  lines of n elements (inner apart), into out's values or, with arg, int64 positions.
+ */
+void SortComplexLines(const DLTensor& x, void* out, int64_t outer, int64_t n, int64_t inner,
+                      bool descending, bool arg, const char* fname);
 
 /*! \brief out (int64, v's shape) = each element of v's insertion point into the 1-d a. */
 void SearchSorted(cpu, const OpContext& ctx, const DLTensor& a, const DLTensor& v,
