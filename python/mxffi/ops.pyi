@@ -13,6 +13,19 @@ def list_ops() -> list[str]: ...
 def info(op: str) -> dict[str, Any]: ...
 def signature(op: str) -> Any: ...
 
+def adagrad_update(
+    weight: NDArrayLike,
+    grad: NDArrayLike,
+    history: NDArrayLike,
+    /,
+    *,
+    lr: float,
+    epsilon: float = 1e-07,
+    wd: float = 0.0,
+    rescale_grad: float = 1.0,
+    clip_gradient: float = -1.0,
+    lazy_update: bool = True,
+) -> list[NDArray]: ...
 def adam_update(
     weight: NDArrayLike,
     grad: NDArrayLike,
@@ -47,8 +60,36 @@ def dot(
     transpose_b: bool = False,
     forward_stype: Literal['csr', 'default', 'row_sparse'] | None = None,
 ) -> NDArray: ...
+def ftrl_update(
+    weight: NDArrayLike,
+    grad: NDArrayLike,
+    z: NDArrayLike,
+    n: NDArrayLike,
+    /,
+    *,
+    lr: float,
+    lamda1: float = 0.01,
+    beta: float = 1.0,
+    wd: float = 0.0,
+    rescale_grad: float = 1.0,
+    clip_gradient: float = -1.0,
+    lazy_update: bool = True,
+) -> list[NDArray]: ...
 def quadratic(x: NDArrayLike, /, *, a: float = 0.0, b: float = 0.0, c: float = 0.0) -> NDArray: ...
 def relu(x: NDArrayLike, /) -> NDArray: ...
+def sgd_mom_update(
+    weight: NDArrayLike,
+    grad: NDArrayLike,
+    mom: NDArrayLike,
+    /,
+    *,
+    lr: float,
+    momentum: float = 0.0,
+    wd: float = 0.0,
+    rescale_grad: float = 1.0,
+    clip_gradient: float = -1.0,
+    lazy_update: bool = True,
+) -> list[NDArray]: ...
 def sgd_update(
     weight: NDArrayLike,
     grad: NDArrayLike,

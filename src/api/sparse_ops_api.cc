@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../op/sparse/optimizer_param.h"
 #include "../op/sparse/sparse_misc_op.h"
 #include "../op/sparse/sparse_util.h"
 #include "api_util.h"
@@ -206,6 +207,132 @@ MXFFI_REGISTER_API("sparse.adam_update")
       NDArray out[3] = {w, m, v};
       Invoke(AttrsOf(op, &p), Span<const NDArray>(in, 4), Span<NDArray>(out, 3));
       return w;
+    });
+
+namespace {
+
+/*!
+ * \brief Runs an optimizer op with state arrays in place: inputs weight, grad, states...;
+ *  outputs weight, states.... Returns the weight.
+ */
+NDArray UpdateInPlace(const char* fname, const void* param, const WritableArray& weight,
+                      const NDArrayLike& grad,
+                      std::initializer_list<std::pair<const char*, const WritableArray*>> states) {
+  const Op* op = Op::Get(fname);
+  NDArray w = DenseState(weight, fname, "weight");
+  std::vector<NDArray> in{w, grad}, out{w};
+  std::vector<std::pair<const char*, NDArray>> named{{"weight", w}};
+  for (const auto& s : states) {
+    NDArray a = DenseState(*s.second, fname, s.first);
+    in.push_back(a);
+    out.push_back(a);
+    named.emplace_back(s.first, a);
+  }
+  for (size_t i = 0; i < named.size(); ++i) {
+    for (size_t j = i + 1; j < named.size(); ++j) {
+      if (named[i].second.numel() == 0) continue;
+      MXFFI_CHECK(named[i].second.data() != named[j].second.data(), ValueError)
+          << fname << ": " << named[i].first << " and " << named[j].first
+          << " are the same memory; each is updated in place and must be its own array";
+    }
+  }
+  Invoke(AttrsOf(op, param), Span<const NDArray>(in.data(), in.size()),
+         Span<NDArray>(out.data(), out.size()));
+  return w;
+}
+
+}  // namespace
+
+MXFFI_REGISTER_API("sparse.sgd_mom_update")
+    .describe(
+        "One SGD step with momentum (MXNet's sgd_mom_update) in place on weight (returned) and "
+        "mom: mom = momentum * mom - lr * (clip(rescale_grad * grad) + wd * w); w += mom, where "
+        "clip limits to [-clip_gradient, clip_gradient] when clip_gradient >= 0. weight and mom "
+        "are dense float32/float64 mxffi arrays of one shape and dtype; grad dense or "
+        "row_sparse. With a row_sparse grad and lazy_update only the rows grad stores change; "
+        "without it the absent rows take a zero-gradient step.")
+    .arg("weight")
+    .arg("grad")
+    .arg("mom")
+    .arg("lr")
+    .arg("momentum", 0.0)
+    .arg("wd", 0.0)
+    .arg("rescale_grad", 1.0)
+    .arg("clip_gradient", -1.0)
+    .arg("lazy_update", true)
+    .set_body_typed([](WritableArray weight, NDArrayLike grad, WritableArray mom, double lr,
+                       double momentum, double wd, double rescale_grad, double clip_gradient,
+                       bool lazy_update) {
+      op::SGDMomParam p;
+      p.lr = lr;
+      p.momentum = momentum;
+      p.wd = wd;
+      p.rescale_grad = rescale_grad;
+      p.clip_gradient = clip_gradient;
+      p.lazy_update = lazy_update;
+      return UpdateInPlace("sgd_mom_update", &p, weight, grad, {{"mom", &mom}});
+    });
+
+MXFFI_REGISTER_API("sparse.ftrl_update")
+    .describe(
+        "One FTRL-proximal step (MXNet's ftrl_update) in place on weight (returned), z and n: "
+        "g = clip(rescale_grad * grad); z += g - (sqrt(n + g * g) - sqrt(n)) * w / lr; n += "
+        "g * g; w = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) where |z| > lamda1, "
+        "else 0. weight, z and n are dense float32/float64 mxffi arrays of one shape and dtype; "
+        "grad dense or row_sparse. With a row_sparse grad and lazy_update only the rows grad "
+        "stores change.")
+    .arg("weight")
+    .arg("grad")
+    .arg("z")
+    .arg("n")
+    .arg("lr")
+    .arg("lamda1", 0.01)
+    .arg("beta", 1.0)
+    .arg("wd", 0.0)
+    .arg("rescale_grad", 1.0)
+    .arg("clip_gradient", -1.0)
+    .arg("lazy_update", true)
+    .set_body_typed([](WritableArray weight, NDArrayLike grad, WritableArray z, WritableArray n,
+                       double lr, double lamda1, double beta, double wd, double rescale_grad,
+                       double clip_gradient, bool lazy_update) {
+      op::FtrlParam p;
+      p.lr = lr;
+      p.lamda1 = lamda1;
+      p.beta = beta;
+      p.wd = wd;
+      p.rescale_grad = rescale_grad;
+      p.clip_gradient = clip_gradient;
+      p.lazy_update = lazy_update;
+      return UpdateInPlace("ftrl_update", &p, weight, grad, {{"z", &z}, {"n", &n}});
+    });
+
+MXFFI_REGISTER_API("sparse.adagrad_update")
+    .describe(
+        "One AdaGrad step (MXNet's adagrad_update) in place on weight (returned) and history: "
+        "g = clip(rescale_grad * grad); history += g * g; w -= lr * (g / sqrt(history + "
+        "epsilon) + wd * w). weight and history are dense float32/float64 mxffi arrays of one "
+        "shape and dtype; grad dense or row_sparse. With a row_sparse grad and lazy_update "
+        "only the rows grad stores change.")
+    .arg("weight")
+    .arg("grad")
+    .arg("history")
+    .arg("lr")
+    .arg("epsilon", 1e-7)
+    .arg("wd", 0.0)
+    .arg("rescale_grad", 1.0)
+    .arg("clip_gradient", -1.0)
+    .arg("lazy_update", true)
+    .set_body_typed([](WritableArray weight, NDArrayLike grad, WritableArray history, double lr,
+                       double epsilon, double wd, double rescale_grad, double clip_gradient,
+                       bool lazy_update) {
+      op::AdagradParam p;
+      p.lr = lr;
+      p.epsilon = epsilon;
+      p.wd = wd;
+      p.rescale_grad = rescale_grad;
+      p.clip_gradient = clip_gradient;
+      p.lazy_update = lazy_update;
+      return UpdateInPlace("adagrad_update", &p, weight, grad, {{"history", &history}});
     });
 
 }  // namespace api

@@ -374,6 +374,40 @@ def test_adam_through_the_op_writes_separate_outputs_as_the_cpu():
                 assert_same(a, b)
 
 
+STATE_OPTIMIZERS = {
+    "sgd_mom_update": ({"lr": 0.1, "momentum": 0.9}, 1),
+    "ftrl_update": ({"lr": 0.1, "lamda1": 0.05, "beta": 1.5}, 2),
+    "adagrad_update": ({"lr": 0.1, "epsilon": 1e-6}, 1),
+}
+
+
+@pytest.mark.parametrize("name", list(STATE_OPTIMIZERS))
+@pytest.mark.parametrize("shape", [(1013, 7), (1, 1), (0, 3), (10, 2, 3)])
+@pytest.mark.parametrize("dtype", REAL_DTYPES)
+@pytest.mark.parametrize("itype", INDEX_DTYPES)
+@pytest.mark.parametrize("hp", HYPER)
+@pytest.mark.parametrize("lazy", [True, False])
+def test_state_optimizer_steps_match_cpu(name, shape, dtype, itype, hp, lazy):
+    extra, k = STATE_OPTIMIZERS[name]
+    rng = np.random.default_rng(5)
+    w0 = rng.standard_normal(shape).astype(dtype)
+    s0 = [(rng.random(shape) * 0.1).astype(dtype) for _ in range(k)]  # n, history >= 0
+    cpu = [mnp.array(a) for a in (w0, *s0)]
+    gpu = [mnp.array(a, device=GPU) for a in (w0, *s0)]
+    kw = dict(hp, lazy_update=lazy, **extra)
+    update = getattr(sparse, name)
+    for step in range(3):
+        for g in gradients(shape, dtype, 20 + step, itype):
+            assert mxffi.ops.dispatch(name, gpu[0], on_gpu(g), *gpu[1:], **kw) == (
+                mxffi.ops.dispatch(name, cpu[0], g, *cpu[1:], **kw)
+            )
+            out = update(gpu[0], on_gpu(g), *gpu[1:], **kw)
+            assert out is gpu[0]
+            update(cpu[0], g, *cpu[1:], **kw)
+            for got, want in zip(gpu, cpu, strict=True):
+                assert_same(got, want)
+
+
 # ---- the ops MXNet keeps sparse, comparisons and maximum/minimum, on the GPU -------------------
 
 

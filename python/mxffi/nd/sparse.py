@@ -769,7 +769,28 @@ def adam_update(weight, grad, mean, var, *args, **kwargs):
     return weight
 
 
-__all__ += ["adam_update", "sgd_update"]
+def sgd_mom_update(weight, grad, mom, *args, **kwargs):
+    """One SGD step with momentum in place on weight (returned, the same object) and mom; see
+    ``help(mxffi.get_global_func("sparse.sgd_mom_update"))`` for the parameters."""
+    get_global_func("sparse.sgd_mom_update")(weight, grad, mom, *args, **kwargs)
+    return weight
+
+
+def ftrl_update(weight, grad, z, n, *args, **kwargs):
+    """One FTRL-proximal step in place on weight (returned, the same object), z and n; see
+    ``help(mxffi.get_global_func("sparse.ftrl_update"))`` for the parameters."""
+    get_global_func("sparse.ftrl_update")(weight, grad, z, n, *args, **kwargs)
+    return weight
+
+
+def adagrad_update(weight, grad, history, *args, **kwargs):
+    """One AdaGrad step in place on weight (returned, the same object) and history; see
+    ``help(mxffi.get_global_func("sparse.adagrad_update"))`` for the parameters."""
+    get_global_func("sparse.adagrad_update")(weight, grad, history, *args, **kwargs)
+    return weight
+
+
+__all__ += ["adagrad_update", "adam_update", "ftrl_update", "sgd_mom_update", "sgd_update"]
 
 
 def _expose_ops():

@@ -82,6 +82,17 @@ def spmm(
     adj: NDArrayLike, x: NDArrayLike, reduce: str = "sum"
 ) -> NDArray | tuple[NDArray, NDArray]: ...
 
+def adagrad_update(
+    weight: WritableArray,
+    grad: NDArrayLike,
+    history: WritableArray,
+    lr: float,
+    epsilon: float = 1e-07,
+    wd: float = 0.0,
+    rescale_grad: float = 1.0,
+    clip_gradient: float = -1.0,
+    lazy_update: bool = True,
+) -> NDArray: ...
 def add_n(*args: Any) -> Any: ...
 def dot(
     lhs: NDArrayLike,
@@ -91,8 +102,32 @@ def dot(
     forward_stype: StorageTypeLike | None = None,
 ) -> NDArray: ...
 def edge_softmax(adj: NDArrayLike, scores: NDArrayLike) -> NDArray: ...
+def ftrl_update(
+    weight: WritableArray,
+    grad: NDArrayLike,
+    z: WritableArray,
+    n: WritableArray,
+    lr: float,
+    lamda1: float = 0.01,
+    beta: float = 1.0,
+    wd: float = 0.0,
+    rescale_grad: float = 1.0,
+    clip_gradient: float = -1.0,
+    lazy_update: bool = True,
+) -> NDArray: ...
 def quadratic(x: NDArrayLike, a: float = 0.0, b: float = 0.0, c: float = 0.0) -> NDArray: ...
 def relu(x: NDArrayLike) -> NDArray: ...
 def sddmm(adj: NDArrayLike, a: NDArrayLike, b: NDArrayLike) -> NDArray: ...
+def sgd_mom_update(
+    weight: WritableArray,
+    grad: NDArrayLike,
+    mom: WritableArray,
+    lr: float,
+    momentum: float = 0.0,
+    wd: float = 0.0,
+    rescale_grad: float = 1.0,
+    clip_gradient: float = -1.0,
+    lazy_update: bool = True,
+) -> NDArray: ...
 def slice(data: NDArrayLike, begin: int | None = None, end: int | None = None) -> NDArray: ...
 def sparse_retain(data: NDArrayLike, indices: NDArrayLike) -> NDArray: ...

@@ -1,7 +1,8 @@
 /*!
  * \file optimizer_cuda.h
- * \brief Launchers of the GPU kernels of sgd_update and adam_update (src/op/sparse/
- *  optimizer_op.cc): the dense step and the step on the rows of a row_sparse gradient.
+ * \brief Launchers of the GPU kernels of sgd_update, adam_update, sgd_mom_update, ftrl_update
+ *  and adagrad_update (src/op/sparse/optimizer_op.cc): the dense step and the step on the rows of a
+ * row_sparse gradient.
  *
  * The arithmetic is the CPU kernels', operation for operation in the arrays' dtype (float32 or
  * float64), each rounded on its own (no fused multiply-add), so the results match the CPU's.
@@ -52,6 +53,41 @@ void AdamDense(const AdamHyper& p, const DLTensor& w, const DLTensor& g, const D
 /*! \brief The Adam step in place on w, m and v for a row_sparse gradient (as SGDRows). */
 void AdamRows(const AdamHyper& p, bool lazy, const DLTensor& w, const DLTensor& m,
               const DLTensor& v, const DLTensor& g_data, const DLTensor& g_indices, void* stream);
+
+/*! \brief sgd_mom_update's hyper-parameters (SGDMomParam's). */
+struct SGDMomHyper {
+  double lr, momentum, wd, rescale_grad, clip_gradient;
+};
+
+/*! \brief ftrl_update's hyper-parameters (FtrlParam's). */
+struct FtrlHyper {
+  double lr, lamda1, beta, wd, rescale_grad, clip_gradient;
+};
+
+/*! \brief adagrad_update's hyper-parameters (AdagradParam's). */
+struct AdagradHyper {
+  double lr, epsilon, wd, rescale_grad, clip_gradient;
+};
+
+/*!
+ * \brief One step of an optimizer with state arrays (optimizer_step.h's SGDMomStep, FtrlStep,
+ *  AdagradStep), elementwise: s and s_out hold its 1 or 2 states (mom; z, n; history). The
+ *  outputs may be the inputs.
+ */
+void SGDMomDense(const SGDMomHyper& p, const DLTensor& w, const DLTensor& g, const DLTensor* s,
+                 const DLTensor& w_out, const DLTensor* s_out, void* stream);
+void FtrlDense(const FtrlHyper& p, const DLTensor& w, const DLTensor& g, const DLTensor* s,
+               const DLTensor& w_out, const DLTensor* s_out, void* stream);
+void AdagradDense(const AdagradHyper& p, const DLTensor& w, const DLTensor& g, const DLTensor* s,
+                  const DLTensor& w_out, const DLTensor* s_out, void* stream);
+
+/*! \brief Those steps in place on w and the states s for a row_sparse gradient (as SGDRows). */
+void SGDMomRows(const SGDMomHyper& p, bool lazy, const DLTensor& w, const DLTensor* s,
+                const DLTensor& g_data, const DLTensor& g_indices, void* stream);
+void FtrlRows(const FtrlHyper& p, bool lazy, const DLTensor& w, const DLTensor* s,
+              const DLTensor& g_data, const DLTensor& g_indices, void* stream);
+void AdagradRows(const AdagradHyper& p, bool lazy, const DLTensor& w, const DLTensor* s,
+                 const DLTensor& g_data, const DLTensor& g_indices, void* stream);
 
 }  // namespace cuda
 }  // namespace mxffi

@@ -1,6 +1,7 @@
 /*!
  * \file optimizer_gpu.cc
- * \brief The GPU kernels of sgd_update and adam_update, beside optimizer_op.cc's CPU ones: the
+ * \brief The GPU kernels of sgd_update, adam_update, sgd_mom_update, ftrl_update and
+ *  adagrad_update, beside optimizer_op.cc's CPU ones: the
  *  dense step (FCompute<gpu>) and the step for a row_sparse gradient (FComputeEx<gpu>), which
  *  with lazy_update touches only the rows the gradient stores. As on the CPU, the new weight
  *  (and Adam's mean and var) are written into the op's outputs, which the caller makes the
@@ -8,8 +9,11 @@
  */
 #include <mxffi/op/op.h>
 
+#include <vector>
+
 #include "binary_sparse_cuda.h"
 #include "optimizer_cuda.h"
+#include "optimizer_param.h"
 #include "sparse_misc_op.h"
 #include "sparse_util.h"
 
@@ -23,6 +27,18 @@ cuda::SGDHyper Hyper(const SGDParam& p) {
 
 cuda::AdamHyper Hyper(const AdamParam& p) {
   return cuda::AdamHyper{p.lr, p.beta1, p.beta2, p.epsilon, p.wd, p.rescale_grad, p.clip_gradient};
+}
+
+cuda::SGDMomHyper Hyper(const SGDMomParam& p) {
+  return cuda::SGDMomHyper{p.lr, p.momentum, p.wd, p.rescale_grad, p.clip_gradient};
+}
+
+cuda::FtrlHyper Hyper(const FtrlParam& p) {
+  return cuda::FtrlHyper{p.lr, p.lamda1, p.beta, p.wd, p.rescale_grad, p.clip_gradient};
+}
+
+cuda::AdagradHyper Hyper(const AdagradParam& p) {
+  return cuda::AdagradHyper{p.lr, p.epsilon, p.wd, p.rescale_grad, p.clip_gradient};
 }
 
 /*!
@@ -83,6 +99,45 @@ void AdamRowSparseGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDA
   Finish(v, out[2], ctx);
 }
 
+/*! \brief The dense and row_sparse GPU kernels of an op with state arrays (in[2...]). */
+template <typename Param, typename H,
+          void (*Dense)(const H&, const DLTensor&, const DLTensor&, const DLTensor*,
+                        const DLTensor&, const DLTensor*, void*),
+          void (*Rows)(const H&, bool, const DLTensor&, const DLTensor*, const DLTensor&,
+                       const DLTensor&, void*)>
+struct StateGPU {
+  static void DenseFn(const OpAttrs& attrs, const OpContext& ctx, Span<const DLTensor> in,
+                      Span<const OpReqType>, Span<const DLTensor> out) {
+    DLTensor s[2], s_out[2];
+    for (size_t j = 0; j + 2 < in.size(); ++j) {
+      s[j] = in[2 + j];
+      s_out[j] = out[1 + j];
+    }
+    Dense(Hyper(attrs.get<Param>()), in[0], in[1], s, out[0], s_out, ctx.stream);
+  }
+  static void RowsFn(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArray> in,
+                     Span<const OpReqType>, Span<const NDArray> out) {
+    const Param& p = attrs.get<Param>();
+    CheckGrad(in[1], attrs.op->name.c_str());
+    NDArray w = Work(in[0], out[0], ctx);
+    std::vector<NDArray> st;
+    DLTensor s[2];
+    for (size_t j = 0; j + 2 < in.size(); ++j) {
+      st.push_back(Work(in[2 + j], out[1 + j], ctx));
+      s[j] = st[j].tensor();
+    }
+    Rows(Hyper(p), p.lazy_update, w.tensor(), s, in[1].sparse_data().tensor(),
+         in[1].sparse_indices().tensor(), ctx.stream);
+    Finish(w, out[0], ctx);
+    for (size_t j = 0; j < st.size(); ++j) Finish(st[j], out[1 + j], ctx);
+  }
+};
+
+using MomGPU = StateGPU<SGDMomParam, cuda::SGDMomHyper, cuda::SGDMomDense, cuda::SGDMomRows>;
+using FtrlGPU = StateGPU<FtrlParam, cuda::FtrlHyper, cuda::FtrlDense, cuda::FtrlRows>;
+using AdagradGPU =
+    StateGPU<AdagradParam, cuda::AdagradHyper, cuda::AdagradDense, cuda::AdagradRows>;
+
 }  // namespace
 
 MXFFI_EXTEND_OP(sgd_update)
@@ -92,6 +147,18 @@ MXFFI_EXTEND_OP(sgd_update)
 MXFFI_EXTEND_OP(adam_update)
     .set_attr<FCompute>("FCompute<gpu>", AdamDenseGPU)
     .set_attr<FComputeEx>("FComputeEx<gpu>", AdamRowSparseGPU);
+
+MXFFI_EXTEND_OP(sgd_mom_update)
+    .set_attr<FCompute>("FCompute<gpu>", MomGPU::DenseFn)
+    .set_attr<FComputeEx>("FComputeEx<gpu>", MomGPU::RowsFn);
+
+MXFFI_EXTEND_OP(ftrl_update)
+    .set_attr<FCompute>("FCompute<gpu>", FtrlGPU::DenseFn)
+    .set_attr<FComputeEx>("FComputeEx<gpu>", FtrlGPU::RowsFn);
+
+MXFFI_EXTEND_OP(adagrad_update)
+    .set_attr<FCompute>("FCompute<gpu>", AdagradGPU::DenseFn)
+    .set_attr<FComputeEx>("FComputeEx<gpu>", AdagradGPU::RowsFn);
 
 }  // namespace op
 }  // namespace mxffi

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "../parallel.h"
+#include "optimizer_param.h"
 #include "optimizer_step.h"
 #include "sparse_misc_op.h"
 #include "sparse_util.h"
@@ -32,11 +33,17 @@ namespace op {
 
 DMLC_REGISTER_PARAMETER(SGDParam);
 DMLC_REGISTER_PARAMETER(AdamParam);
+DMLC_REGISTER_PARAMETER(SGDMomParam);
+DMLC_REGISTER_PARAMETER(FtrlParam);
+DMLC_REGISTER_PARAMETER(AdagradParam);
 
 namespace {
 
 const char* const kSGDInputs[] = {"weight", "grad"};
 const char* const kAdamInputs[] = {"weight", "grad", "mean", "var"};
+const char* const kMomInputs[] = {"weight", "grad", "mom"};
+const char* const kFtrlInputs[] = {"weight", "grad", "z", "n"};
+const char* const kAdagradInputs[] = {"weight", "grad", "history"};
 
 /*! \brief SGD steps (optimizer_step.h) over n values; w may be the array w_out writes to. */
 template <typename DType>
@@ -225,6 +232,105 @@ void AdamRowSparse(const OpAttrs& attrs, const OpContext&, Span<const NDArray> i
   Finish(v, out[2]);
 }
 
+/*!
+ * \brief Steps of an optimizer with Step::kStates state arrays (sgd_mom_update, ftrl_update,
+ *  adagrad_update) over n values; the inputs may be the arrays the outputs write to, and g ==
+ *  nullptr means a zero gradient.
+ */
+template <typename DType, typename Step>
+void StateSteps(const Step& step, const DType* w, const DType* g, const DType* const* s,
+                DType* w_out, DType* const* s_out, int64_t n) {
+  constexpr int K = Step::kStates;
+  for (int64_t i = 0; i < n; ++i) {
+    DType wi = w[i], si[K];
+    for (int j = 0; j < K; ++j) si[j] = s[j][i];
+    step(wi, g == nullptr ? DType(0) : g[i], g != nullptr, si);
+    for (int j = 0; j < K; ++j) s_out[j][i] = si[j];
+    w_out[i] = wi;
+  }
+}
+
+/*!
+ * \brief The ops with state arrays: Op::Param, Op::Step<T>, Op::kName; inputs weight, grad,
+ *  then the states; outputs the weight then the states.
+ */
+template <typename Op>
+void StateDense(const OpAttrs& attrs, const OpContext&, Span<const DLTensor> in,
+                Span<const OpReqType>, Span<const DLTensor> out) {
+  int64_t n = 1;
+  for (int d = 0; d < in[0].ndim; ++d) n *= in[0].shape[d];
+  MXFFI_REAL_SWITCH(in[0].dtype, Op::kName, DType, {
+    using Step = typename Op::template Step<DType>;
+    constexpr int K = Step::kStates;
+    const Step step(attrs.get<typename Op::Param>());
+    const DType *w = At<DType>(in[0]), *g = At<DType>(in[1]);
+    const DType* s[K];
+    DType* s_out[K];
+    for (int j = 0; j < K; ++j) {
+      s[j] = At<DType>(in[2 + j]);
+      s_out[j] = At<DType>(out[1 + j]);
+    }
+    DType* w_out = At<DType>(out[0]);
+    ParallelFor(n, 16, [&](int64_t b, int64_t e) {
+      const DType* sb[K];
+      DType* sob[K];
+      for (int j = 0; j < K; ++j) {
+        sb[j] = s[j] + b;
+        sob[j] = s_out[j] + b;
+      }
+      StateSteps(step, w + b, g + b, sb, w_out + b, sob, e - b);
+    });
+  });
+}
+
+template <typename Op>
+void StateRowSparse(const OpAttrs& attrs, const OpContext&, Span<const NDArray> in,
+                    Span<const OpReqType> req, Span<const NDArray> out) {
+  const typename Op::Param& p = attrs.get<typename Op::Param>();
+  const int64_t width = RowWidth(in[0].tensor());
+  const int k = static_cast<int>(in.size()) - 2;
+  NDArray w = Work(in[0], out[0], req[0]);
+  std::vector<NDArray> st;
+  for (int j = 0; j < k; ++j) st.push_back(Work(in[2 + j], out[1 + j], req[1 + j]));
+  MXFFI_REAL_SWITCH(in[0].tensor().dtype, Op::kName, DType, {
+    using Step = typename Op::template Step<DType>;
+    constexpr int K = Step::kStates;
+    const Step step(p);
+    DType* wp = Ptr<DType>(w);
+    DType* sp[K];
+    for (int j = 0; j < K; ++j) sp[j] = Ptr<DType>(st[j]);
+    ForEachRow<DType>(in[1], p.lazy_update, Op::kName, width, [&](int64_t r, const DType* g) {
+      const int64_t o = r * width;
+      DType* so[K];
+      for (int j = 0; j < K; ++j) so[j] = sp[j] + o;
+      StateSteps(step, wp + o, g, so, wp + o, so, width);
+    });
+  });
+  Finish(w, out[0]);
+  for (int j = 0; j < k; ++j) Finish(st[j], out[1 + j]);
+}
+
+struct MomOp {
+  using Param = SGDMomParam;
+  template <typename T>
+  using Step = SGDMomStep<T>;
+  static constexpr const char* kName = "sgd_mom_update";
+};
+
+struct FtrlOp {
+  using Param = FtrlParam;
+  template <typename T>
+  using Step = FtrlStep<T>;
+  static constexpr const char* kName = "ftrl_update";
+};
+
+struct AdagradOp {
+  using Param = AdagradParam;
+  template <typename T>
+  using Step = AdagradStep<T>;
+  static constexpr const char* kName = "adagrad_update";
+};
+
 }  // namespace
 
 MXFFI_REGISTER_OP(sgd_update)
@@ -281,6 +387,55 @@ MXFFI_REGISTER_OP(adam_update)
                                  })
     .set_attr<FCompute>("FCompute<cpu>", AdamDense)
     .set_attr<FComputeEx>("FComputeEx<cpu>", AdamRowSparse);
+
+/*! \brief Registers an op with state arrays (Op as above, inputs named by kNames). */
+#define MXFFI_REGISTER_STATE_OPTIMIZER(NAME, OP, NAMES, DESC)                                     \
+  MXFFI_REGISTER_OP(NAME)                                                                         \
+      .describe(DESC)                                                                             \
+      .set_num_inputs(static_cast<uint32_t>(sizeof(NAMES) / sizeof(NAMES[0])))                    \
+      .set_num_outputs(static_cast<uint32_t>(sizeof(NAMES) / sizeof(NAMES[0])) - 1)               \
+      .set_param<OP::Param>()                                                                     \
+      .set_attr<bool>("TWriteInplace", true)                                                      \
+      .set_attr<FInferShape>("FInferShape",                                                       \
+                             [](const OpAttrs&, Span<const TShape> in, Span<TShape> out) {        \
+                               SameShapes<NAMES>(OP::kName, in, out);                             \
+                             })                                                                   \
+      .set_attr<FInferType>("FInferType",                                                         \
+                            [](const OpAttrs&, Span<const DLDataType> in, Span<DLDataType> out) { \
+                              SameRealTypes<NAMES>(OP::kName, in, out);                           \
+                            })                                                                    \
+      .set_attr<FInferStorageType>(                                                               \
+          "FInferStorageType",                                                                    \
+          [](const OpAttrs&, DLDevice, Span<const StorageType> in, Span<StorageType> out) {       \
+            return UpdateStype<NAMES>(OP::kName, in, out);                                        \
+          })                                                                                      \
+      .set_attr<FCompute>("FCompute<cpu>", StateDense<OP>)                                        \
+      .set_attr<FComputeEx>("FComputeEx<cpu>", StateRowSparse<OP>)
+
+MXFFI_REGISTER_STATE_OPTIMIZER(
+    sgd_mom_update, MomOp, kMomInputs,
+    "One SGD step with momentum (MXNet's sgd_mom_update): mom = momentum * mom - lr * "
+    "(clip(rescale_grad * grad) + wd * w); w += mom, written into the outputs (weight, mom)")
+    .add_argument("weight", "NDArray", "dense weight")
+    .add_argument("grad", "NDArray", "gradient: dense or row_sparse")
+    .add_argument("mom", "NDArray", "dense momentum");
+
+MXFFI_REGISTER_STATE_OPTIMIZER(
+    ftrl_update, FtrlOp, kFtrlInputs,
+    "One FTRL-proximal step (MXNet's ftrl_update), written into the outputs (weight, z, n)")
+    .add_argument("weight", "NDArray", "dense weight")
+    .add_argument("grad", "NDArray", "gradient: dense or row_sparse")
+    .add_argument("z", "NDArray", "dense z state")
+    .add_argument("n", "NDArray", "dense n state (sum of squared gradients)");
+
+MXFFI_REGISTER_STATE_OPTIMIZER(
+    adagrad_update, AdagradOp, kAdagradInputs,
+    "One AdaGrad step (MXNet's adagrad_update): history += g^2; w -= lr * (g / sqrt(history "
+    "+ epsilon) + wd * w), g = clip(rescale_grad * grad), written into the outputs (weight, "
+    "history)")
+    .add_argument("weight", "NDArray", "dense weight")
+    .add_argument("grad", "NDArray", "gradient: dense or row_sparse")
+    .add_argument("history", "NDArray", "dense sum of squared gradients");
 
 }  // namespace op
 }  // namespace mxffi

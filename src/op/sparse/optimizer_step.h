@@ -1,6 +1,7 @@
 /*!
  * \file optimizer_step.h
- * \brief One step of sgd_update and adam_update on one value, written once for both devices:
+ * \brief One step of sgd_update, adam_update, sgd_mom_update, ftrl_update and adagrad_update
+ *  on one value, written once for both devices:
  *  g++ compiles it into the CPU kernels (optimizer_op.cc) and nvcc into the CUDA ones
  *  (optimizer.cu). The arithmetic is in the arrays' dtype (float32 or float64), each operation
  *  rounded on its own (the _rn forms of functors.h: no fused multiply-add on the device), so
@@ -80,6 +81,106 @@ struct AdamStep {
     m = mi;
     v = vi;
     w = SubRn(w, DivRn(MulRn(lr, mi), AddRn(SqrtRn(vi), epsilon)));
+  }
+};
+
+/*!
+ * \brief sgd_mom_update's step (P is SGDMomParam or cuda::SGDMomHyper), one state s[0] = mom:
+ *  mom = momentum * mom - lr * (clip(rescale_grad * g) + wd * w); w += mom.
+ */
+template <typename T>
+struct SGDMomStep {
+  static constexpr int kStates = 1;
+  T lr, momentum, wd, rescale, clip;
+  bool clip_on;
+  template <typename P>
+  explicit SGDMomStep(const P& p)
+      : lr(static_cast<T>(p.lr)),
+        momentum(static_cast<T>(p.momentum)),
+        wd(static_cast<T>(p.wd)),
+        rescale(static_cast<T>(p.rescale_grad)),
+        clip(static_cast<T>(p.clip_gradient)),
+        clip_on(p.clip_gradient >= 0) {}
+  /*! \brief w and s[0] updated; has_g false means a zero gradient. */
+  MXFFI_XINLINE void operator()(T& w, T g, bool has_g, T* s) const {
+    using elemwise::AddRn;
+    using elemwise::MulRn;
+    using elemwise::SubRn;
+    const T gr = has_g ? ClipGradient(MulRn(rescale, g), clip, clip_on) : T(0);
+    s[0] = SubRn(MulRn(momentum, s[0]), MulRn(lr, AddRn(gr, MulRn(wd, w))));
+    w = AddRn(w, s[0]);
+  }
+};
+
+/*!
+ * \brief ftrl_update's step (P is FtrlParam or cuda::FtrlHyper), states s[0] = z, s[1] = n:
+ *  g' = clip(rescale_grad * g); z += g' - (sqrt(n + g'^2) - sqrt(n)) * w / lr; n += g'^2;
+ *  w = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) where |z| > lamda1, else 0.
+ */
+template <typename T>
+struct FtrlStep {
+  static constexpr int kStates = 2;
+  T lr, lamda1, beta, wd, rescale, clip;
+  bool clip_on;
+  template <typename P>
+  explicit FtrlStep(const P& p)
+      : lr(static_cast<T>(p.lr)),
+        lamda1(static_cast<T>(p.lamda1)),
+        beta(static_cast<T>(p.beta)),
+        wd(static_cast<T>(p.wd)),
+        rescale(static_cast<T>(p.rescale_grad)),
+        clip(static_cast<T>(p.clip_gradient)),
+        clip_on(p.clip_gradient >= 0) {}
+  MXFFI_XINLINE void operator()(T& w, T g, bool has_g, T* s) const {
+    using elemwise::AddRn;
+    using elemwise::DivRn;
+    using elemwise::MulRn;
+    using elemwise::SqrtRn;
+    using elemwise::SubRn;
+    const T gr = has_g ? ClipGradient(MulRn(rescale, g), clip, clip_on) : T(0);
+    const T g2 = MulRn(gr, gr);
+    const T n = s[1], n2 = AddRn(n, g2);
+    const T z = AddRn(s[0], SubRn(gr, DivRn(MulRn(SubRn(SqrtRn(n2), SqrtRn(n)), w), lr)));
+    s[0] = z;
+    s[1] = n2;
+    const T az = z < T(0) ? -z : z;
+    if (az > lamda1) {
+      const T sz = z < T(0) ? -lamda1 : lamda1;  // sign(z) * lamda1
+      w = DivRn(SubRn(sz, z), AddRn(DivRn(AddRn(beta, SqrtRn(n2)), lr), wd));
+    } else {
+      w = T(0);
+    }
+  }
+};
+
+/*!
+ * \brief adagrad_update's step (P is AdagradParam or cuda::AdagradHyper), one state s[0] =
+ *  history: g' = clip(rescale_grad * g); history += g'^2;
+ *  w -= lr * (g' / sqrt(history + epsilon) + wd * w).
+ */
+template <typename T>
+struct AdagradStep {
+  static constexpr int kStates = 1;
+  T lr, epsilon, wd, rescale, clip;
+  bool clip_on;
+  template <typename P>
+  explicit AdagradStep(const P& p)
+      : lr(static_cast<T>(p.lr)),
+        epsilon(static_cast<T>(p.epsilon)),
+        wd(static_cast<T>(p.wd)),
+        rescale(static_cast<T>(p.rescale_grad)),
+        clip(static_cast<T>(p.clip_gradient)),
+        clip_on(p.clip_gradient >= 0) {}
+  MXFFI_XINLINE void operator()(T& w, T g, bool has_g, T* s) const {
+    using elemwise::AddRn;
+    using elemwise::DivRn;
+    using elemwise::MulRn;
+    using elemwise::SqrtRn;
+    using elemwise::SubRn;
+    const T gr = has_g ? ClipGradient(MulRn(rescale, g), clip, clip_on) : T(0);
+    const T h = AddRn(s[0], MulRn(gr, gr));
+    s[0] = h;
+    w = SubRn(w, MulRn(lr, AddRn(DivRn(gr, SqrtRn(AddRn(h, epsilon))), MulRn(wd, w))));
   }
 };
 
