@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import DTYPES, mxffi_config, np_dtype
+from sparse_cases import random_dense
 
 import mxffi
 import mxffi.np as mnp
@@ -255,18 +256,6 @@ def test_dot_dense_matches_cpu(dtype, ta, tb):
 DENSITIES = [0.0, 0.01, 0.2, 1.0]
 WIDTHS = [1, 7, 32, 100]
 SPARSE_TOL = {np.float32: 1e-5, np.float64: 1e-12}
-
-
-def random_dense(shape, density, dtype, seed=0):
-    """A dense matrix with about density of its entries non-zero (one row and one column empty
-    when the shape has room and density < 1)."""
-    rng = np.random.default_rng(seed)
-    mask = rng.random(shape) < density
-    if shape[0] > 2 and density < 1.0:
-        mask[1] = False
-    if shape[1] > 2 and density < 1.0:
-        mask[:, 2] = False
-    return np.where(mask, rng.standard_normal(shape), 0.0).astype(dtype)
 
 
 def to_csr(d, itype):

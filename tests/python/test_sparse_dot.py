@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import run_python
+from sparse_cases import random_dense
 
 import mxffi
 import mxffi.np as mnp
@@ -32,18 +33,6 @@ SHAPES = [
 
 def tol(dtype):
     return {"rtol": 1e-4, "atol": 1e-4} if dtype == np.float32 else {"rtol": 1e-12, "atol": 1e-12}
-
-
-def random_dense(shape, density, dtype, seed=0):
-    """A dense matrix with about density of its entries non-zero (one row and one column empty
-    when the shape has room and density < 1)."""
-    rng = np.random.default_rng(seed)
-    mask = rng.random(shape) < density
-    if shape[0] > 2 and density < 1.0:
-        mask[1] = False
-    if shape[1] > 2 and density < 1.0:
-        mask[:, 2] = False
-    return np.where(mask, rng.standard_normal(shape), 0.0).astype(dtype)
 
 
 def to_csr(d, itype):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import seed_of
+from sparse_cases import random_dense
 
 import mxffi
 import mxffi.np as mnp
@@ -26,17 +27,6 @@ INDEX_PAIRS = [
 ]
 # (m, k, n): a is m x k, b is k x n.
 SHAPES = [(7, 5, 3), (30, 20, 17), (9, 40, 25), (1, 1, 1), (0, 4, 3), (4, 0, 3), (4, 3, 0)]
-
-
-def random_dense(shape, density, dtype, seed):
-    """About density of the entries non-zero; row 1 and column 2 empty when there is room."""
-    rng = np.random.default_rng(seed)
-    mask = rng.random(shape) < density
-    if shape[0] > 2 and density < 1.0:
-        mask[1] = False
-    if shape[1] > 2 and density < 1.0:
-        mask[:, 2] = False
-    return np.where(mask, rng.standard_normal(shape), 0.0).astype(dtype)
 
 
 def to_csr(d, itype):

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sparse_cases import sparse_mask
 
 import mxffi
 import mxffi.error
@@ -53,11 +54,7 @@ def random_dense(shape, density, dtype, seed):
     """Values in (-0.9, 0.9) (inside every op's domain) at about density of the places, with an
     empty row and an empty column where the shape has room."""
     rng = np.random.default_rng(seed)
-    mask = rng.random(shape) < density
-    if shape[0] > 2 and density < 1.0:
-        mask[1] = False
-    if shape[1] > 2 and density < 1.0:
-        mask[:, 2] = False
+    mask = sparse_mask(rng, shape, density)
     values = rng.uniform(0.05, 0.9, shape) * rng.choice([-1.0, 1.0], shape)
     return np.where(mask, values, 0.0).astype(dtype)
 
