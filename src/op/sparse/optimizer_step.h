@@ -25,27 +25,41 @@ MXFFI_XINLINE T ClipGradient(T x, T c, bool on) {
 }
 
 /*!
- * \brief sgd_update's step with its hyper-parameters in the arrays' dtype T:
- *  w - lr * (clip(rescale_grad * g) + wd * w). P is SGDParam or cuda::SGDHyper.
+ * \brief What every step shares: lr, wd and the gradient's rescaling and clipping, in the
+ *  arrays' dtype T, from any P with MXNet's field names (a dmlc::Parameter or a cuda::*Hyper).
  */
 template <typename T>
-struct SGDStep {
+struct GradientRule {
   T lr, wd, rescale, clip;
   bool clip_on;
   template <typename P>
-  explicit SGDStep(const P& p)
+  explicit GradientRule(const P& p)
       : lr(static_cast<T>(p.lr)),
         wd(static_cast<T>(p.wd)),
         rescale(static_cast<T>(p.rescale_grad)),
         clip(static_cast<T>(p.clip_gradient)),
         clip_on(p.clip_gradient >= 0) {}
+  /*! \return clip(rescale_grad * g); 0 for a missing gradient (has_g false). */
+  MXFFI_XINLINE T Rescaled(T g, bool has_g) const {
+    return has_g ? ClipGradient(elemwise::MulRn(rescale, g), clip, clip_on) : T(0);
+  }
+};
+
+/*!
+ * \brief sgd_update's step with its hyper-parameters in the arrays' dtype T:
+ *  w - lr * (clip(rescale_grad * g) + wd * w). P is SGDParam or cuda::SGDHyper.
+ */
+template <typename T>
+struct SGDStep : GradientRule<T> {
+  template <typename P>
+  explicit SGDStep(const P& p) : GradientRule<T>(p) {}
   /*! \return the new weight; has_g false means a zero gradient. */
   MXFFI_XINLINE T operator()(T w, T g, bool has_g) const {
     using elemwise::AddRn;
     using elemwise::MulRn;
     using elemwise::SubRn;
-    const T gr = has_g ? ClipGradient(MulRn(rescale, g), clip, clip_on) : T(0);
-    return SubRn(w, MulRn(lr, AddRn(gr, MulRn(wd, w))));
+    const T gr = this->Rescaled(g, has_g);
+    return SubRn(w, MulRn(this->lr, AddRn(gr, MulRn(this->wd, w))));
   }
 };
 
@@ -55,19 +69,14 @@ struct SGDStep {
  *  v = beta2 * v + (1 - beta2) * gr * gr; w -= lr * m / (sqrt(v) + epsilon).
  */
 template <typename T>
-struct AdamStep {
-  T lr, beta1, beta2, epsilon, wd, rescale, clip;
-  bool clip_on;
+struct AdamStep : GradientRule<T> {
+  T beta1, beta2, epsilon;
   template <typename P>
   explicit AdamStep(const P& p)
-      : lr(static_cast<T>(p.lr)),
+      : GradientRule<T>(p),
         beta1(static_cast<T>(p.beta1)),
         beta2(static_cast<T>(p.beta2)),
-        epsilon(static_cast<T>(p.epsilon)),
-        wd(static_cast<T>(p.wd)),
-        rescale(static_cast<T>(p.rescale_grad)),
-        clip(static_cast<T>(p.clip_gradient)),
-        clip_on(p.clip_gradient >= 0) {}
+        epsilon(static_cast<T>(p.epsilon)) {}
   /*! \brief w, m and v updated; has_g false means a zero gradient. */
   MXFFI_XINLINE void operator()(T& w, T g, bool has_g, T& m, T& v) const {
     using elemwise::AddRn;
@@ -75,12 +84,14 @@ struct AdamStep {
     using elemwise::MulRn;
     using elemwise::SqrtRn;
     using elemwise::SubRn;
-    const T gr = ClipGradient(AddRn(has_g ? MulRn(rescale, g) : T(0), MulRn(wd, w)), clip, clip_on);
+    // Adam clips after adding the weight decay, unlike the other steps.
+    const T gr = ClipGradient(AddRn(has_g ? MulRn(this->rescale, g) : T(0), MulRn(this->wd, w)),
+                              this->clip, this->clip_on);
     const T mi = AddRn(MulRn(beta1, m), MulRn(SubRn(T(1), beta1), gr));
     const T vi = AddRn(MulRn(beta2, v), MulRn(MulRn(SubRn(T(1), beta2), gr), gr));
     m = mi;
     v = vi;
-    w = SubRn(w, DivRn(MulRn(lr, mi), AddRn(SqrtRn(vi), epsilon)));
+    w = SubRn(w, DivRn(MulRn(this->lr, mi), AddRn(SqrtRn(vi), epsilon)));
   }
 };
 
@@ -89,25 +100,18 @@ struct AdamStep {
  *  mom = momentum * mom - lr * (clip(rescale_grad * g) + wd * w); w += mom.
  */
 template <typename T>
-struct SGDMomStep {
+struct SGDMomStep : GradientRule<T> {
   static constexpr int kStates = 1;
-  T lr, momentum, wd, rescale, clip;
-  bool clip_on;
+  T momentum;
   template <typename P>
-  explicit SGDMomStep(const P& p)
-      : lr(static_cast<T>(p.lr)),
-        momentum(static_cast<T>(p.momentum)),
-        wd(static_cast<T>(p.wd)),
-        rescale(static_cast<T>(p.rescale_grad)),
-        clip(static_cast<T>(p.clip_gradient)),
-        clip_on(p.clip_gradient >= 0) {}
+  explicit SGDMomStep(const P& p) : GradientRule<T>(p), momentum(static_cast<T>(p.momentum)) {}
   /*! \brief w and s[0] updated; has_g false means a zero gradient. */
   MXFFI_XINLINE void operator()(T& w, T g, bool has_g, T* s) const {
     using elemwise::AddRn;
     using elemwise::MulRn;
     using elemwise::SubRn;
-    const T gr = has_g ? ClipGradient(MulRn(rescale, g), clip, clip_on) : T(0);
-    s[0] = SubRn(MulRn(momentum, s[0]), MulRn(lr, AddRn(gr, MulRn(wd, w))));
+    const T gr = this->Rescaled(g, has_g);
+    s[0] = SubRn(MulRn(momentum, s[0]), MulRn(this->lr, AddRn(gr, MulRn(this->wd, w))));
     w = AddRn(w, s[0]);
   }
 };
@@ -118,26 +122,20 @@ struct SGDMomStep {
  *  w = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) where |z| > lamda1, else 0.
  */
 template <typename T>
-struct FtrlStep {
+struct FtrlStep : GradientRule<T> {
   static constexpr int kStates = 2;
-  T lr, lamda1, beta, wd, rescale, clip;
-  bool clip_on;
+  T lamda1, beta;
   template <typename P>
   explicit FtrlStep(const P& p)
-      : lr(static_cast<T>(p.lr)),
-        lamda1(static_cast<T>(p.lamda1)),
-        beta(static_cast<T>(p.beta)),
-        wd(static_cast<T>(p.wd)),
-        rescale(static_cast<T>(p.rescale_grad)),
-        clip(static_cast<T>(p.clip_gradient)),
-        clip_on(p.clip_gradient >= 0) {}
+      : GradientRule<T>(p), lamda1(static_cast<T>(p.lamda1)), beta(static_cast<T>(p.beta)) {}
   MXFFI_XINLINE void operator()(T& w, T g, bool has_g, T* s) const {
     using elemwise::AddRn;
     using elemwise::DivRn;
     using elemwise::MulRn;
     using elemwise::SqrtRn;
     using elemwise::SubRn;
-    const T gr = has_g ? ClipGradient(MulRn(rescale, g), clip, clip_on) : T(0);
+    const T lr = this->lr;
+    const T gr = this->Rescaled(g, has_g);
     const T g2 = MulRn(gr, gr);
     const T n = s[1], n2 = AddRn(n, g2);
     const T z = AddRn(s[0], SubRn(gr, DivRn(MulRn(SubRn(SqrtRn(n2), SqrtRn(n)), w), lr)));
@@ -146,7 +144,7 @@ struct FtrlStep {
     const T az = z < T(0) ? -z : z;
     if (az > lamda1) {
       const T sz = z < T(0) ? -lamda1 : lamda1;  // sign(z) * lamda1
-      w = DivRn(SubRn(sz, z), AddRn(DivRn(AddRn(beta, SqrtRn(n2)), lr), wd));
+      w = DivRn(SubRn(sz, z), AddRn(DivRn(AddRn(beta, SqrtRn(n2)), lr), this->wd));
     } else {
       w = T(0);
     }
@@ -159,28 +157,21 @@ struct FtrlStep {
  *  w -= lr * (g' / sqrt(history + epsilon) + wd * w).
  */
 template <typename T>
-struct AdagradStep {
+struct AdagradStep : GradientRule<T> {
   static constexpr int kStates = 1;
-  T lr, epsilon, wd, rescale, clip;
-  bool clip_on;
+  T epsilon;
   template <typename P>
-  explicit AdagradStep(const P& p)
-      : lr(static_cast<T>(p.lr)),
-        epsilon(static_cast<T>(p.epsilon)),
-        wd(static_cast<T>(p.wd)),
-        rescale(static_cast<T>(p.rescale_grad)),
-        clip(static_cast<T>(p.clip_gradient)),
-        clip_on(p.clip_gradient >= 0) {}
+  explicit AdagradStep(const P& p) : GradientRule<T>(p), epsilon(static_cast<T>(p.epsilon)) {}
   MXFFI_XINLINE void operator()(T& w, T g, bool has_g, T* s) const {
     using elemwise::AddRn;
     using elemwise::DivRn;
     using elemwise::MulRn;
     using elemwise::SqrtRn;
     using elemwise::SubRn;
-    const T gr = has_g ? ClipGradient(MulRn(rescale, g), clip, clip_on) : T(0);
+    const T gr = this->Rescaled(g, has_g);
     const T h = AddRn(s[0], MulRn(gr, gr));
     s[0] = h;
-    w = SubRn(w, MulRn(lr, AddRn(DivRn(gr, SqrtRn(AddRn(h, epsilon))), MulRn(wd, w))));
+    w = SubRn(w, MulRn(this->lr, AddRn(DivRn(gr, SqrtRn(AddRn(h, epsilon))), MulRn(this->wd, w))));
   }
 };
 
