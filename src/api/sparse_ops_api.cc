@@ -26,7 +26,7 @@ const NDArray& DenseState(const WritableArray& a, const char* fname, const char*
 }
 
 /*! \brief ValueError when two of the arrays an update writes share their first element. */
-void CheckDistinct(const char* fname, std::initializer_list<std::pair<const char*, NDArray>> xs) {
+void CheckDistinct(const char* fname, const std::vector<std::pair<const char*, NDArray>>& xs) {
   for (auto i = xs.begin(); i != xs.end(); ++i) {
     for (auto j = i + 1; j != xs.end(); ++j) {
       if (i->second.numel() == 0) continue;
@@ -42,6 +42,30 @@ OpAttrs AttrsOf(const Op* op, const void* param) {
   attrs.op = op;
   attrs.param = param;
   return attrs;
+}
+
+/*!
+ * \brief Runs an optimizer op (its name names the errors) in place: inputs weight, grad, states...;
+ * outputs weight, states.... The weight and the states must be dense and distinct. Returns the
+ * weight.
+ */
+NDArray UpdateInPlace(const Op* op, const void* param, const WritableArray& weight,
+                      const NDArrayLike& grad,
+                      std::initializer_list<std::pair<const char*, const WritableArray*>> states) {
+  const char* fname = op->name.c_str();
+  NDArray w = DenseState(weight, fname, "weight");
+  std::vector<NDArray> in{w, grad}, out{w};
+  std::vector<std::pair<const char*, NDArray>> named{{"weight", w}};
+  for (const auto& s : states) {
+    NDArray a = DenseState(*s.second, fname, s.first);
+    in.push_back(a);
+    out.push_back(a);
+    named.emplace_back(s.first, a);
+  }
+  CheckDistinct(fname, named);
+  Invoke(AttrsOf(op, param), Span<const NDArray>(in.data(), in.size()),
+         Span<NDArray>(out.data(), out.size()));
+  return w;
 }
 
 }  // namespace
@@ -150,19 +174,14 @@ MXFFI_REGISTER_API("sparse.sgd_update")
     .arg("lazy_update", true)
     .set_body_typed([](WritableArray weight, NDArrayLike grad, double lr, double wd,
                        double rescale_grad, double clip_gradient, bool lazy_update) {
-      constexpr const char* fname = "sgd_update";
-      static const Op* op = Op::Get("sgd_update");
       op::SGDParam p;
       p.lr = lr;
       p.wd = wd;
       p.rescale_grad = rescale_grad;
       p.clip_gradient = clip_gradient;
       p.lazy_update = lazy_update;
-      NDArray w = DenseState(weight, fname, "weight");
-      NDArray in[2] = {w, grad};
-      NDArray out[1] = {w};
-      Invoke(AttrsOf(op, &p), Span<const NDArray>(in, 2), Span<NDArray>(out, 1));
-      return w;
+      static const Op* op = Op::Get("sgd_update");
+      return UpdateInPlace(op, &p, weight, grad, {});
     });
 
 MXFFI_REGISTER_API("sparse.adam_update")
@@ -188,8 +207,6 @@ MXFFI_REGISTER_API("sparse.adam_update")
     .set_body_typed([](WritableArray weight, NDArrayLike grad, WritableArray mean,
                        WritableArray var, double lr, double beta1, double beta2, double epsilon,
                        double wd, double rescale_grad, double clip_gradient, bool lazy_update) {
-      constexpr const char* fname = "adam_update";
-      static const Op* op = Op::Get("adam_update");
       op::AdamParam p;
       p.lr = lr;
       p.beta1 = beta1;
@@ -199,49 +216,9 @@ MXFFI_REGISTER_API("sparse.adam_update")
       p.rescale_grad = rescale_grad;
       p.clip_gradient = clip_gradient;
       p.lazy_update = lazy_update;
-      NDArray w = DenseState(weight, fname, "weight");
-      NDArray m = DenseState(mean, fname, "mean");
-      NDArray v = DenseState(var, fname, "var");
-      CheckDistinct(fname, {{"weight", w}, {"mean", m}, {"var", v}});
-      NDArray in[4] = {w, grad, m, v};
-      NDArray out[3] = {w, m, v};
-      Invoke(AttrsOf(op, &p), Span<const NDArray>(in, 4), Span<NDArray>(out, 3));
-      return w;
+      static const Op* op = Op::Get("adam_update");
+      return UpdateInPlace(op, &p, weight, grad, {{"mean", &mean}, {"var", &var}});
     });
-
-namespace {
-
-/*!
- * \brief Runs an optimizer op with state arrays in place: inputs weight, grad, states...;
- *  outputs weight, states.... Returns the weight.
- */
-NDArray UpdateInPlace(const char* fname, const void* param, const WritableArray& weight,
-                      const NDArrayLike& grad,
-                      std::initializer_list<std::pair<const char*, const WritableArray*>> states) {
-  const Op* op = Op::Get(fname);
-  NDArray w = DenseState(weight, fname, "weight");
-  std::vector<NDArray> in{w, grad}, out{w};
-  std::vector<std::pair<const char*, NDArray>> named{{"weight", w}};
-  for (const auto& s : states) {
-    NDArray a = DenseState(*s.second, fname, s.first);
-    in.push_back(a);
-    out.push_back(a);
-    named.emplace_back(s.first, a);
-  }
-  for (size_t i = 0; i < named.size(); ++i) {
-    for (size_t j = i + 1; j < named.size(); ++j) {
-      if (named[i].second.numel() == 0) continue;
-      MXFFI_CHECK(named[i].second.data() != named[j].second.data(), ValueError)
-          << fname << ": " << named[i].first << " and " << named[j].first
-          << " are the same memory; each is updated in place and must be its own array";
-    }
-  }
-  Invoke(AttrsOf(op, param), Span<const NDArray>(in.data(), in.size()),
-         Span<NDArray>(out.data(), out.size()));
-  return w;
-}
-
-}  // namespace
 
 MXFFI_REGISTER_API("sparse.sgd_mom_update")
     .describe(
@@ -270,7 +247,8 @@ MXFFI_REGISTER_API("sparse.sgd_mom_update")
       p.rescale_grad = rescale_grad;
       p.clip_gradient = clip_gradient;
       p.lazy_update = lazy_update;
-      return UpdateInPlace("sgd_mom_update", &p, weight, grad, {{"mom", &mom}});
+      static const Op* op = Op::Get("sgd_mom_update");
+      return UpdateInPlace(op, &p, weight, grad, {{"mom", &mom}});
     });
 
 MXFFI_REGISTER_API("sparse.ftrl_update")
@@ -303,7 +281,8 @@ MXFFI_REGISTER_API("sparse.ftrl_update")
       p.rescale_grad = rescale_grad;
       p.clip_gradient = clip_gradient;
       p.lazy_update = lazy_update;
-      return UpdateInPlace("ftrl_update", &p, weight, grad, {{"z", &z}, {"n", &n}});
+      static const Op* op = Op::Get("ftrl_update");
+      return UpdateInPlace(op, &p, weight, grad, {{"z", &z}, {"n", &n}});
     });
 
 MXFFI_REGISTER_API("sparse.adagrad_update")
@@ -332,7 +311,8 @@ MXFFI_REGISTER_API("sparse.adagrad_update")
       p.rescale_grad = rescale_grad;
       p.clip_gradient = clip_gradient;
       p.lazy_update = lazy_update;
-      return UpdateInPlace("adagrad_update", &p, weight, grad, {{"history", &history}});
+      static const Op* op = Op::Get("adagrad_update");
+      return UpdateInPlace(op, &p, weight, grad, {{"history", &history}});
     });
 
 }  // namespace api
