@@ -89,9 +89,9 @@ cdef _DLPackExchangeAPI* _exchange_api_of(obj) except? NULL:
     return <_DLPackExchangeAPI*><size_t>(<tuple>entry)[1]
 
 
-# Producer types already offered to the exact-type switch (fastcall.h's MXFFIPyExchangeType):
-# each is entered once, while the switch has room.
-cdef set _EXCHANGE_OFFERED = set()
+# Producer type -> its table owner's (is_neg, is_conj), read once, when the type is first
+# offered to the exact-type switch (fastcall.h's MXFFIPyExchangeType; entered while it has room).
+cdef dict _EXCHANGE_BITS = {}
 
 
 cdef object _lazy_bit_method(owner, str name):
@@ -118,14 +118,15 @@ cdef int _tensor_from_exchange(obj, str label, MXFFIAny* cell, MXFFIPyArgTemp* t
     if api == NULL or api.dltensor_from_py_object_no_sync == NULL:
         return 0
     tp = type(obj)
-    owner = _mro_lookup(tp, "__dlpack_c_exchange_api__")
-    is_neg = _lazy_bit_method(owner, "is_neg")
-    is_conj = _lazy_bit_method(owner, "is_conj")
-    if tp not in _EXCHANGE_OFFERED:
-        _EXCHANGE_OFFERED.add(tp)
+    bits = _EXCHANGE_BITS.get(tp)
+    if bits is None:
+        owner = _mro_lookup(tp, "__dlpack_c_exchange_api__")
+        bits = (_lazy_bit_method(owner, "is_neg"), _lazy_bit_method(owner, "is_conj"))
+        _EXCHANGE_BITS[tp] = bits
         MXFFIPyAddExchangeType(tp, <void*>api.dltensor_from_py_object_no_sync,
-                               <PyObject*>is_neg if is_neg is not None else NULL,
-                               <PyObject*>is_conj if is_conj is not None else NULL)
+                               <PyObject*>bits[0] if bits[0] is not None else NULL,
+                               <PyObject*>bits[1] if bits[1] is not None else NULL)
+    is_neg, is_conj = bits
     if api.dltensor_from_py_object_no_sync(<void*>obj, t) != 0:
         PyErr_Clear()
         return 0
