@@ -23,17 +23,13 @@ std::string DeviceText(int32_t device_type) {
   }
 }
 
+/*! \brief NDArray::IsContiguous, with a tensor holding no element contiguous whatever its
+ *  strides (numpy's rule; numpy exports odd strides for empty arrays). */
 bool IsCContiguous(const DLTensor& t) {
-  if (t.strides == nullptr) return true;
   for (int32_t i = 0; i < t.ndim; ++i) {
-    if (t.shape[i] == 0) return true;  // no element: any strides (numpy exports odd ones)
+    if (t.shape[i] == 0) return true;
   }
-  int64_t expected = 1;
-  for (int32_t i = t.ndim - 1; i >= 0; --i) {
-    if (t.shape[i] != 1 && t.strides[i] != expected) return false;
-    expected *= t.shape[i];
-  }
-  return true;
+  return NDArray::IsContiguous(t);
 }
 
 /*! \return "a float64 tensor with 3 dimensions on cpu:0" (", not C-contiguous" when asked). */
