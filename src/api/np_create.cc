@@ -41,13 +41,6 @@ NDArray MoveTo(const NDArray& host, DLDevice device, const char* fname) {
   return device.device_type == kDLCPU ? host : cuda::ToDevice(host, device, fname);
 }
 
-/*! \return a device as Python shows it: cpu:0, cuda:1, ... */
-std::string DeviceName(DLDevice d) {
-  const char* type = d.device_type == kDLCPU ? "cpu" : d.device_type == kDLCUDA ? "cuda" : nullptr;
-  return (type != nullptr ? std::string(type) : "device type " + std::to_string(d.device_type)) +
-         ":" + std::to_string(d.device_id);
-}
-
 /*! \brief ValueError for a negative count. */
 void CheckCount(int64_t n, const char* what, const char* fname) {
   MXFFI_CHECK(n >= 0, ValueError) << fname << ": " << what << " must be non-negative, got " << n;
@@ -242,8 +235,8 @@ MXFFI_REGISTER_API("np.meshgrid")
           const DLDevice d0 = flat[0].tensor().device;
           MXFFI_CHECK(t.device.device_type == d0.device_type && t.device.device_id == d0.device_id,
                       ValueError)
-              << fname << ": arrays[" << i << "] is on " << DeviceName(t.device)
-              << " but arrays[0] on " << DeviceName(d0) << "; all must be on one device";
+              << fname << ": arrays[" << i << "] is on " << DeviceToString(t.device)
+              << " but arrays[0] on " << DeviceToString(d0) << "; all must be on one device";
         }
         // Contiguous, then one axis: numpy flattens in C order.
         const NDArray c = a.Contiguous();

@@ -23,13 +23,6 @@ namespace mxffi {
 namespace api {
 namespace {
 
-/*! \return a device as Python shows it: cpu:0, cuda:1, ... */
-std::string DeviceText(DLDevice d) {
-  const char* type = d.device_type == kDLCPU ? "cpu" : d.device_type == kDLCUDA ? "cuda" : nullptr;
-  return (type != nullptr ? std::string(type) : "device type " + std::to_string(d.device_type)) +
-         ":" + std::to_string(d.device_id);
-}
-
 /*! \return numpy's repr of a dtype in a casting message: dtype('float64'). */
 std::string DTypeRepr(DLDataType t) { return "dtype('" + DataTypeToString(t) + "')"; }
 
@@ -51,8 +44,8 @@ DLDataType JoinDType(const Array<NDArray>& arrays, const DTypeLike& dtype, const
     const DLTensor& t = a.tensor();
     MXFFI_CHECK(t.device.device_type == d0.device_type && t.device.device_id == d0.device_id,
                 ValueError)
-        << fname << ": arrays[" << i << "] is on " << DeviceText(t.device) << " but arrays[0] on "
-        << DeviceText(d0) << "; all must be on one device";
+        << fname << ": arrays[" << i << "] is on " << DeviceToString(t.device)
+        << " but arrays[0] on " << DeviceToString(d0) << "; all must be on one device";
     const int k = op::DTypeRuleIndex(t.dtype);
     MXFFI_CHECK(k >= 0, TypeError) << fname << ": unsupported dtype " << DataTypeToString(t.dtype)
                                    << " of arrays[" << i << "]";
@@ -115,8 +108,8 @@ NDArray JoinTarget(const Array<NDArray>& arrays, const Optional<NDArray>& out, c
       << ", the result has shape " << shape.ToString();
   MXFFI_CHECK(t.device.device_type == device.device_type && t.device.device_id == device.device_id,
               ValueError)
-      << fname << ": out is on " << DeviceText(t.device) << " but the arrays on "
-      << DeviceText(device);
+      << fname << ": out is on " << DeviceToString(t.device) << " but the arrays on "
+      << DeviceToString(device);
   const int j = op::DTypeRuleIndex(t.dtype);
   MXFFI_CHECK(j >= 0, TypeError) << fname << ": unsupported dtype " << DataTypeToString(t.dtype)
                                  << " of out";

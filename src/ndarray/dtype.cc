@@ -200,6 +200,15 @@ std::string_view Shown(std::string_view text, bool* cut) {
 
 }  // namespace
 
+std::string DeviceToString(DLDevice device) {
+  const char* type = device.device_type == kDLCPU    ? "cpu"
+                     : device.device_type == kDLCUDA ? "cuda"
+                                                     : nullptr;
+  return (type != nullptr ? std::string(type)
+                          : "device type " + std::to_string(device.device_type)) +
+         ":" + std::to_string(device.device_id);
+}
+
 std::string DataTypeToString(DLDataType dtype) {
   std::ostringstream os;
   switch (dtype.code) {

@@ -12,17 +12,6 @@ namespace mxffi {
 namespace details {
 namespace {
 
-std::string DeviceText(int32_t device_type) {
-  switch (device_type) {
-    case kDLCPU:
-      return "cpu";
-    case kDLCUDA:
-      return "cuda";
-    default:
-      return "device type " + std::to_string(device_type);
-  }
-}
-
 /*! \brief NDArray::IsContiguous, with a tensor holding no element contiguous whatever its
  *  strides (numpy's rule; numpy exports odd strides for empty arrays). */
 bool IsCContiguous(const DLTensor& t) {
@@ -36,8 +25,7 @@ bool IsCContiguous(const DLTensor& t) {
 std::string TensorText(const DLTensor& t, bool say_layout) {
   std::ostringstream os;
   os << "a " << DataTypeToString(t.dtype) << " tensor with " << t.ndim
-     << (t.ndim == 1 ? " dimension" : " dimensions") << " on " << DeviceText(t.device.device_type)
-     << ":" << t.device.device_id;
+     << (t.ndim == 1 ? " dimension" : " dimensions") << " on " << DeviceToString(t.device);
   if (say_layout && !IsCContiguous(t)) os << ", not C-contiguous";
   return os.str();
 }
@@ -49,7 +37,7 @@ std::string TensorSpecStr(const TensorSpec& spec) {
   auto add = [&parts](const std::string& part) { parts += (parts.empty() ? "" : ", ") + part; };
   if (spec.dtype.lanes != 0) add(DataTypeToString(spec.dtype));
   if (spec.ndim >= 0) add("ndim=" + std::to_string(spec.ndim));
-  if (spec.device != 0) add(DeviceText(spec.device));
+  if (spec.device != 0) add(spec.device == kDLCPU ? "cpu" : "cuda");  // the two device tags
   if (spec.c_contig) add("c_contig");
   return parts.empty() ? "Tensor" : "Tensor[" + parts + "]";
 }

@@ -220,6 +220,8 @@ MXFFI_DLL DLDataType DataTypeFromString(std::string_view text, const char* fname
 MXFFI_DLL std::string DataTypeToString(DLDataType dtype);
 /*! \return the size in bytes of one element (lanes included), rounding sub-byte types up. */
 MXFFI_DLL int64_t DataTypeBytes(DLDataType dtype);
+/*! \return a device as Python shows it: "cpu:0", "cuda:1", "device type 7:0". */
+MXFFI_DLL std::string DeviceToString(DLDevice device);
 
 }  // namespace mxffi
 
