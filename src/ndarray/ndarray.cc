@@ -13,7 +13,6 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -187,6 +186,11 @@ void AdviseHugePages(void* p, size_t nbytes) {
  *  of 10^7 floats) and does not get faster with more threads. Bounded: blocks of at least
  *  kMinBytes, at most `limit` bytes in all (MXFFI_CPU_CACHE_BYTES, default 256 MiB; 0 turns it
  *  off); ndarray.release_cached_memory returns them to the system.
+ *
+ *  A block freed when the cache is full pushes out the blocks freed longest ago: the sizes a
+ *  program allocated last are the ones it allocates next (a loop over one computation), while
+ *  blocks left from earlier work would otherwise hold the cache full for good and every later
+ *  result would pay its page faults again.
  */
 class LargeBlockCache {
  public:
@@ -201,37 +205,55 @@ class LargeBlockCache {
   void* Take(size_t bytes, size_t* capacity) {
     if (bytes < kMinBytes || limit_ == 0) return nullptr;
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = blocks_.lower_bound(bytes);
-    if (it == blocks_.end() || it->first > bytes + bytes / 4) return nullptr;
-    void* block = it->second;
-    *capacity = it->first;
-    held_ -= it->first;
-    blocks_.erase(it);
+    // At most limit / kMinBytes blocks (64 by default): a scan for the smallest fit is cheap.
+    size_t best = blocks_.size();
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+      const size_t c = blocks_[i].capacity;
+      if (c >= bytes && c <= bytes + bytes / 4 &&
+          (best == blocks_.size() || c < blocks_[best].capacity)) {
+        best = i;
+      }
+    }
+    if (best == blocks_.size()) return nullptr;
+    void* block = blocks_[best].block;
+    *capacity = blocks_[best].capacity;
+    held_ -= blocks_[best].capacity;
+    blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(best));
     return block;
   }
 
-  /*! \return whether the block was kept (the caller frees it otherwise). */
+  /*! \return whether the block was kept (the caller frees it otherwise). Blocks freed longest
+   *  ago are given back to the system until this one fits. */
   bool Put(void* block, size_t capacity) {
     if (capacity < kMinBytes || capacity > limit_) return false;
-    std::lock_guard<std::mutex> lock(mu_);
-    if (held_ + capacity > limit_) return false;
-    blocks_.emplace(capacity, block);
-    held_ += capacity;
+    std::vector<void*> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      size_t drop = 0;  // blocks_ is in the order they were freed, oldest first
+      while (held_ + capacity > limit_) {
+        held_ -= blocks_[drop].capacity;
+        evicted.push_back(blocks_[drop++].block);
+      }
+      blocks_.erase(blocks_.begin(), blocks_.begin() + static_cast<std::ptrdiff_t>(drop));
+      blocks_.push_back({block, capacity});
+      held_ += capacity;
+    }
+    for (void* b : evicted) std::free(b);  // outside the lock: munmap takes its time
     return true;
   }
 
   /*! \return the bytes returned to the system. */
   size_t Release() {
-    std::multimap<size_t, void*> blocks;
+    std::vector<Block> blocks;
     {
       std::lock_guard<std::mutex> lock(mu_);
       blocks.swap(blocks_);
       held_ = 0;
     }
     size_t bytes = 0;
-    for (auto& b : blocks) {
-      bytes += b.first;
-      std::free(b.second);
+    for (const Block& b : blocks) {
+      bytes += b.capacity;
+      std::free(b.block);
     }
     return bytes;
   }
@@ -242,6 +264,11 @@ class LargeBlockCache {
   }
 
  private:
+  struct Block {
+    void* block;
+    size_t capacity;
+  };
+
   LargeBlockCache() {
     const char* env = std::getenv("MXFFI_CPU_CACHE_BYTES");
     if (env != nullptr && *env != '\0') {
@@ -252,7 +279,7 @@ class LargeBlockCache {
   }
 
   std::mutex mu_;
-  std::multimap<size_t, void*> blocks_;  // capacity -> block
+  std::vector<Block> blocks_;  // in the order they were freed, oldest first
   size_t held_ = 0;
   size_t limit_ = size_t{256} << 20;
 };

@@ -360,6 +360,40 @@ def test_large_blocks_are_reused_and_released():
     assert release() >= 8 << 20 and cached() == 0
 
 
+_FULL_CACHE = """
+import mxffi, mxffi.np as mnp
+cached = mxffi.get_global_func("ndarray.cached_memory")
+MiB = 1 << 20
+old = mnp.zeros((12 * MiB,), dtype="uint8")
+del old
+assert 12 * MiB <= cached() <= 13 * MiB, cached()
+new = mnp.zeros((16 * MiB,), dtype="uint8")  # too large for the 12 MiB block
+ptr = new.data_ptr()
+del new  # 12 + 16 MiB exceed the 20 MiB limit: the 12 MiB block freed first makes room
+assert 16 * MiB <= cached() <= 17 * MiB, cached()
+again = mnp.ones((16 * MiB,), dtype="uint8")
+assert again.data_ptr() == ptr and cached() == 0, (ptr, again.data_ptr(), cached())
+assert int(again.asnumpy().min()) == 1
+big = mnp.zeros((24 * MiB,), dtype="uint8")  # over the limit on its own: never kept
+del big, again
+assert 16 * MiB <= cached() <= 17 * MiB, cached()
+print("ok")
+"""
+
+
+def test_a_full_block_cache_keeps_the_block_freed_last():
+    # A cache full of blocks from earlier work must not turn every later result away: the
+    # blocks freed longest ago go back to the system to make room for the newest one.
+    import os
+    import subprocess
+
+    env = dict(os.environ, MXFFI_CPU_CACHE_BYTES=str(20 << 20))
+    out = subprocess.run(
+        [sys.executable, "-c", _FULL_CACHE], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
 NUMBERS = [-1, 0, 255, 300, 2**31, 2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63) - 1, 2**70]
 NUMBERS += [1.5, -1.5, 255.9, 1e19, 1e30, -1e30, float("nan"), float("inf"), -float("inf"), True]
 
