@@ -491,6 +491,37 @@ def test_streaming_stores_give_the_same_values(dtype):
         assert_same(host, pieces)
 
 
+# Bool outputs stream from 8 MiB per thread too: with one thread or two, this many elements.
+STREAM_BOOL = 2**24 + 4099
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_streamed_bool_results_equal_numpy(dtype):
+    """The comparisons and classifiers on outputs large enough to stream, whose 16-byte
+    vectors join the bytes of several result vectors: into a fresh array and into out= that
+    starts 1 to 15 bytes past a 16-byte boundary (a head before the first streamed vector)."""
+    rng = np.random.default_rng(29)
+    a, b = operand(rng, STREAM_BOOL, dtype), operand(rng, STREAM_BOOL, dtype)
+    b[::3] = a[::3]
+    sp = special(dtype)
+    a[: sp.size * sp.size] = np.repeat(sp, sp.size)
+    b[: sp.size * sp.size] = np.tile(sp, sp.size)
+    a[-7:] = np.nan
+    raw = np.zeros(STREAM_BOOL + 64, np.bool_)
+    base = (-raw.ctypes.data) % 16
+    for k, name in enumerate(COMPARE + CLASSIFY):
+        fn, args = getattr(mnp, name), (a,) if name in CLASSIFY else (a, b)
+        want = getattr(np, name)(*args)
+        got = fn(*args).asnumpy()
+        np.testing.assert_array_equal(got, want, err_msg=name)
+        assert got.view(np.uint8).max() <= 1
+        skip = base + 1 + k % 15
+        raw[:] = True
+        fn(*args, out=mnp.from_dlpack(raw[skip : skip + STREAM_BOOL]))
+        np.testing.assert_array_equal(raw[skip : skip + STREAM_BOOL], want, err_msg=name)
+        assert raw[:skip].all() and raw[skip + STREAM_BOOL :].all(), name  # nothing else written
+
+
 # ---- reductions --------------------------------------------------------------------------
 
 
