@@ -300,7 +300,7 @@ MXFFI_REGISTER_API("np.linalg.solve")
       bshape.push_back(b.tensor().shape[b.tensor().ndim - 1]);
       const NDArray ha = OnDevice(Broadcast(a, ashape), kCPU).Contiguous();
       const NDArray hb = OnDevice(Broadcast(b, bshape), kCPU).Contiguous();
-      NDArray x = la::Solve(NDArray::Copy(ha.tensor()), NDArray::Copy(hb.tensor()), fname);
+      NDArray x = la::Solve(ha, hb, fname);  // Solve reads them into its own workspaces
       if (vector) x = NDArray::View(x, x.tensor().shape, nullptr, x.tensor().ndim - 1, 0);
       return OnDevice(x, t1.device);
     });

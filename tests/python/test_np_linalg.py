@@ -397,3 +397,26 @@ def test_nan_and_inf_entries_reach_lapack_as_numpys_do(name, case, dtype):
     if name in ("det", "slogdet", "matrix_rank") and case != "all-nan complex":
         for g, w in zip(got, want, strict=True):
             np.testing.assert_allclose(np.asarray(g), w, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_matrices_wider_than_a_layout_tile(dtype):
+    # Row-major arrays go to LAPACK's column-major workspaces and back through 32 x 32 tiles:
+    # sides that are and are not multiples of 32, wide and tall, stacked.
+    rng = np.random.default_rng(32)
+    for n in (32, 33, 70):
+        a = rand((n, n), dtype, rng) + n * np.eye(n, dtype=dtype)
+        close(L.inv(a), np.linalg.inv(a), dtype, 10)
+        close(L.det(a / n), np.linalg.det(a / n), dtype, 10)
+        for b in (rand((n,), dtype, rng), rand((n, 37), dtype, rng), rand((2, n, 65), dtype, rng)):
+            close(L.solve(a, b), np.linalg.solve(a, b), dtype, 10)
+        s = spd((n, n), dtype, rng)
+        close(L.cholesky(s), np.linalg.cholesky(s), dtype, 10 * n)
+        close(L.eigvalsh(s), np.linalg.eigvalsh(s), dtype, 10 * n)
+    for shape in ((70, 45), (45, 70), (2, 33, 64)):
+        a = rand(shape, dtype, rng)
+        close(L.svdvals(a), np.linalg.svd(a, compute_uv=False), dtype, 10)
+        close(L.pinv(a), np.linalg.pinv(a), dtype, 10)
+        q, r = L.qr(a)
+        close(mnp.matmul(q, r), a, dtype, 10)
+        close(np.abs(r.numpy()), np.abs(np.linalg.qr(a)[1]), dtype, 10)
