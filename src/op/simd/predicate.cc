@@ -82,39 +82,52 @@ HWY_INLINE auto MaskBytesOf(D d, int64_t i, F f, const In*... in) {
 #define MXFFI_SIMD_STREAM_BOOL 0
 #endif
 
+#if MXFFI_SIMD_STREAM_BOOL
 /*!
- * \brief out[i] = f(d, in...[i]) (a mask) for i < n, as bytes 0 and 1. An output of kStreamBytes
- *  or more is written with streaming stores of whole 16-byte vectors (a vector of results gives
- *  fewer bytes than that below 16 lanes; Combine joins them), from its first 16-byte boundary
- *  on: a bool output does not stay in the caches at that size, and a streaming store does not
- *  read the line it fills, a tenth of the memory traffic of a float32 comparison.
+ * \brief MapToBool for an output of kStreamBytes or more: written with streaming stores of whole
+ *  16-byte vectors (a vector of results gives fewer bytes than that below 16 lanes; Combine
+ *  joins them), from its first 16-byte boundary on. A bool output does not stay in the caches
+ *  at that size, and a streaming store does not read the line it fills: a tenth of the memory
+ *  traffic of a float32 comparison. Out of line, so that small calls keep their short path.
+ */
+template <class D, class F, class... In>
+HWY_NOINLINE void MapToBoolStream(D d, uint8_t* out, int64_t n, F f, const In*... in) {
+  constexpr size_t kLanes = hn::MaxLanes(D());
+  const hn::Rebind<uint8_t, D> du8;
+  const hn::Full128<uint8_t> d16;
+  const int64_t N = static_cast<int64_t>(kLanes);
+  int64_t i = 0;
+  const int64_t head =
+      std::min<int64_t>(n, static_cast<int64_t>((16 - reinterpret_cast<uintptr_t>(out) % 16) % 16));
+  for (; i + N <= head; i += N) {
+    hn::StoreU(MaskBytes(d, f(d, hn::LoadU(d, in + i)...)), du8, out + i);
+  }
+  if (i < head) MaskPartial(d, out, i, head - i, f, in...);
+  for (i = head; i + 16 <= n; i += 16) {
+    hn::Stream(MaskBytesOf<16 / kLanes>(d, i, f, in...), d16, out + i);
+  }
+  hwy::FlushStream();
+  for (; i + N <= n; i += N) hn::StoreU(MaskBytes(d, f(d, hn::LoadU(d, in + i)...)), du8, out + i);
+  if (i < n) MaskPartial(d, out, i, n - i, f, in...);
+}
+#endif
+
+/*!
+ * \brief out[i] = f(d, in...[i]) (a mask) for i < n, as bytes 0 and 1 (MapToBoolStream for a
+ *  large output). The tail goes through stack vectors padded with zeros, so every element is
+ *  computed by the same vector code.
  */
 template <class D, class F, class... In>
 HWY_INLINE void MapToBool(D d, uint8_t* out, int64_t n, F f, const In*... in) {
-  const hn::Rebind<uint8_t, D> du8;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  [[maybe_unused]] auto partial = [&](int64_t i, int64_t r) {
-    for (; r >= N; i += N, r -= N) {
-      hn::StoreU(MaskBytes(d, f(d, hn::LoadU(d, in + i)...)), du8, out + i);
-    }
-    if (r > 0) MaskPartial(d, out, i, r, f, in...);
-  };
-  int64_t i = 0;
 #if MXFFI_SIMD_STREAM_BOOL
   constexpr size_t kLanes = hn::MaxLanes(D());
   if constexpr (kLanes <= 16 && 16 % kLanes == 0) {
-    if (n >= kStreamBytes) {
-      const hn::Full128<uint8_t> d16;
-      const int64_t head = std::min<int64_t>(
-          n, static_cast<int64_t>((16 - reinterpret_cast<uintptr_t>(out) % 16) % 16));
-      partial(0, head);
-      for (i = head; i + 16 <= n; i += 16) {
-        hn::Stream(MaskBytesOf<16 / kLanes>(d, i, f, in...), d16, out + i);
-      }
-      hwy::FlushStream();
-    }
+    if (HWY_UNLIKELY(n >= kStreamBytes)) return MapToBoolStream(d, out, n, f, in...);
   }
 #endif
+  const hn::Rebind<uint8_t, D> du8;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
   for (; i + N <= n; i += N) hn::StoreU(MaskBytes(d, f(d, hn::LoadU(d, in + i)...)), du8, out + i);
   if (i < n) MaskPartial(d, out, i, n - i, f, in...);
 }
