@@ -11,7 +11,9 @@ namespace cuda {
 
 size_t ReduceScratchBytes(const op::ReducePlan& plan) {
   const Schedule s = MakeSchedule(plan);
-  return s.parts > 1 ? static_cast<size_t>(plan.out_size * s.parts) * sizeof(uint64_t) : 0;
+  // The widest accumulator: complex128 (two doubles).
+  constexpr size_t kAccBytes = 2 * sizeof(double);
+  return s.parts > 1 ? static_cast<size_t>(plan.out_size * s.parts) * kAccBytes : 0;
 }
 
 void Reduce(ReduceOpCode op, const DLTensor& in, const DLTensor& out, const op::ReducePlan& plan,

@@ -3,7 +3,8 @@
  * \brief The argmax and argmin kernels: a warp per output element, its lanes striding along the
  *  reduced elements in C order (each keeping its first best), then combined by warp shuffles
  *  where the better value wins and equal values (or two NaNs) go to the smaller index, so the
- *  result is numpy's: the first extremum, or the first NaN where there is one.
+ *  result is numpy's: the first extremum, or the first NaN where there is one. Complex values
+ *  compare as on the CPU (ArgTakes: lexicographic, the first element with a NaN part wins).
  */
 #include "reduce_kernels.cuh"
 
@@ -54,7 +55,7 @@ void ArgReduce(bool kmax, const DLTensor& in, const DLTensor& out, const op::Red
   const StridedIndex<1> kept = DimsOf(plan.nk, plan.kept);
   const StridedIndex<1> red = DimsOf(plan.nr, plan.red);
   int64_t* y = DataPtr<int64_t>(out);
-  MXFFI_TYPE_SWITCH(in.dtype, fname, T, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(in.dtype, fname, T, {
     const T* x = DataPtr<const T>(in);
     if (kmax) {
       ArgWarps<true, T><<<Blocks(plan.out_size * 32), kThreads, 0, s>>>(

@@ -19,6 +19,12 @@
  * reduced into a scratch buffer and combined by a second kernel, a warp per output.
  * Float sums therefore add in another order than the CPU's pairwise sums: results agree to
  * rounding, not bit for bit; integer sums, max and min are exact.
+ *
+ * Every dtype of the CPU kernels, complex64 and complex128 included (op::complex, the CPU's
+ * reducers). Complex max and min (kInOrder) give each lane a run of consecutive elements (or
+ * parts) and combine the lanes left to right, so the first element with a NaN part, and the
+ * first of equal values, is the result, as on the CPU; complex sums and products agree to
+ * rounding.
  */
 #ifndef MXFFI_SRC_OP_REDUCE_REDUCE_KERNELS_CUH_
 #define MXFFI_SRC_OP_REDUCE_REDUCE_KERNELS_CUH_
@@ -27,6 +33,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "op/complex.h"
 #include "op/cuda_kernel.cuh"
 #include "reduce_cuda.h"
 #include "reducers.h"
@@ -47,6 +54,7 @@ using op::reduce::AllOp;
 using op::reduce::AnyOp;
 using op::reduce::CountOp;
 using op::reduce::Finish;
+using op::reduce::kInOrder;
 using op::reduce::kIsInt;
 using op::reduce::Load;
 using op::reduce::MaxOp;
@@ -57,14 +65,16 @@ using op::reduce::RedAcc;
 using op::reduce::SumOp;
 using op::reduce::SumOut;
 
-/*! \brief v from the lane lane ^ mask of the warp, for any accumulator type. */
+/*! \brief v from the lane lane ^ mask of the warp, for any accumulator type (complex128: two
+ *  8-byte words). */
 template <typename A>
 __device__ __forceinline__ A ShflXor(A v, int mask) {
-  if constexpr (sizeof(A) == 8) {
-    unsigned long long u;  // NOLINT(runtime/int): the shuffle's type
-    memcpy(&u, &v, 8);
-    u = __shfl_xor_sync(0xffffffffu, u, mask);
-    memcpy(&v, &u, 8);
+  if constexpr (sizeof(A) % 8 == 0) {
+    unsigned long long u[sizeof(A) / 8];  // NOLINT(runtime/int): the shuffle's type
+    memcpy(u, &v, sizeof(A));
+#pragma unroll
+    for (size_t w = 0; w < sizeof(A) / 8; ++w) u[w] = __shfl_xor_sync(0xffffffffu, u[w], mask);
+    memcpy(&v, u, sizeof(A));
   } else {
     unsigned int u = 0;
     memcpy(&u, &v, sizeof(A));
@@ -79,6 +89,22 @@ template <typename R, typename A>
 __device__ __forceinline__ A WarpCombine(A acc) {
 #pragma unroll
   for (int m = 16; m > 0; m >>= 1) acc = R::Combine(acc, ShflXor(acc, m));
+  return acc;
+}
+
+/*!
+ * \brief Every lane's acc combined left to right, lane l's acc holding elements before lane
+ *  l + 1's (kInOrder reducers); lane 0 gets the result. Step m combines the runs of m lanes
+ *  that start at multiples of 2m with the next ones, the lower lanes' on the left.
+ */
+template <typename R, typename A>
+__device__ __forceinline__ A WarpCombineInOrder(A acc) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int m = 1; m < 32; m <<= 1) {
+    const A other = ShflXor(acc, m);
+    acc = (lane & m) ? R::Combine(other, acc) : R::Combine(acc, other);
+  }
   return acc;
 }
 
@@ -110,11 +136,22 @@ __global__ void ReduceWarps(const In* __restrict__ in, Out* __restrict__ out,
     const int64_t begin = part * chunk;
     const int64_t end = begin + chunk < red_size ? begin + chunk : red_size;
     Acc acc = R::template Identity<Acc>();
+    if constexpr (kInOrder<R, Acc>) {
+      // A run of the part's elements per lane, in order, the lanes' runs in order.
+      const int64_t per = (end - begin + 31) / 32;
+      const int64_t lb = begin + lane * per < end ? begin + lane * per : end;
+      const int64_t le = lb + per < end ? lb + per : end;
+      for (int64_t j = lb; j < le; ++j) {
+        acc = R::Combine(acc, Load<R, Acc, Out>(in[base + OffsetOf(red, j)]));
+      }
+      acc = WarpCombineInOrder<R>(acc);
+    } else {
 #pragma unroll 4
-    for (int64_t j = begin + lane; j < end; j += 32) {
-      acc = R::Combine(acc, Load<R, Acc, Out>(in[base + OffsetOf(red, j)]));
+      for (int64_t j = begin + lane; j < end; j += 32) {
+        acc = R::Combine(acc, Load<R, Acc, Out>(in[base + OffsetOf(red, j)]));
+      }
+      acc = WarpCombine<R>(acc);
     }
-    acc = WarpCombine<R>(acc);
     if (lane == 0) {
       if (parts == 1) {
         out[o] = Finish<kMean, Out>(acc, red_size);
@@ -158,8 +195,16 @@ __global__ void CombineParts(const Acc* __restrict__ partial, Out* __restrict__ 
   const int64_t nwarps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
   for (int64_t o = warp; o < out_size; o += nwarps) {
     Acc acc = R::template Identity<Acc>();
-    for (int64_t p = lane; p < parts; p += 32) acc = R::Combine(acc, partial[o * parts + p]);
-    acc = WarpCombine<R>(acc);
+    if constexpr (kInOrder<R, Acc>) {
+      const int64_t per = (parts + 31) / 32;
+      const int64_t pb = lane * per < parts ? lane * per : parts;
+      const int64_t pe = pb + per < parts ? pb + per : parts;
+      for (int64_t p = pb; p < pe; ++p) acc = R::Combine(acc, partial[o * parts + p]);
+      acc = WarpCombineInOrder<R>(acc);
+    } else {
+      for (int64_t p = lane; p < parts; p += 32) acc = R::Combine(acc, partial[o * parts + p]);
+      acc = WarpCombine<R>(acc);
+    }
     if (lane == 0) out[o] = Finish<kMean, Out>(acc, count);
   }
 }
@@ -245,7 +290,7 @@ void Dispatch(const DLTensor& in, const DLTensor& out, const op::ReducePlan& l, 
               const char* fname, cudaStream_t stream) {
   const bool same = in.dtype.code == out.dtype.code && in.dtype.bits == out.dtype.bits &&
                     in.dtype.lanes == out.dtype.lanes;
-  MXFFI_TYPE_SWITCH(in.dtype, fname, In, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(in.dtype, fname, In, {
     using Natural = std::conditional_t<kMean, MeanOut<In>, SumOut<In>>;
     if (same) {
       Launch<R, kMean, In, In>(in, out, l, scratch, fname, stream);
@@ -271,8 +316,8 @@ void Dispatch(const DLTensor& in, const DLTensor& out, const op::ReducePlan& l, 
 template <typename R, typename Out>
 void DispatchTo(const DLTensor& in, const DLTensor& out, const op::ReducePlan& l, void* scratch,
                 const char* fname, cudaStream_t stream) {
-  MXFFI_TYPE_SWITCH(in.dtype, fname, In,
-                    { Launch<R, false, In, Out>(in, out, l, scratch, fname, stream); });
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(
+      in.dtype, fname, In, { Launch<R, false, In, Out>(in, out, l, scratch, fname, stream); });
 }
 
 }  // namespace

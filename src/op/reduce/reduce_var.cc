@@ -108,22 +108,13 @@ Out VarOne(const In* base, const ReducePlan& p, double correction, bool parallel
   using A = AccT<Out>;
   const int64_t n = p.red_size;
   if (n == 0) return FromAcc<Out>(std::numeric_limits<A>::quiet_NaN());
-  A ss;
-  if constexpr (kIsComplex<In>) {
-    const In mean =
-        reduce::Finish<true, In>(SumAll<In>(base, p, parallel, [](In v) { return v; }), n);
-    ss = SumAll<A>(base, p, parallel, [mean](In v) {
-      const In d = v - mean;
-      return d.real() * d.real() + d.imag() * d.imag();
-    });
-  } else {
-    const auto load = [](In v) { return static_cast<A>(ToAcc(v)); };
-    const A mean = SumAll<A>(base, p, parallel, load) / static_cast<A>(n);
-    ss = SumAll<A>(base, p, parallel, [mean](In v) {
-      const A d = static_cast<A>(ToAcc(v)) - mean;
-      return d * d;
-    });
-  }
+  // The mean and the squared deviations as the CUDA kernel computes them (reducers.h).
+  using S = reduce::VarSumT<In, A>;
+  const auto load = [](In v) { return static_cast<S>(ToAcc(v)); };
+  const S mean = reduce::VarMean(SumAll<S>(base, p, parallel, load), n);
+  const A ss = SumAll<A>(base, p, parallel, [mean](In v) {
+    return reduce::SquaredDeviation<A>(static_cast<S>(ToAcc(v)), mean);
+  });
   const A v = ss / static_cast<A>(std::max(static_cast<double>(n) - correction, 0.0));
   return FromAcc<Out>(kStd ? std::sqrt(v) : v);
 }

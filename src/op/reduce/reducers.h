@@ -11,7 +11,8 @@
  *  divide in float64, all and any read NaN as true. Complex (std::complex on the CPU, known
  *  here by kHasRealPart, so this header needs no <complex>): sums and products in themselves
  *  with numpy's schoolbook product, means divided as numpy divides by the count, max and min
- *  lexicographic (real part first) with NaN in either part winning, as numpy's.
+ *  lexicographic (real part first) with NaN in either part winning, as numpy's (combined in
+ *  order, kInOrder); var and std of complex are real (VarMean, SquaredDeviation).
  *  Float sums agree to rounding, not bit for bit: the CPU sums pairwise, the GPU by warps. The
  *  sums of a csr array's values (SumAcc, ToSum, FinishSum) are shared the same way.
  */
@@ -212,6 +213,17 @@ struct CountOp {
   }
 };
 
+/*!
+ * \brief Whether R's Combine on accumulator A must see its operands in order, the earlier
+ *  elements first: complex max and min keep the first element with a NaN part and the first of
+ *  equal values (equal complex numbers may still differ in the signs of their zeros), as
+ *  numpy's loop does. Their Combine is associative, so any tree that combines neighbouring runs
+ *  of elements left to right gives the loop's result; the other reducers may combine in any
+ *  order (float sums then agree to rounding).
+ */
+template <typename R, typename A>
+constexpr bool kInOrder = kHasRealPart<A> && (std::is_same_v<R, MaxOp> || std::is_same_v<R, MinOp>);
+
 /*! \brief numpy's sum dtype of In: int64 for bool and narrower signed integers, uint64 for
  *  narrower unsigned ones, In otherwise. */
 template <typename In>
@@ -303,6 +315,42 @@ MXFFI_XINLINE Out Finish(Acc acc, int64_t count) {
       }
       return static_cast<Out>(static_cast<int64_t>(q));
     }
+  }
+}
+
+// ---- var and std (reduce_var.cc, reduce_var.cu) -------------------------------------------------
+
+/*!
+ * \brief What var and std sum the elements of In in, their result's accumulator type being A:
+ *  In itself for complex (the mean is complex), A otherwise.
+ */
+template <typename In, typename A>
+using VarSumT = std::conditional_t<kHasRealPart<In>, In, A>;
+
+/*!
+ * \return var's mean of count elements whose sum is sum: a complex sum divided as numpy divides
+ *  it by the count (Finish), a real one plainly.
+ */
+template <typename S>
+MXFFI_XINLINE S VarMean(S sum, int64_t count) {
+  if constexpr (kHasRealPart<S>) {
+    return Finish<true, S>(sum, count);
+  } else {
+    return sum / static_cast<S>(count);
+  }
+}
+
+/*!
+ * \return the squared deviation of v from mean in A (both VarSumT): (v - mean)**2, or for a
+ *  complex v |v - mean|**2 = re**2 + im**2, a real number.
+ */
+template <typename A, typename S>
+MXFFI_XINLINE A SquaredDeviation(S v, S mean) {
+  const S d = v - mean;
+  if constexpr (kHasRealPart<S>) {
+    return d.real() * d.real() + d.imag() * d.imag();
+  } else {
+    return d * d;
   }
 }
 

@@ -3,8 +3,10 @@
  * \brief The CUDA kernel of the cumulative ops: one thread per line, scanning it in order with
  *  scan_functors.h's ScanLine, so each result is the CPU kernel's bit for bit. Threads of a
  *  warp take neighbouring lines, whose elements are neighbours in memory when the axis is not
- *  the last, so their reads coalesce.
+ *  the last, so their reads coalesce. Every dtype of the CPU kernel, complex64 and complex128
+ *  included.
  */
+#include "op/complex.h"
 #include "op/cuda_kernel.cuh"
 #include "op/scan/scan_functors.h"
 #include "scan_cuda.h"
@@ -28,7 +30,7 @@ template <int kKind>
 void Launch(const DLTensor& x, const DLTensor& out, int64_t outer, int64_t len, int64_t inner,
             bool include_initial, const char* fname, cudaStream_t stream) {
   const int64_t lines = outer * inner;
-  MXFFI_TYPE_SWITCH(out.dtype, fname, O, {
+  MXFFI_TYPE_SWITCH_WITH_COMPLEX(out.dtype, fname, O, {
     const auto run = [&](auto i_tag, auto) {
       using I = decltype(i_tag);
       ScanKernel<kKind, O, I><<<Blocks(lines), kThreads, 0, stream>>>(

@@ -9,12 +9,13 @@
  * The values of lines of at least 32 elements of the 16-, 32- and 64-bit integers, float and
  * double sort by Highway's vectorized quicksort (vq_sort.h; its output is the stable sort's,
  * bit for bit), except 16-bit lines of 2^17 elements and more, which are counted, as are the
- * values of long 8-bit lines. Other lines of at least 256 elements sort by a stable radix sort
- * (radix_sort.h): positions (argsort) of every dtype and values of the 16-bit floats. Shorter
- * lines: integers and bool sort their values with std::sort (equal values are
- * indistinguishable, so stability is moot); floats use std::stable_sort, so -0.0 and 0.0 keep
- * their order, and positions (argsort) always sort stably. Complex lines sort by
- * complex_sort.cc; searchsorted and unique take complex values in the same order.
+ * values of long 8-bit lines (and long 32- and 64-bit lines of a narrow range, vq_sort.cc).
+ * Other lines of at least 256 elements sort by a stable radix sort (radix_sort.h): positions
+ * (argsort) of every dtype and values of the 16-bit floats. Shorter lines: integers and bool sort
+ * their values with std::sort (equal values are indistinguishable, so stability is moot); floats
+ * use std::stable_sort, so -0.0 and 0.0 keep their order, and positions (argsort) always sort
+ * stably. Complex lines sort by complex_sort.cc; searchsorted and unique take complex values in the
+ * same order.
  */
 #include "sort_op.h"
 

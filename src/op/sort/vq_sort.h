@@ -3,7 +3,8 @@
  * \brief The CPU sort of the values of long lines of the 16-, 32- and 64-bit integers, float
  *  and double: Highway's vectorized quicksort (hwy::Sorter, the prebuilt libhwy_contrib, which
  *  picks SSE4, AVX2 or AVX-512 at run time; floats sort as integer keys), with NaNs and signed
- *  zeros handled around it so that the result is the stable sort's, bit for bit (vq_sort.cc).
+ *  zeros handled around it so that the result is the stable sort's, bit for bit (vq_sort.cc);
+ *  long integer lines of a narrow range are counted or sorted as 32-bit offsets instead.
  */
 #ifndef MXFFI_SRC_OP_SORT_VQ_SORT_H_
 #define MXFFI_SRC_OP_SORT_VQ_SORT_H_
