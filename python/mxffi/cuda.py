@@ -25,6 +25,7 @@ __all__ = [
     "device_count",
     "empty_cache",
     "is_available",
+    "library_unavailable_reason",
     "memory_stats",
     "record_stream",
     "stream",
@@ -45,6 +46,7 @@ _synchronize = get_global_func("cuda.synchronize")
 _memory_stats = get_global_func("cuda.memory_stats")
 _empty_cache = get_global_func("cuda.empty_cache")
 _record_stream = get_global_func("cuda.record_stream")
+_library_reason = get_global_func("cuda.library_unavailable_reason")
 
 
 def compiled():
@@ -65,6 +67,14 @@ def is_available():
 def unavailable_reason():
     """Why no CUDA device can be used (the driver's message), or "" when one can."""
     return str(_reason())
+
+
+def library_unavailable_reason(name):
+    """Why the CUDA library name ("cublas", "cusolver" or "cufft"), which mxffi loads at run time
+    (this call loads it), cannot be used: each file tried and the loader's message, or that this
+    build has no CUDA; "" when it can. Without it, the functions that use it take their fallback
+    (mxffi's own kernel, or the host)."""
+    return str(_library_reason(name))
 
 
 def _device_index(device, fname):

@@ -2,8 +2,9 @@
  * \file np_fft.cc
  * \brief np.fft.*: numpy's and the array API's discrete Fourier transforms, on KissFFT
  *  (op/fft/fft.h) on the host: bool, integers and float64 transform as complex128; float16,
- *  bfloat16 and float32 as complex64, as numpy 2. An array on a CUDA device is copied to the
- *  host and the result copied back. norm= is numpy's: "backward" (None), "ortho", "forward".
+ *  bfloat16 and float32 as complex64, as numpy 2. An array on a CUDA device transforms on cuFFT
+ *  where it loads (op/fft/dispatch.h), else it is copied to the host and the result copied
+ *  back. norm= is numpy's: "backward" (None), "ortho", "forward".
  */
 #include <mxffi/registry.h>
 
@@ -12,14 +13,14 @@
 #include <vector>
 
 #include "../op/dot/dot_op.h"
-#include "../op/fft/fft.h"
+#include "../op/fft/dispatch.h"
 #include "api_util.h"
 
 namespace mxffi {
 namespace api {
 namespace {
 
-namespace ft = op::fft;
+namespace ft = op::fft::dispatch;
 using op::NumpyShape;
 
 enum class Norm { kBackward, kOrtho, kForward };
@@ -70,8 +71,9 @@ bool IsHalf(const NDArray& x) {
 }
 
 /*!
- * \return x as the transforms take it, on the host and C-contiguous: complex as it is (complex
- *  only when complex_ok), bool and integers as float64, the narrow floats as float32.
+ * \return x as the transforms take it, C-contiguous on the device they run on
+ *  (ft::ComputeDevice): complex as it is (complex only when complex_ok), bool and integers as
+ *  float64, the narrow floats as float32.
  */
 NDArray FftInput(const NDArray& x, bool complex_ok, const char* fname) {
   const DLDataType t = x.tensor().dtype;
@@ -86,7 +88,7 @@ NDArray FftInput(const NDArray& x, bool complex_ok, const char* fname) {
   } else {
     MXFFI_THROW(TypeError) << fname << ": unsupported dtype " << DataTypeToString(t);
   }
-  return OnDevice(CastTo(x, to), kCPU).Contiguous();
+  return OnDevice(CastTo(x, to), ft::ComputeDevice(x.tensor().device)).Contiguous();
 }
 
 /*! \brief The axes and lengths of an n-dimensional transform (numpy's s= and axes= rules). */
@@ -135,8 +137,9 @@ NDArray RealIfft(const NDArray& host, int axis, int64_t n, Norm norm, const char
   return ft::RealInverse(host, axis, len, Scale(norm, len, true));
 }
 
-/*! \return the array conj(a) (a new host array). */
+/*! \return the array conj(a) (a new array on a's device). */
 NDArray Conj(const NDArray& a) {
+  if (a.tensor().device.device_type != kDLCPU) return ft::Conj(a);
   NDArray c = NDArray::Copy(a.tensor());
   const int64_t count = c.numel();
   if (a.tensor().dtype.bits == 64) {

@@ -3,8 +3,9 @@
  * \brief np.linalg.*: numpy's and the array API's linear algebra extension. The factorizations
  *  and solvers run LAPACK on the host (op/linalg/lapack.h), batched over the leading axes; bool
  *  and integer inputs compute in float64 and float16/bfloat16 are refused, as numpy does. An
- *  array on a CUDA device is copied to the host for them and the results copied back. The other
- *  functions are views or fixed sequences of the ops and run where their inputs are.
+ *  array on a CUDA device runs them on cuSOLVER where it loads (op/linalg/dispatch.h; pinv and
+ *  matrix_rank excepted), else it is copied to the host for them and the results copied back.
+ *  The other functions are views or fixed sequences of the ops and run where their inputs are.
  */
 #include <mxffi/registry.h>
 
@@ -17,7 +18,7 @@
 #include "../op/dot/dot_op.h"
 #include "../op/elemwise/elemwise.h"
 #include "../op/init/init_op.h"
-#include "../op/linalg/lapack.h"
+#include "../op/linalg/dispatch.h"
 #include "../op/promote.h"
 #include "../op/reduce/reduce_op.h"
 #include "api_util.h"
@@ -58,7 +59,7 @@ struct TypeTraits<api::NormOrder>
 namespace api {
 namespace {
 
-namespace la = op::linalg;
+namespace la = op::linalg::dispatch;
 using op::NumpyShape;
 
 TShape ShapeOf(const NDArray& a) { return TShape(a.tensor().shape, a.tensor().ndim); }
@@ -92,10 +93,13 @@ void CheckStack(const NDArray& x, const char* fname, bool square) {
       << NumpyShape(ShapeOf(x));
 }
 
-/*! \return x as LAPACK takes it: a C-contiguous host array of its LAPACK dtype. */
+/*!
+ * \return x as the factorizations take it: a C-contiguous array of its LAPACK dtype, on the
+ *  device they run on (la::ComputeDevice).
+ */
 NDArray LapackInput(const NDArray& x, const char* fname) {
   const NDArray cast = CastTo(x, LapackDType(x.tensor().dtype, fname));
-  return OnDevice(cast, kCPU).Contiguous();
+  return OnDevice(cast, la::ComputeDevice(x.tensor().device)).Contiguous();
 }
 
 /*! \return a view of a broadcast to shape (stride 0 along the broadcast axes). */
@@ -298,8 +302,9 @@ MXFFI_REGISTER_API("np.linalg.solve")
       ashape.push_back(m);
       bshape.push_back(m);
       bshape.push_back(b.tensor().shape[b.tensor().ndim - 1]);
-      const NDArray ha = OnDevice(Broadcast(a, ashape), kCPU).Contiguous();
-      const NDArray hb = OnDevice(Broadcast(b, bshape), kCPU).Contiguous();
+      const DLDevice where = la::ComputeDevice(t1.device);
+      const NDArray ha = OnDevice(Broadcast(a, ashape), where).Contiguous();
+      const NDArray hb = OnDevice(Broadcast(b, bshape), where).Contiguous();
       NDArray x = la::Solve(ha, hb, fname);  // Solve reads them into its own workspaces
       if (vector) x = NDArray::View(x, x.tensor().shape, nullptr, x.tensor().ndim - 1, 0);
       return OnDevice(x, t1.device);

@@ -34,11 +34,15 @@ namespace mxffi_fuzz {
     if (!(cond)) ::mxffi_fuzz::Fail(std::string(#cond " -- ") + (what)); \
   } while (0)
 
-/*! \brief The error kinds an mxffi call may raise for bad input. */
+/*!
+ * \brief The error kinds an mxffi call may raise for bad input (LinAlgError: np.linalg's, as
+ *  numpy's, for an array that is not a stack of matrices or a matrix it cannot factor).
+ */
 inline bool ExpectedKind(const std::string& kind, const std::string& message) {
   static const char* kKinds[] = {
-      "TypeError",   "ValueError",    "IndexError",          "KeyError",  "AttributeError",
-      "MemoryError", "OverflowError", "NotImplementedError", "AxisError", "DTypePromotionError"};
+      "TypeError",      "ValueError",          "IndexError",    "KeyError",
+      "AttributeError", "MemoryError",         "OverflowError", "NotImplementedError",
+      "AxisError",      "DTypePromotionError", "LinAlgError"};
   for (const char* k : kKinds) {
     if (kind == k) return true;
   }
