@@ -11,7 +11,7 @@ __all__ = ["bind_keywords", "parameter_kinds"]
 def bind_keywords(name, info, nargs, kwnames):
     """Where each positional slot of a call comes from.
 
-    info is (arg_names, defaults, long_running, kinds), kinds being (positional_only,
+    info is (arg_names, defaults, long_running, kinds, ...), kinds being (positional_only,
     first_keyword_only, variadic_index) as registry.function_info gives them. Returns a list:
     slot i takes argument-vector entry k (an int; positional arguments first, then the keyword
     values in kwnames order), or, for a skipped argument that has a default, ``(default,)``, or,

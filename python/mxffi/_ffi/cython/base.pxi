@@ -170,6 +170,7 @@ cdef extern from "fastcall.h":
                         Py_ssize_t vectorcall_offset) except -1
     void* MXFFIPyVectorcallPtr()
     void* MXFFIPyVectorcallBoundPtr()
+    void* MXFFIPyVectorcallScalarsPtr()
     void MXFFIPySetNdarrayType(object tp)
     void MXFFIPySetDataType(PyTypeObject* tp, Py_ssize_t offset)
     int MXFFIPySetClass(int32_t type_index, object cls) except -1

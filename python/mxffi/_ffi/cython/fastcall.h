@@ -447,6 +447,31 @@ static inline int MXFFIPyExchangeTensor(const MXFFIPyExchangeType* e, PyObject* 
   return 1;
 }
 
+/*!
+ * \brief An exact int's value when it fits one machine digit or less (most ints a call
+ *  passes), read from the object as CPython's own compact-int test does; otherwise
+ *  PyLong_AsLongLongAndOverflow. \return 1 with *out set, 0 when it does not fit int64 (no
+ *  error set).
+ */
+static inline int MXFFIPyLongToInt64(PyObject* arg, int64_t* out) {
+#if PY_VERSION_HEX >= 0x030C0000
+  if (PyUnstable_Long_IsCompact((PyLongObject*)arg)) {
+    *out = (int64_t)PyUnstable_Long_CompactValue((PyLongObject*)arg);
+    return 1;
+  }
+#else
+  const Py_ssize_t size = Py_SIZE(arg);
+  if (size >= -1 && size <= 1) { /* size 0 is the int 0 */
+    *out = (int64_t)size * (int64_t)((PyLongObject*)arg)->ob_digit[0];
+    return 1;
+  }
+#endif
+  int overflow;
+  const long long v = PyLong_AsLongLongAndOverflow(arg, &overflow);
+  *out = v;
+  return overflow == 0;
+}
+
 /*! \brief One argument into a value cell; the exact-type switch, then the Cython slow path. */
 static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg, MXFFIAny* cell,
                                     MXFFIPyArgTemp* temp, PyObject** keep) {
@@ -454,11 +479,8 @@ static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg,
   const MXFFIPyExchangeType* exchange;
   cell->small_len = 0;
   if (tp == &PyLong_Type) {
-    int overflow;
-    long long v = PyLong_AsLongLongAndOverflow(arg, &overflow);
-    if (overflow == 0) {
+    if (MXFFIPyLongToInt64(arg, &cell->v_int64)) {
       cell->type_index = kMXFFIInt;
-      cell->v_int64 = v;
       return 0;
     }
   } else if (tp == &PyFloat_Type) {
@@ -513,8 +535,18 @@ static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg,
   return mxffi_py_hooks.arg_slow(func, i, arg, cell, temp, keep);
 }
 
-/*! \brief A result cell into a Python object, taking ownership of the cell. */
+static PyObject* MXFFIPyReturnSlow(PyObject* func, MXFFIAny* r);
+
+/*! \brief A result cell into a Python object, taking ownership of the cell: None, int and
+ *  float inline; the rest out of line. */
 static inline PyObject* MXFFIPyReturn(PyObject* func, MXFFIAny* r) {
+  if (r->type_index == kMXFFINone) Py_RETURN_NONE;
+  if (r->type_index == kMXFFIInt) return PyLong_FromLongLong(r->v_int64);
+  if (r->type_index == kMXFFIFloat) return PyFloat_FromDouble(r->v_float64);
+  return MXFFIPyReturnSlow(func, r);
+}
+
+static __attribute__((noinline)) PyObject* MXFFIPyReturnSlow(PyObject* func, MXFFIAny* r) {
   switch (r->type_index) {
     case kMXFFINone:
       Py_RETURN_NONE;
@@ -871,14 +903,118 @@ static int MXFFIPyTakeReleased(int64_t* out, int max_count) {
   return n;
 }
 
+/*! \brief The most arguments the scalar path takes. */
+#define MXFFI_PY_SCALAR_ARGS 3
+
+/*!
+ * \brief A positional call of at most MXFFI_PY_SCALAR_ARGS arguments that are all exact ints
+ *  (within int64), floats, strs, bools or None: a frame of a few cells and nothing to release
+ *  afterwards, where MXFFIPyCallPositional keeps room for arrays, sequences and temporaries.
+ *  At the first argument of any other kind the call goes to MXFFIPyCallPositional, which
+ *  converts every argument again (the conversions here change nothing).
+ */
+static __attribute__((noinline)) PyObject* MXFFIPyCallScalars(PyObject* func, PyObject* const* args,
+                                                              Py_ssize_t nargs) {
+  MXFFIAny cells[MXFFI_PY_SCALAR_ARGS];
+  MXFFIByteArray views[MXFFI_PY_SCALAR_ARGS];
+  MXFFIAny result;
+  void* handle = MXFFIPyHandle(func);
+  int rc;
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    PyObject* arg = args[i];
+    PyTypeObject* tp = Py_TYPE(arg);
+    MXFFIAny* cell = &cells[i];
+    cell->small_len = 0;
+    if (tp == &PyLong_Type) {
+      if (!MXFFIPyLongToInt64(arg, &cell->v_int64)) goto full;
+      cell->type_index = kMXFFIInt;
+    } else if (tp == &PyFloat_Type) {
+      cell->type_index = kMXFFIFloat;
+      cell->v_float64 = PyFloat_AS_DOUBLE(arg);
+    } else if (tp == &PyUnicode_Type) {
+      Py_ssize_t n;
+      const char* s = PyUnicode_AsUTF8AndSize(arg, &n);
+      if (s == NULL) return NULL; /* a lone surrogate: the full path raises the same */
+      views[i].data = s;
+      views[i].size = (size_t)n;
+      cell->type_index = kMXFFIStrView;
+      cell->v_ptr = &views[i];
+    } else if (arg == Py_None) {
+      cell->type_index = kMXFFINone;
+      cell->v_int64 = 0;
+    } else if (tp == &PyBool_Type) {
+      cell->type_index = kMXFFIBool;
+      cell->v_int64 = arg == Py_True;
+    } else {
+      goto full;
+    }
+  }
+  if (handle == NULL) goto full; /* the full path raises its TypeError */
+  result.type_index = kMXFFINone;
+  result.small_len = 0;
+  result.v_int64 = 0;
+  if (MXFFIPyFlags(func) & MXFFI_PY_RELEASE_GIL) {
+    Py_BEGIN_ALLOW_THREADS;
+    rc = MXFFIFuncCall(handle, cells, (int32_t)nargs, &result);
+    Py_END_ALLOW_THREADS;
+  } else {
+    rc = MXFFIFuncCall(handle, cells, (int32_t)nargs, &result);
+  }
+  if (rc != 0) {
+    mxffi_py_hooks.raise_error(func);
+    return NULL;
+  }
+  return MXFFIPyReturn(func, &result);
+full:
+  return MXFFIPyCallPositional(func, (PyObject**)args, nargs);
+}
+
+/*!
+ * \brief A call with no arguments: the handle, the call and the result, with nothing else in
+ *  the frame. A Function that releases the GIL or has no handle takes the scalar path.
+ */
+static __attribute__((noinline)) PyObject* MXFFIPyCallNoArgs(PyObject* func) {
+  MXFFIAny result;
+  void* handle = MXFFIPyHandle(func);
+  if (handle == NULL || (MXFFIPyFlags(func) & MXFFI_PY_RELEASE_GIL)) {
+    return MXFFIPyCallScalars(func, NULL, 0);
+  }
+  result.type_index = kMXFFINone;
+  result.small_len = 0;
+  result.v_int64 = 0;
+  if (MXFFIFuncCall(handle, NULL, 0, &result) != 0) {
+    mxffi_py_hooks.raise_error(func);
+    return NULL;
+  }
+  return MXFFIPyReturn(func, &result);
+}
+
 /*! \brief The vectorcall slot installed on mxffi.Function. */
 static PyObject* MXFFIPyFunctionVectorcall(PyObject* func, PyObject* const* args, size_t nargsf,
                                            PyObject* kwnames) {
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0) {
-    return mxffi_py_hooks.call_kw(func, (PyObject**)args, nargs, kwnames);
+  if (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0) {
+    if (nargs == 0) return MXFFIPyCallNoArgs(func);
+    return MXFFIPyCallPositional(func, (PyObject**)args, nargs);
   }
-  return MXFFIPyCallPositional(func, (PyObject**)args, nargs);
+  return mxffi_py_hooks.call_kw(func, (PyObject**)args, nargs, kwnames);
+}
+
+/*!
+ * \brief The vectorcall slot of a global whose signature takes at most MXFFI_PY_SCALAR_ARGS
+ *  arguments, each an int, float, str or bool (FuncInfo's types): its calls try the scalar
+ *  path first. Other functions keep the plain slot, so calls passing arrays never pay for the
+ *  scalar path's type tests.
+ */
+static PyObject* MXFFIPyFunctionVectorcallScalars(PyObject* func, PyObject* const* args,
+                                                  size_t nargsf, PyObject* kwnames) {
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0) {
+    if (nargs == 0) return MXFFIPyCallNoArgs(func);
+    if (nargs <= MXFFI_PY_SCALAR_ARGS) return MXFFIPyCallScalars(func, args, nargs);
+    return MXFFIPyCallPositional(func, (PyObject**)args, nargs);
+  }
+  return mxffi_py_hooks.call_kw(func, (PyObject**)args, nargs, kwnames);
 }
 
 /*!
@@ -914,6 +1050,10 @@ static int MXFFIPySetHooks(const MXFFIPyHooks* hooks, PyTypeObject* function_typ
 
 /*! \brief The slot as a plain pointer, stored into each Function instance. */
 static inline void* MXFFIPyVectorcallPtr(void) { return (void*)MXFFIPyFunctionVectorcall; }
+/*! \brief The slot for a global of scalar parameters (MXFFIPyFunctionVectorcallScalars). */
+static inline void* MXFFIPyVectorcallScalarsPtr(void) {
+  return (void*)MXFFIPyFunctionVectorcallScalars;
+}
 /*! \brief The slot for a Function with parameter kinds (MXFFIPyFunctionVectorcallBound). */
 static inline void* MXFFIPyVectorcallBoundPtr(void) {
   return (void*)MXFFIPyFunctionVectorcallBound;

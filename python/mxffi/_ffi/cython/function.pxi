@@ -2,9 +2,10 @@
 # function lookup and registration, keyword arguments, and Python callables as C++ Functions.
 
 cdef object _MISSING = object()
-# name -> (arg_names, defaults, long_running, kinds) from registry.function_info (kinds:
+# name -> (arg_names, defaults, long_running, kinds, scalar) from registry.function_info (kinds:
 # (positional_only, first_keyword_only, variadic_index), None when every argument is
-# positional-or-keyword); None when the function was registered without a signature.
+# positional-or-keyword; scalar: at most three int/float/str/bool parameters); None when the
+# function was registered without a signature.
 cdef dict _INFO_CACHE = {}
 
 
@@ -27,7 +28,7 @@ cdef class Function(Object):
 
     def __call__(self, *args, **kwargs):
         # Reached only through tp_call (e.g. PyObject_Call); Python's own calls use the slot.
-        if kwargs or self._vectorcall != MXFFIPyVectorcallPtr():
+        if kwargs or self._vectorcall == MXFFIPyVectorcallBoundPtr():
             items = list(args) + list(kwargs.values())
             return _call_kw(self, PySequence_Fast_ITEMS(items), len(args), tuple(kwargs))
         return MXFFIPyCallPositional(<PyObject*>self, PySequence_Fast_ITEMS(args), len(args))
@@ -67,7 +68,8 @@ cdef str _func_name(Function f):
 
 
 cdef object _func_info(Function f):
-    """(arg_names, defaults, long_running, kinds) of a global function, or None; cached."""
+    """(arg_names, defaults, long_running, kinds, scalar) of a global function, or None;
+    cached. scalar: whether its signature takes at most three ints, floats, strs or bools."""
     if f._info is not _MISSING:
         return f._info
     info = None
@@ -80,6 +82,10 @@ cdef object _func_info(Function f):
     return info
 
 
+# Parameter types (registry.function_info's arg_types) that MXFFIPyCallScalars converts.
+_SCALAR_TYPES = frozenset(("int", "float", "str", "bool"))
+
+
 cdef object _query_info(str name):
     try:
         m = _FUNCTION_INFO(name)
@@ -90,7 +96,9 @@ cdef object _query_info(str name):
     if not names and _MAP_GET(m, "num_args") < 0:
         names = None
     kinds = _parameter_kinds(names or (), lambda key: _MAP_GET(m, key))
-    return (names, defaults, bool(_MAP_GET(m, "long_running")), kinds)
+    types = _array_items(_MAP_GET(m, "arg_types"))
+    scalar = names is not None and len(types) <= 3 and all(t in _SCALAR_TYPES for t in types)
+    return (names, defaults, bool(_MAP_GET(m, "long_running")), kinds, scalar)
 
 
 cdef list _array_items(arr):
@@ -120,6 +128,8 @@ def get_global_func(name, allow_missing=False):
             f._flags |= MXFFI_PY_RELEASE_GIL
         if info is not None and info[3] is not None:
             _bind_by_kinds(f, info[3])
+        elif info is not None and info[4]:
+            f._vectorcall = MXFFIPyVectorcallScalarsPtr()
     return f
 
 
