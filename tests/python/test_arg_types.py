@@ -185,7 +185,7 @@ CASES = [
         lambda: sparse.cast_storage(mnp.zeros((2, 2)), "dense"),
         ValueError,
         "sparse._cast_storage: argument #1 'stype': unknown storage type 'dense'; expected "
-        "'default', 'csr' or 'row_sparse'",
+        "'default', 'csr', 'row_sparse' or 'coo'",
     ),
     (
         lambda: sparse.dot(mnp.zeros((2, 2)), mnp.zeros((2, 2)), forward_stype=0),

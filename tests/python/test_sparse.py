@@ -188,10 +188,10 @@ def test_bad_stype_and_index_dtype():
     x = mnp.array(np.eye(2))
     with pytest.raises(
         ValueError,
-        match="^sparse._cast_storage: argument #1 'stype': unknown storage type 'coo'; expected "
-        "'default', 'csr' or 'row_sparse'",
+        match="^sparse._cast_storage: argument #1 'stype': unknown storage type 'csc'; expected "
+        "'default', 'csr', 'row_sparse' or 'coo'",
     ):
-        x.tostype("coo")
+        x.tostype("csc")
     with pytest.raises(ValueError, match="idx_dtype must be int32 or int64, got int16"):
         x.tostype("csr", idx_dtype="int16")
     with pytest.raises(ValueError, match="a csr array is 2-D"):
@@ -249,6 +249,7 @@ def test_storage_type_values_are_the_c_abis():
 
     # c_api.h's MXFFIStorageType, frozen; both Python cores name them.
     assert (_ffi.STORAGE_DEFAULT, _ffi.STORAGE_ROW_SPARSE, _ffi.STORAGE_CSR) == (0, 1, 2)
+    assert _ffi.STORAGE_COO == 3  # C ABI 1.7
     with pytest.raises(ValueError, match=r"register_sparse_class: stype must be .* got 7"):
         _ffi.register_sparse_class(7, sparse.BaseSparseNDArray)
 
@@ -258,6 +259,7 @@ def _register_sparse_classes_again():
 
     _ffi.register_sparse_class(_ffi.STORAGE_ROW_SPARSE, sparse.RowSparseNDArray)
     _ffi.register_sparse_class(_ffi.STORAGE_CSR, sparse.CSRNDArray)
+    _ffi.register_sparse_class(_ffi.STORAGE_COO, sparse.COONDArray)
     _ffi.register_sparse_class(None, sparse.BaseSparseNDArray)
 
 

@@ -1,14 +1,17 @@
-"""Sparse arrays: CSRNDArray (compressed sparse rows) and RowSparseNDArray (a few stored rows).
+"""Sparse arrays: CSRNDArray (compressed sparse rows), RowSparseNDArray (a few stored rows) and
+COONDArray (coordinate triplets, as edge lists come).
 
-Both are mxffi NDArrays whose storage type is not "default": they go to every mxffi.np function
+All are mxffi NDArrays whose storage type is not "default": they go to every mxffi.np function
 and op, which dispatch on storage type (a sparse kernel where one exists, else a dense fallback
 that warns once per combination). CSR arrays are canonical: constructors sort column indices
-within each row and sum duplicates, so kernels never see anything else. See docs/sparse.md.
+within each row and sum duplicates, so kernels never see anything else; a coo array reaches
+every op but cast_storage converted to csr. See docs/sparse.md.
 """
 
 import sys
 
 from .._ffi import (
+    STORAGE_COO,
     STORAGE_CSR,
     STORAGE_DEFAULT,
     STORAGE_ROW_SPARSE,
@@ -25,6 +28,7 @@ from ._sparse_parts import (
     _check_parts,
     _copy_across,  # noqa: F401 (NDArray.copyto imports it from here)
     _host_parts,
+    _index_dtype,
     _rebuild_sparse,
     _sum_sparse,
     _with_index_dtype,
@@ -32,10 +36,12 @@ from ._sparse_parts import (
 
 __all__ = [
     "BaseSparseNDArray",
+    "COONDArray",
     "CSRNDArray",
     "RowSparseNDArray",
     "array",
     "cast_storage",
+    "coo_matrix",
     "csr_matrix",
     "empty",
     "norm",
@@ -52,7 +58,12 @@ _data = get_global_func("sparse._data")
 _indices = get_global_func("sparse._indices")
 _indptr = get_global_func("sparse._indptr")
 
-_STYPE_NAMES = {STORAGE_DEFAULT: "default", STORAGE_ROW_SPARSE: "row_sparse", STORAGE_CSR: "csr"}
+_STYPE_NAMES = {
+    STORAGE_DEFAULT: "default",
+    STORAGE_ROW_SPARSE: "row_sparse",
+    STORAGE_CSR: "csr",
+    STORAGE_COO: "coo",
+}
 _copyto = get_global_func("ndarray.copyto")
 
 
@@ -76,8 +87,9 @@ class BaseSparseNDArray(NDArray):
 
     @property
     def stype(self):
-        """The storage type: "csr" or "row_sparse"; "unknown(<value>)" for a storage type this
-        version of mxffi does not know, which nothing here can read (an opaque sparse array)."""
+        """The storage type: "csr", "row_sparse" or "coo"; "unknown(<value>)" for a storage type
+        this version of mxffi does not know, which nothing here can read (an opaque sparse
+        array)."""
         return _stype_of(self)
 
     @property
@@ -96,7 +108,8 @@ class BaseSparseNDArray(NDArray):
         return self.data.shape[0]
 
     def tostype(self, stype, idx_dtype=None):
-        """This array stored as stype ("default", "csr" or "row_sparse"); always a new array."""
+        """This array stored as stype ("default", "csr", "row_sparse" or "coo"); always a new
+        array."""
         return _cast(self, stype, idx_dtype)
 
     def asnumpy(self):
@@ -146,6 +159,11 @@ class BaseSparseNDArray(NDArray):
     def tocsr(self):
         """This array as a new CSRNDArray (scipy's name; 2-D arrays only)."""
         return self.tostype("csr")
+
+    def tocoo(self, copy=False):
+        """This array as a new COONDArray in canonical form (row-major, no repeated pair;
+        scipy's name; 2-D arrays only). copy is scipy's; the result is always new."""
+        return self.tostype("coo")
 
     def check_format(self, full_check=True):
         """Check that the parts form a valid array (MXNet's check_format); None when they do,
@@ -220,7 +238,7 @@ class BaseSparseNDArray(NDArray):
             )
         if str(value.dtype) != str(self.dtype):
             value = value.astype(str(self.dtype))
-        itype = str(_indices(self).dtype)
+        itype = _index_dtype(self)
         # x keeps its storage type and index dtype
         _copyto(_with_index_dtype(_cast(value, self.stype, itype), itype, fname), self)
 
@@ -681,16 +699,16 @@ def _row_sparse_array(arg1, shape, dtype, idx_dtype):
 
 
 def zeros(stype, shape, dtype=None, idx_dtype=None, device=None):
-    """An all-zero sparse array ("csr" or "row_sparse") with no stored values, on device."""
+    """An all-zero sparse array ("csr", "row_sparse" or "coo") with no stored values, on device."""
     shape = (int(shape),) if _is_int(shape) else tuple(shape)
     return _on(_zeros(stype, shape, dtype, idx_dtype), device)
 
 
 def empty(stype, shape, dtype=None, device=None):
-    """An empty sparse array ("csr" or "row_sparse") of shape: no stored values, so all zeros
-    (MXNet's sparse.empty; the same as zeros)."""
-    if stype not in ("csr", "row_sparse"):
-        raise ValueError(f"sparse.empty: stype must be 'csr' or 'row_sparse', got {stype!r}")
+    """An empty sparse array ("csr", "row_sparse" or "coo") of shape: no stored values, so all
+    zeros (MXNet's sparse.empty; the same as zeros)."""
+    if stype not in ("csr", "row_sparse", "coo"):
+        raise ValueError(f"sparse.empty: stype must be 'csr', 'row_sparse' or 'coo', got {stype!r}")
     return zeros(stype, shape, dtype, device=device)
 
 
@@ -751,7 +769,7 @@ def norm(data, ord=2, axis=None, keepdims=False):  # noqa: A002 (numpy's and MXN
 
 
 def cast_storage(data, stype, idx_dtype=None):
-    """data stored as stype ("default", "csr" or "row_sparse"); always a new array."""
+    """data stored as stype ("default", "csr", "row_sparse" or "coo"); always a new array."""
     return _cast(data, stype, idx_dtype)
 
 
@@ -823,3 +841,6 @@ def spmm(adj, x, reduce="sum"):
 
 
 __all__.append("spmm")
+
+# COONDArray subclasses BaseSparseNDArray and builds on this module's helpers.
+from ._sparse_coo import COONDArray, coo_matrix  # noqa: E402
