@@ -368,3 +368,16 @@ def test_guide_example_runs_and_is_cut_into_the_guide():
     assert marker in page
     block = page.split(marker, 1)[1].split("```\n", 1)[0]
     assert block == _region(example, "coo")
+
+
+def test_dot_with_forward_stype_coo_converts_the_product():
+    a = sparse.csr_matrix(random_dense((5, 4), 0.5, np.float64, seed=8))
+    w = np.random.default_rng(1).standard_normal((4, 3))
+    out = sparse.dot(a, mnp.array(w), forward_stype="coo")
+    assert out.stype == "coo" and out.has_canonical_format
+    np.testing.assert_allclose(out.toarray(), a.asnumpy() @ w, rtol=1e-12)
+    # float32 coo with a float64 operand: the values promoted, the ids kept
+    x = sparse.coo_matrix(([1.0, 2.0], ([1, 0], [0, 1])), shape=(2, 2), dtype="float32")
+    y = sparse.dot(x, mnp.array(np.eye(2)))
+    assert y.dtype == np.float64
+    np.testing.assert_array_equal(y.asnumpy(), [[0.0, 2.0], [1.0, 0.0]])
