@@ -524,13 +524,13 @@ def test_coo_form_sums_duplicates_as_scipy(shape, idx):
 
 
 def test_coo_form_bad_input():
-    with pytest.raises(ValueError, match=r"^csr_matrix: row index 4 out of range for shape"):
+    with pytest.raises(ValueError, match=r"^csr_matrix: row\[0\]=4 is out of range for 4 rows"):
         sparse.csr_matrix(([1.0], ([4], [0])), shape=(4, 4))
-    with pytest.raises(ValueError, match=r"^csr_matrix: col index -1 out of range for shape"):
+    with pytest.raises(ValueError, match=r"^csr_matrix: col\[0\]=-1 is out of range for 4 columns"):
         sparse.csr_matrix(([1.0], ([0], [-1])), shape=(4, 4))
-    with pytest.raises(ValueError, match=r"^csr_matrix: data, row and col must have one length"):
+    with pytest.raises(ValueError, match=r"^csr_matrix: data, row and col must be 1-D with one"):
         sparse.csr_matrix(([1.0, 2.0], ([0], [0])), shape=(4, 4))
-    with pytest.raises(ValueError, match=r"^csr_matrix: row indices must be integers"):
+    with pytest.raises(ValueError, match=r"^csr_matrix: row ids must be integers"):
         sparse.csr_matrix(([1.0], ([0.5], [0])), shape=(4, 4))
     with pytest.raises(ValueError, match=r"^csr_matrix: the COO form is \(data, \(row, col\)\)"):
         sparse.csr_matrix(([1.0], ([0],)), shape=(4, 4))

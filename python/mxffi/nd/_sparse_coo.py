@@ -231,37 +231,7 @@ def _coo_matrix(fname, arg1, shape, dtype, idx_dtype):
         _sp._check_shape(fname, shape, dims)
         return _sp._zeros("coo", dims, dtype, idx_dtype)
     if isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], tuple):
-        if len(arg1[1]) != 2:
-            raise ValueError(
-                f"{fname}: the COO form is (data, (row, col)); got {len(arg1[1])} index arrays"
-            )
-        data, (row, col) = arg1
-        r = _index_array(fname, "row", row)
-        c = _index_array(fname, "col", col)
-        values = _shared_values(data, dtype)
-        n = values.shape[0] if values.ndim == 1 else -1
-        if values.ndim != 1 or not (len(r) == len(c) == n):
-            raise ValueError(
-                f"{fname}: data, row and col must be 1-D with one length; got shapes "
-                f"{tuple(values.shape)}, {r.shape} and {c.shape}"
-            )
-        if shape is None:
-            if n == 0:
-                raise ValueError(
-                    f"{fname}: cannot infer the shape from no stored values; pass shape="
-                )
-            lo = min(int(r.min()), int(c.min()))
-            if lo < 0:
-                name, a = ("row", r) if int(r.min()) < 0 else ("col", c)
-                j = int(numpy.argmin(a))
-                raise ValueError(f"{fname}: {name}[{j}]={int(a[j])} is negative")
-            shape = (int(r.max()) + 1, int(c.max()) + 1)
-        else:
-            shape = _sp._shape_tuple(tuple(shape)) if isinstance(shape, (tuple, list)) else None
-            if shape is None or len(shape) != 2:
-                raise ValueError(f"{fname}: shape must be a pair of ints, got {shape!r}")
-        r, c = _cast_ids(fname, r, c, idx_dtype)
-        return _coo(shape, values, r, c)
+        return _from_triplets(fname, arg1, shape, dtype, idx_dtype)
     if isinstance(arg1, tuple):
         raise ValueError(
             f"{fname}: a tuple argument is (data, (row, col)) or (M, N); got {len(arg1)} items"
@@ -272,3 +242,43 @@ def _coo_matrix(fname, arg1, shape, dtype, idx_dtype):
     out = _sp._cast(dense, "coo", idx_dtype)
     _sp._check_shape(fname, shape, out.shape)
     return out
+
+
+def _from_triplets(fname, arg1, shape, dtype, idx_dtype):
+    """A COONDArray from scipy's COO form (data, (row, col)): every id checked, shape inferred
+    from the largest ids when None; what coo_matrix and csr_matrix's COO form build on."""
+    import numpy
+
+    if len(arg1[1]) != 2:
+        raise ValueError(
+            f"{fname}: the COO form is (data, (row, col)); got {len(arg1[1])} index arrays"
+        )
+    data, (row, col) = arg1
+    r = _index_array(fname, "row", row)
+    c = _index_array(fname, "col", col)
+    values = _shared_values(data, dtype)
+    n = values.shape[0] if values.ndim == 1 else -1
+    if values.ndim != 1 or not (len(r) == len(c) == n):
+        raise ValueError(
+            f"{fname}: data, row and col must be 1-D with one length; got shapes "
+            f"{tuple(values.shape)}, {r.shape} and {c.shape}"
+        )
+    if shape is None:
+        if n == 0:
+            raise ValueError(f"{fname}: cannot infer the shape from no stored values; pass shape=")
+        for name, a in (("row", r), ("col", c)):
+            if int(a.min()) < 0:
+                j = int(numpy.argmin(a))
+                raise ValueError(f"{fname}: {name}[{j}]={int(a[j])} is negative")
+        shape = (int(r.max()) + 1, int(c.max()) + 1)
+    else:
+        shape = _sp._shape_tuple(tuple(shape)) if isinstance(shape, (tuple, list)) else None
+        if shape is None or len(shape) != 2:
+            raise ValueError(f"{fname}: shape must be a pair of ints, got {shape!r}")
+    # The constructor checks again; checked here first, the messages name fname.
+    for name, a, bound, what in (("row", r, shape[0], "rows"), ("col", c, shape[1], "columns")):
+        if a.size and (int(a.min()) < 0 or int(a.max()) >= bound):
+            j = int(numpy.argmin(a)) if int(a.min()) < 0 else int(numpy.argmax(a))
+            raise ValueError(f"{fname}: {name}[{j}]={int(a[j])} is out of range for {bound} {what}")
+    r, c = _cast_ids(fname, r, c, idx_dtype)
+    return _coo(shape, values, r, c)
