@@ -15,6 +15,8 @@ import pytest
 import scipy.sparse as sps
 from sparse_cases import random_dense
 
+import mxffi
+import mxffi.cuda
 import mxffi.error
 import mxffi.np as mnp
 from mxffi.nd import sparse
@@ -293,9 +295,7 @@ def test_bad_input_is_a_value_error():
         ValueError, match=r"^cast_storage: a coo array is 2-D; the input has 3 dimensions"
     ):
         mnp.zeros((2, 2, 2)).tostype("coo")
-    with pytest.raises(
-        AttributeError, match=r"'COONDArray' object .*has no attribute 'indices'"
-    ):
+    with pytest.raises(AttributeError, match=r"'COONDArray' object .*has no attribute 'indices'"):
         sparse.coo_matrix((3, 3)).indices  # noqa: B018
 
 
@@ -315,7 +315,9 @@ def test_ops_without_a_coo_kernel_go_through_csr(monkeypatch):
     texts = [
         str(c.message) for c in caught if issubclass(c.category, mxffi.error.StorageFallbackWarning)
     ]
-    assert any("dot has no kernel for coo inputs; input storage types (coo, default)" in t for t in texts), texts
+    assert any(
+        "dot has no kernel for coo inputs; input storage types (coo, default)" in t for t in texts
+    ), texts
     assert any("(coo, coo)" in t for t in texts), texts
     with warnings.catch_warnings():
         warnings.simplefilter("error", mxffi.error.StorageFallbackWarning)
@@ -381,3 +383,39 @@ def test_dot_with_forward_stype_coo_converts_the_product():
     y = sparse.dot(x, mnp.array(np.eye(2)))
     assert y.dtype == np.float64
     np.testing.assert_array_equal(y.asnumpy(), [[0.0, 2.0], [1.0, 0.0]])
+
+
+# ---- on a CUDA device: the CPU's parts, exactly ------------------------------------------------
+
+needs_gpu = pytest.mark.skipif(
+    not mxffi.cuda.is_available(), reason=f"no CUDA device: {mxffi.cuda.unavailable_reason()}"
+)
+
+
+@needs_gpu
+@pytest.mark.parametrize("density", DENSITIES)
+@pytest.mark.parametrize("itype", INDEX_DTYPES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "float16", "bool"])
+@pytest.mark.parametrize("shape", [(0, 4), (3, 0), (9, 7), (300, 41)])
+def test_conversions_on_a_cuda_device_give_the_cpus_parts(density, itype, dtype, shape):
+    data, row, col = triplets(shape, density, np.float64, itype, seed=6)
+    x = sparse.coo_matrix((data.astype(dtype), (row, col)), shape=shape)
+    g = x.to("cuda:0")
+    assert g.stype == "coo" and g.device.device_type == 2
+    for stype in ("csr", "default", "row_sparse"):
+        want, got = x.tostype(stype), g.tostype(stype).to("cpu")
+        assert got.stype == stype
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+        if stype == "csr":
+            np.testing.assert_array_equal(np.asarray(got.indptr), np.asarray(want.indptr))
+            np.testing.assert_array_equal(np.asarray(got.indices), np.asarray(want.indices))
+            np.testing.assert_array_equal(np.asarray(got.data), np.asarray(want.data))
+    for src in (x.tocsr(), x.tostype("row_sparse"), x.tostype("default")):
+        want, got = src.tostype("coo"), src.to("cuda:0").tostype("coo").to("cpu")
+        for part in ("row", "col", "data"):
+            np.testing.assert_array_equal(
+                np.asarray(getattr(got, part)), np.asarray(getattr(want, part))
+            )
+    g.sum_duplicates()
+    assert g.has_canonical_format
+    np.testing.assert_array_equal(g.to("cpu").toarray(), x.toarray())
