@@ -91,8 +91,7 @@ static PyTypeObject* mxffi_py_sparse_class[kMXFFIPyOpaqueSparse + 1];
 
 /*! \return the slot of mxffi_py_sparse_class for a storage type other than the default. */
 static inline int MXFFIPySparseSlot(int32_t stype) {
-  return stype == kMXFFIStorageRowSparse || stype == kMXFFIStorageCSR ||
-                 stype == kMXFFIStorageCOO
+  return stype == kMXFFIStorageRowSparse || stype == kMXFFIStorageCSR || stype == kMXFFIStorageCOO
              ? stype
              : kMXFFIPyOpaqueSparse;
 }
