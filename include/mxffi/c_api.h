@@ -32,7 +32,7 @@
 /*! \brief C ABI major version: bumped when anything frozen here changes. */
 #define MXFFI_VERSION_MAJOR 1
 /*! \brief C ABI minor version: bumped when something is added. */
-#define MXFFI_VERSION_MINOR 6
+#define MXFFI_VERSION_MINOR 7
 /*! \brief C ABI patch version. */
 #define MXFFI_VERSION_PATCH 0
 
@@ -275,6 +275,12 @@ typedef enum {
   kMXFFIStorageRowSparse = 1,
   /*! \brief "csr": data, indices (column ids) and indptr. */
   kMXFFIStorageCSR = 2,
+  /*!
+   * \brief "coo" (ABI 1.7): data, row and col, one (row, col) pair per stored value, in any
+   *  order and possibly repeated (repeated pairs add up). Code built against an older minor
+   *  meets it as an unknown value: an opaque sparse array.
+   */
+  kMXFFIStorageCOO = 3,
 } MXFFIStorageType;
 
 /*!
@@ -369,7 +375,8 @@ MXFFI_DLL int MXFFIEnvSetWarnHook(MXFFIWarnFunc func);
  * \param device_type A DLDeviceType: kDLCPU or kDLCUDA.
  * \param device_id The device's index, >= 0.
  * \param out_stream Receives the stream (a cudaStream_t for CUDA).
- * eturn 0, or -1 with an error set (another device type, a negative index, out_stream NULL).
+ *
+eturn 0, or -1 with an error set (another device type, a negative index, out_stream NULL).
  *  (ABI 1.6)
  */
 MXFFI_DLL int MXFFIEnvGetCurrentStream(int32_t device_type, int32_t device_id, void** out_stream);

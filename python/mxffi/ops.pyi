@@ -47,7 +47,7 @@ def cast_storage(
     data: NDArrayLike,
     /,
     *,
-    stype: Literal['csr', 'default', 'row_sparse'],
+    stype: Literal['coo', 'csr', 'default', 'row_sparse'],
     idx_dtype: DTypeLike = None,
 ) -> NDArray: ...
 def csr_transpose(data: NDArrayLike, /) -> NDArray: ...

@@ -299,7 +299,8 @@ void ThrowUnsupportedDevice(const ArgContext& ctx, DLDevice device) {
 }
 
 bool ParseStorageTypeArg(std::string_view text, const ArgContext* ctx, StorageType* out) {
-  for (StorageType s : {StorageType::kDefault, StorageType::kCSR, StorageType::kRowSparse}) {
+  for (StorageType s :
+       {StorageType::kDefault, StorageType::kCSR, StorageType::kRowSparse, StorageType::kCOO}) {
     if (text == StorageTypeName(s)) {
       *out = s;
       return true;
@@ -307,7 +308,7 @@ bool ParseStorageTypeArg(std::string_view text, const ArgContext* ctx, StorageTy
   }
   if (ctx == nullptr) return false;
   MXFFI_THROW(ValueError) << *ctx << ": unknown storage type '" << text
-                          << "'; expected 'default', 'csr' or 'row_sparse'";
+                          << "'; expected 'default', 'csr', 'row_sparse' or 'coo'";
 }
 
 bool WalkSequenceArg(const MXFFIAny* src, const ArgContext* ctx, TShape* shape, DLDataType* dtype) {

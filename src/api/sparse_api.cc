@@ -80,7 +80,7 @@ MXFFI_REGISTER_API("sparse._zeros")
       const char* fname = "sparse.zeros";
       const StorageType st = stype;
       MXFFI_CHECK(st != StorageType::kDefault, ValueError)
-          << fname << ": stype must be 'csr' or 'row_sparse'; use mxffi.np.zeros for dense";
+          << fname << ": stype must be 'csr', 'row_sparse' or 'coo'; use mxffi.np.zeros for dense";
       NDArray out =
           NDArray::EmptySparse(st, shape.data(), shape.ndim(), dtype.value_or(kFloat64), kCPU);
       DLDataType itype = IndexDType(idx_dtype, fname);
@@ -94,7 +94,8 @@ MXFFI_REGISTER_API("sparse._zeros")
 
 MXFFI_REGISTER_API("sparse._cast_storage")
     .describe(
-        "The array stored as stype ('default', 'csr', 'row_sparse'); idx_dtype (int32 or int64, "
+        "The array stored as stype ('default', 'csr', 'row_sparse', 'coo'); idx_dtype (int32 or "
+        "int64, "
         "default int64) for a sparse result made from a dense array.")
     .arg("data")
     .arg("stype")

@@ -32,6 +32,9 @@ NDArray WithDType(const NDArray& a, DLDataType dtype, const char* fname) {
   if (a.stype() == StorageType::kCSR) {
     return NDArray::CSR(t.shape, values, a.sparse_indices(), a.sparse_indptr(), fname);
   }
+  if (a.stype() == StorageType::kCOO) {
+    return NDArray::COO(t.shape, values, a.coo_row(), a.coo_col(), fname);
+  }
   return NDArray::RowSparse(t.shape, t.ndim, values, a.sparse_indices(), fname);
 }
 
@@ -119,7 +122,7 @@ MXFFI_REGISTER_API("sparse.dot")
         "row_sparse, holding the rows of the columns of csr that have a value, or dense when "
         "forward_stype='default'. Other storage types, and forward_stype values the kernel does "
         "not produce, fall back to the dense product (with a warning) and return "
-        "forward_stype's storage type, default when None.")
+        "forward_stype's storage type, default when None ('coo': the product converted).")
     .arg("lhs")
     .arg("rhs")
     .arg("transpose_a", false)
@@ -130,10 +133,13 @@ MXFFI_REGISTER_API("sparse.dot")
       op::DotParam p;
       p.transpose_a = transpose_a;
       p.transpose_b = transpose_b;
-      if (forward_stype.has_value()) {
+      // No kernel writes coo: the product as its kernel stores it, then converted.
+      const bool to_coo = forward_stype.has_value() && forward_stype->value() == StorageType::kCOO;
+      if (forward_stype.has_value() && !to_coo) {
         p.forward_stype = dmlc::optional<int>(static_cast<int>(forward_stype->value()));
       }
-      return PromotedDot(lhs.array(), rhs.array(), p);
+      NDArray out = PromotedDot(lhs.array(), rhs.array(), p);
+      return to_coo ? op::CastStorage(out, StorageType::kCOO, "sparse.dot") : out;
     });
 
 }  // namespace api

@@ -662,8 +662,7 @@ void CopyInto(const NDArray& src, const NDArray& dst) {
   NDArray parts = cuda::ToDevice(src, d.device, "ndarray.copyto");
   MXFFI_CHECK(parts.storage_initialized(), ValueError)
       << "ndarray.copyto: the source's sparse storage is not initialised";
-  dst.SetSparseStorage(parts.sparse_data(), parts.sparse_indices(),
-                       src.stype() == StorageType::kCSR ? parts.sparse_indptr() : NDArray());
+  dst.SetSparseStorage(parts.sparse_part(0), parts.sparse_part(1), parts.sparse_part(2));
 }
 
 }  // namespace

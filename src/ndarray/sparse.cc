@@ -5,7 +5,9 @@
  *
  * A sparse array's own tensor carries the logical shape, dtype and device with data NULL; its
  * values and indices are dense C-contiguous NDArrays held in aux_. CSR arrays are canonical:
- * column indices strictly increase within each row, so every kernel may rely on that.
+ * column indices strictly increase within each row, so every kernel may rely on that. COO
+ * arrays are not: their (row, col) pairs may come in any order and repeat, as edge lists do;
+ * only cast_storage reads them.
  */
 #include <mxffi/error.h>
 #include <mxffi/ndarray/ndarray.h>
@@ -88,11 +90,14 @@ NDArray NewSparse(StorageType stype, const int64_t* shape, int32_t ndim, DLDataT
 
 NDArray NDArray::EmptySparse(StorageType stype, const int64_t* shape, int32_t ndim,
                              DLDataType dtype, DLDevice device) {
-  MXFFI_CHECK(stype == StorageType::kCSR || stype == StorageType::kRowSparse, ValueError)
-      << "ndarray.empty_sparse: storage type must be csr or row_sparse, got "
+  MXFFI_CHECK(
+      stype == StorageType::kCSR || stype == StorageType::kRowSparse || stype == StorageType::kCOO,
+      ValueError)
+      << "ndarray.empty_sparse: storage type must be csr, row_sparse or coo, got "
       << StorageTypeName(stype) << " (" << static_cast<int32_t>(stype) << ")";
-  MXFFI_CHECK(stype != StorageType::kCSR || ndim == 2, ValueError)
-      << "ndarray.empty_sparse: a csr array is 2-D, got " << ndim << " dimensions";
+  MXFFI_CHECK(stype == StorageType::kRowSparse || ndim == 2, ValueError)
+      << "ndarray.empty_sparse: a " << StorageTypeName(stype) << " array is 2-D, got " << ndim
+      << " dimensions";
   MXFFI_CHECK(ndim >= 1, ValueError) << "ndarray.empty_sparse: a row_sparse array has at least "
                                      << "one dimension";
   MXFFI_CHECK(device.device_type == kDLCPU || device.device_type == kDLCUDA, NotImplementedError)
@@ -170,6 +175,47 @@ NDArray NDArray::CSR(const int64_t* shape, NDArray data, NDArray indices, NDArra
   return out;
 }
 
+NDArray NDArray::COO(const int64_t* shape, NDArray data, NDArray row, NDArray col,
+                     const char* fname) {
+  MXFFI_CHECK(shape[0] >= 0 && shape[1] >= 0, ValueError)
+      << fname << ": negative dimensions are not allowed; got shape (" << shape[0] << ", "
+      << shape[1] << ")";
+  CheckPart(data, fname, "data", 1);
+  CheckPart(row, fname, "row", 1);
+  CheckPart(col, fname, "col", 1);
+  CheckIndexDType(row, fname, "row");
+  CheckIndexDType(col, fname, "col");
+  DLDataType itype = row.tensor().dtype;
+  MXFFI_CHECK(itype.bits == col.tensor().dtype.bits, ValueError)
+      << fname << ": row (" << DataTypeToString(itype) << ") and col ("
+      << DataTypeToString(col.tensor().dtype) << ") must have the same dtype";
+  const int64_t nnz = data.tensor().shape[0];
+  MXFFI_CHECK(row.tensor().shape[0] == nnz && col.tensor().shape[0] == nnz, ValueError)
+      << fname << ": data, row and col must have one length; got " << nnz << ", "
+      << row.tensor().shape[0] << " and " << col.tensor().shape[0];
+  MXFFI_INDEX_SWITCH(itype, fname, IType, {
+    const IType* r = Ptr<IType>(row);
+    const IType* c = Ptr<IType>(col);
+    // One pass with no branch per entry; the position is looked for only on failure.
+    bool ok = true;
+    for (int64_t j = 0; j < nnz; ++j) {
+      ok &= r[j] >= 0 && r[j] < shape[0] && c[j] >= 0 && c[j] < shape[1];
+    }
+    for (int64_t j = 0; !ok && j < nnz; ++j) {
+      MXFFI_CHECK(r[j] >= 0 && r[j] < shape[0], ValueError)
+          << fname << ": row[" << j << "]=" << r[j] << " is out of range for " << shape[0]
+          << " rows";
+      MXFFI_CHECK(c[j] >= 0 && c[j] < shape[1], ValueError)
+          << fname << ": col[" << j << "]=" << c[j] << " is out of range for " << shape[1]
+          << " columns";
+    }
+  });
+  NDArray out =
+      NewSparse(StorageType::kCOO, shape, 2, data.tensor().dtype, data.tensor().device, fname);
+  out.SetSparseStorage(std::move(data), std::move(row), std::move(col));
+  return out;
+}
+
 NDArray NDArray::RowSparse(const int64_t* shape, int32_t ndim, NDArray data, NDArray indices,
                            const char* fname) {
   MXFFI_CHECK(ndim >= 1, ValueError) << fname << ": a row_sparse array has at least one dimension";
@@ -215,8 +261,26 @@ const NDArray& NDArray::sparse_data() const {
 const NDArray& NDArray::sparse_indices() const {
   MXFFI_CHECK(is_sparse(), TypeError) << "ndarray.indices: the array is dense, not sparse";
   CheckStorageKnown("ndarray.indices", "the array");
+  MXFFI_CHECK(stype() != StorageType::kCOO, TypeError)
+      << "ndarray.indices: coo arrays have row and col, not indices";
   MXFFI_CHECK(storage_initialized(), ValueError) << "ndarray.indices: storage not initialised";
   return static_cast<const NDArray&>(get()->aux_[1]);
+}
+
+const NDArray& NDArray::coo_row() const {
+  CheckStorageKnown("ndarray.row", "the array");
+  MXFFI_CHECK(stype() == StorageType::kCOO, TypeError)
+      << "ndarray.row: only coo arrays have row, not " << StorageTypeName(stype());
+  MXFFI_CHECK(storage_initialized(), ValueError) << "ndarray.row: storage not initialised";
+  return static_cast<const NDArray&>(get()->aux_[1]);
+}
+
+const NDArray& NDArray::coo_col() const {
+  CheckStorageKnown("ndarray.col", "the array");
+  MXFFI_CHECK(stype() == StorageType::kCOO, TypeError)
+      << "ndarray.col: only coo arrays have col, not " << StorageTypeName(stype());
+  MXFFI_CHECK(storage_initialized(), ValueError) << "ndarray.col: storage not initialised";
+  return static_cast<const NDArray&>(get()->aux_[2]);
 }
 
 const NDArray& NDArray::sparse_indptr() const {
@@ -233,7 +297,8 @@ void NDArray::SetSparseStorage(NDArray data, NDArray indices, NDArray indptr) co
   NDArrayObj* obj = const_cast<NDArrayObj*>(get());
   obj->aux_[0] = std::move(data);
   obj->aux_[1] = std::move(indices);
-  obj->aux_[2] = stype() == StorageType::kCSR ? std::move(indptr) : NDArray();
+  const bool third = stype() == StorageType::kCSR || stype() == StorageType::kCOO;
+  obj->aux_[2] = third ? std::move(indptr) : NDArray();
 }
 
 void NDArray::CheckAndAlloc(int64_t nnz, DLDataType idx_dtype) const {
@@ -243,6 +308,11 @@ void NDArray::CheckAndAlloc(int64_t nnz, DLDataType idx_dtype) const {
       << "ndarray.check_and_alloc: index dtype must be int32 or int64, got "
       << DataTypeToString(idx_dtype);
   const DLTensor& t = tensor();
+  if (stype() == StorageType::kCOO) {
+    SetSparseStorage(NewArray(nnz, t.dtype, t.device), NewArray(nnz, idx_dtype, t.device),
+                     NewArray(nnz, idx_dtype, t.device));
+    return;
+  }
   if (stype() == StorageType::kCSR) {
     SetSparseStorage(NewArray(nnz, t.dtype, t.device), NewArray(nnz, idx_dtype, t.device),
                      NewArray(t.shape[0] + 1, idx_dtype, t.device));

@@ -125,10 +125,12 @@ std::string StypeList(Span<const StorageType> s) {
  *  into an error throws it here, before any work; the combination then counts as not warned
  *  yet, so the next call raises again.
  */
-void WarnFallback(const OpAttrs& attrs, Span<const StorageType> in, Span<const StorageType> out) {
+void WarnFallback(const OpAttrs& attrs, Span<const StorageType> in, Span<const StorageType> out,
+                  bool through_csr = false) {
   const char* verbose = std::getenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE");
   if (verbose != nullptr && std::string(verbose) == "0") return;
-  std::string key = attrs.op->name + StypeList(in) + "->" + StypeList(out);
+  std::string key =
+      attrs.op->name + StypeList(in) + "->" + StypeList(out) + (through_csr ? "c" : "");
   static std::mutex mu;
   static std::set<std::string> seen;
   {
@@ -144,11 +146,19 @@ void WarnFallback(const OpAttrs& attrs, Span<const StorageType> in, Span<const S
     }
   }
   std::ostringstream msg;
-  msg << "storage fallback: " << attrs.op->name << " has no kernel for input storage types "
-      << StypeList(in) << " and output storage types " << StypeList(out) << " (parameters: {"
-      << params << "}); the inputs are made dense, the dense kernel runs, and the outputs are "
-      << "cast back. This is warned once per combination; MXFFI_STORAGE_FALLBACK_LOG_VERBOSE=0 "
-      << "silences it.";
+  if (through_csr) {
+    msg << "storage fallback: " << attrs.op->name << " has no kernel for coo inputs; input "
+        << "storage types " << StypeList(in) << " (parameters: {" << params << "}): the coo "
+        << "inputs are converted to csr (sorted, duplicates summed), the op runs on those, and "
+        << "coo outputs are cast back. This is warned once per combination; "
+        << "MXFFI_STORAGE_FALLBACK_LOG_VERBOSE=0 silences it.";
+  } else {
+    msg << "storage fallback: " << attrs.op->name << " has no kernel for input storage types "
+        << StypeList(in) << " and output storage types " << StypeList(out) << " (parameters: {"
+        << params << "}); the inputs are made dense, the dense kernel runs, and the outputs are "
+        << "cast back. This is warned once per combination; MXFFI_STORAGE_FALLBACK_LOG_VERBOSE=0 "
+        << "silences it.";
+  }
   Warn("StorageFallbackWarning", msg.str());  // throws when a filter makes it an error
   std::lock_guard<std::mutex> lock(mu);
   seen.insert(key);
@@ -185,9 +195,52 @@ void InvokeFallback(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArr
     if (!outputs[i].defined()) {
       outputs[i] = back;
     } else {
-      outputs[i].SetSparseStorage(back.sparse_data(), back.sparse_indices(),
-                                  want == StorageType::kCSR ? back.sparse_indptr() : NDArray());
+      outputs[i].SetSparseStorage(back.sparse_part(0), back.sparse_part(1), back.sparse_part(2));
     }
+  }
+}
+
+/*!
+ * \brief A call of an op without "TCOOInputs" that has coo inputs or coo out= arrays: the coo
+ *  inputs converted to csr (by cast_storage, which sorts and sums duplicates), the op invoked
+ *  on those, and the coo out= arrays given their results converted to coo. Warns as the
+ *  fallback does, once per combination, before any work.
+ */
+[[gnu::noinline]] void InvokeThroughCSR(const OpAttrs& attrs, Span<const NDArray> inputs,
+                                        Span<NDArray> outputs) {
+  const char* name = attrs.op->name.c_str();
+  std::vector<StorageType> in_stype(inputs.size()), out_stype(outputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) in_stype[i] = inputs[i].stype();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    out_stype[i] = outputs[i].defined() ? outputs[i].stype() : StorageType::kUndefined;
+  }
+  WarnFallback(attrs, Span<const StorageType>(in_stype), Span<const StorageType>(out_stype), true);
+  std::vector<NDArray> csr_in(inputs.begin(), inputs.end());
+  for (NDArray& a : csr_in) {
+    if (a.stype() == StorageType::kCOO) a = op::CastStorage(a, StorageType::kCSR, name);
+  }
+  std::vector<NDArray> csr_out(outputs.begin(), outputs.end());
+  for (NDArray& o : csr_out) {
+    if (o.defined() && o.stype() == StorageType::kCOO) o = NDArray();
+  }
+  Invoke(attrs, Span<const NDArray>(csr_in), Span<NDArray>(csr_out));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].defined() || outputs[i].stype() != StorageType::kCOO) {
+      outputs[i] = csr_out[i];
+      continue;
+    }
+    const DLTensor& want = outputs[i].tensor();
+    const DLTensor& got = csr_out[i].tensor();
+    MXFFI_CHECK(TShape(want.shape, want.ndim) == TShape(got.shape, got.ndim), ValueError)
+        << name << ": output #" << i << " has shape " << TShape(want.shape, want.ndim).ToString()
+        << " but the result has shape " << TShape(got.shape, got.ndim).ToString();
+    MXFFI_CHECK(want.dtype.code == got.dtype.code && want.dtype.bits == got.dtype.bits &&
+                    want.dtype.lanes == got.dtype.lanes,
+                TypeError)
+        << name << ": output #" << i << " has dtype " << DataTypeToString(want.dtype)
+        << " but the result has dtype " << DataTypeToString(got.dtype);
+    NDArray back = op::CastStorage(csr_out[i], StorageType::kCOO, name);
+    outputs[i].SetSparseStorage(back.sparse_part(0), back.sparse_part(1), back.sparse_part(2));
   }
 }
 
@@ -256,8 +309,7 @@ void RunExOnGivenOutputs(const OpAttrs& attrs, const FComputeEx& compute_ex, con
     if (!substituted[i]) continue;
     const NDArray& k = kernel_out[i];
     if (k.is_sparse()) {
-      outputs[i].SetSparseStorage(k.sparse_data(), k.sparse_indices(),
-                                  k.stype() == StorageType::kCSR ? k.sparse_indptr() : NDArray());
+      outputs[i].SetSparseStorage(k.sparse_part(0), k.sparse_part(1), k.sparse_part(2));
     } else {
       NDArray::CopyFromTo(k.tensor(), outputs[i].tensor());
     }
@@ -287,6 +339,10 @@ DispatchMode InferDispatch(const OpAttrs& attrs, Span<const NDArray> inputs,
     in_stype[i] = inputs[i].stype();
     if (!IsKnownStorageType(in_stype[i])) {
       ThrowUnknownStorage(in_stype[i], op->name, "input #" + std::to_string(i));
+    }
+    // What Invoke does: the op sees a coo input as csr unless it takes coo (InvokeThroughCSR).
+    if (in_stype[i] == StorageType::kCOO && !op->call_attrs().coo_inputs) {
+      in_stype[i] = StorageType::kCSR;
     }
     shapes.emplace_back(t.shape, t.ndim);
     if (i == 0) device = t.device;
@@ -331,9 +387,11 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
   DLDataType out_type[kMaxOpArgs];
   StorageType out_stype[kMaxOpArgs];
   DLDevice device = attrs.device;
+  bool any_coo = false;
   for (size_t i = 0; i < nin; ++i) {
     MXFFI_CHECK(inputs[i].defined(), TypeError) << name << ": input #" << i << " is None";
     const DLTensor& t = inputs[i].tensor();
+    any_coo |= inputs[i].stype() == StorageType::kCOO;
     new (&in_shape[i]) TShape(t.shape, t.ndim);
     in_type[i] = t.dtype;
     in_stype[i] = inputs[i].stype();
@@ -364,6 +422,7 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
     if (!IsKnownStorageType(outputs[i].stype())) {
       ThrowUnknownStorage(outputs[i].stype(), name, "output #" + std::to_string(i));
     }
+    any_coo |= outputs[i].stype() == StorageType::kCOO;
     const DLDevice d = outputs[i].tensor().device;
     MXFFI_CHECK(d.device_type == device.device_type && d.device_id == device.device_id, ValueError)
         << name << ": output #" << i << " is on device (" << d.device_type << ", " << d.device_id
@@ -371,6 +430,11 @@ void Invoke(const OpAttrs& attrs, Span<const NDArray> inputs, Span<NDArray> outp
         << "), the inputs' device";
   }
 
+  // Storage inference and kernels of ops without "TCOOInputs" never see coo arrays.
+  if (any_coo && !call.coo_inputs) {
+    InvokeThroughCSR(attrs, inputs, outputs);
+    return;
+  }
   const FInferShape* infer_shape = call.infer_shape;
   MXFFI_CHECK(infer_shape != nullptr, NotImplementedError) << name << ": has no FInferShape";
   (*infer_shape)(attrs, Span<const TShape>(in_shape, nin), Span<TShape>(out_shape, nout));

@@ -247,10 +247,11 @@ void Op::SetAttr(const std::string& attr_name, const std::type_info& type, std::
   } else if (attr_name == "FComputeEx<cpu>" || attr_name == "FComputeEx<gpu>") {
     c.compute_ex[attr_name == "FComputeEx<gpu>"] = std::any_cast<FComputeEx>(v);
   } else if (attr_name == "TStridedInputs" || attr_name == "TSparseSameShape" ||
-             attr_name == "TWriteInplace") {
+             attr_name == "TWriteInplace" || attr_name == "TCOOInputs") {
     const bool* b = std::any_cast<bool>(v);
     bool& flag = attr_name == "TStridedInputs"     ? c.strided_inputs
                  : attr_name == "TSparseSameShape" ? c.sparse_same_shape
+                 : attr_name == "TCOOInputs"       ? c.coo_inputs
                                                    : c.write_inplace;
     flag = b != nullptr && *b;
   }

@@ -124,12 +124,15 @@ static_assert(sizeof(MXFFINDArrayObj) == 24 + sizeof(DLTensor) + 8);
 // Section: storage types (MXFFINDArrayObj::stype). Frozen values; the op-library ABI and
 // mxffi::StorageType use the same ones.
 static_assert(kMXFFIStorageDefault == 0 && kMXFFIStorageRowSparse == 1 && kMXFFIStorageCSR == 2);
+// Added in 1.7.
+static_assert(kMXFFIStorageCOO == 3);
 static_assert(MXFFI_OPLIB_STYPE_DEFAULT == kMXFFIStorageDefault &&
               MXFFI_OPLIB_STYPE_ROW_SPARSE == kMXFFIStorageRowSparse &&
               MXFFI_OPLIB_STYPE_CSR == kMXFFIStorageCSR);
 static_assert(static_cast<int>(mxffi::StorageType::kDefault) == kMXFFIStorageDefault &&
               static_cast<int>(mxffi::StorageType::kRowSparse) == kMXFFIStorageRowSparse &&
-              static_cast<int>(mxffi::StorageType::kCSR) == kMXFFIStorageCSR);
+              static_cast<int>(mxffi::StorageType::kCSR) == kMXFFIStorageCSR &&
+              static_cast<int>(mxffi::StorageType::kCOO) == kMXFFIStorageCOO);
 
 // Section: the C++ objects agree with the C layouts they implement
 static_assert(sizeof(mxffi::Object) == sizeof(MXFFIObject));

@@ -243,10 +243,10 @@ TEST(ArgTypes, NumberArrayAndStorageTypeErrors) {
             "got str");
   EXPECT_EQ(ErrorOf("test_args.values", {Any(1.0), a, a, Any(int64_t{1})}),
             "TypeError: test_args.values: argument #3 'stype' expected a storage type "
-            "('default', 'csr' or 'row_sparse'), got int");
+            "('default', 'csr', 'row_sparse' or 'coo'), got int");
   EXPECT_EQ(ErrorOf("test_args.values", {Any(1.0), a, a, Any("dense")}),
             "ValueError: test_args.values: argument #3 'stype': unknown storage type 'dense'; "
-            "expected 'default', 'csr' or 'row_sparse'");
+            "expected 'default', 'csr', 'row_sparse' or 'coo'");
 }
 
 void NoDelete(DLManagedTensorVersioned*) {}

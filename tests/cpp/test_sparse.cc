@@ -249,4 +249,121 @@ TEST(Sparse, AnUnknownStorageTypeIsAnOpaqueSparseArrayNeverADenseOne) {
   EXPECT_FALSE(v.try_cast<DLTensor*>().has_value());
 }
 
+// ---- coo -----------------------------------------------------------------------------------
+
+// Entries (2,1)=1, (0,2)=2, (2,1)=4, (0,0)=8: unsorted, (2,1) twice.
+NDArray SmallCOO(DLDataType itype) {
+  int64_t shape[] = {3, 3};
+  const bool i32 = itype.bits == 32;
+  auto ids = [&](std::vector<int64_t> v) {
+    if (!i32) return Make<int64_t>({4}, kI64, v);
+    return Make<int32_t>({4}, kI32, std::vector<int32_t>(v.begin(), v.end()));
+  };
+  return NDArray::COO(shape, Make<double>({4}, kF64, {1, 2, 4, 8}), ids({2, 0, 2, 0}),
+                      ids({1, 2, 1, 0}), "coo_matrix");
+}
+
+TEST(SparseCOO, PartsAreKeptAsGivenAndConvertSortedAndSummed) {
+  for (DLDataType itype : {kI32, kI64}) {
+    NDArray a = SmallCOO(itype);
+    EXPECT_EQ(a.stype(), StorageType::kCOO);
+    EXPECT_EQ(reinterpret_cast<const MXFFINDArrayObj*>(a.get())->stype, kMXFFIStorageCOO);
+    EXPECT_STREQ(mxffi::StorageTypeName(a.stype()), "coo");
+    EXPECT_EQ(Values<double>(a.sparse_data()), (std::vector<double>{1, 2, 4, 8}));
+    MXFFI_EXPECT_THROW_KIND(a.sparse_indices(), "TypeError",
+                            "ndarray.indices: coo arrays have row and col, not indices");
+    NDArray csr = RunOp("cast_storage", {a}, {{"stype", "csr"}});
+    ASSERT_EQ(csr.stype(), StorageType::kCSR);
+    EXPECT_EQ(csr.sparse_indices().tensor().dtype.bits, itype.bits);
+    EXPECT_EQ(Values<double>(csr.sparse_data()), (std::vector<double>{8, 2, 5}));
+    NDArray dense = RunOp("cast_storage", {a}, {{"stype", "default"}});
+    EXPECT_EQ(Values<double>(dense), (std::vector<double>{8, 0, 2, 0, 0, 0, 0, 5, 0}));
+    NDArray back = RunOp("cast_storage", {dense}, {{"stype", "coo"}});
+    ASSERT_EQ(back.stype(), StorageType::kCOO);
+    EXPECT_EQ(Values<int64_t>(back.coo_row()), (std::vector<int64_t>{0, 0, 2}));
+    EXPECT_EQ(Values<int64_t>(back.coo_col()), (std::vector<int64_t>{0, 2, 1}));
+    NDArray rsp = RunOp("cast_storage", {a}, {{"stype", "row_sparse"}});
+    EXPECT_EQ(rsp.stype(), StorageType::kRowSparse);
+  }
+}
+
+TEST(SparseCOO, MalformedPartsAreValueErrors) {
+  int64_t shape[] = {2, 3};
+  auto d = [] { return Make<double>({2}, kF64, {1, 2}); };
+  MXFFI_EXPECT_THROW_KIND(NDArray::COO(shape, d(), Make<int64_t>({2}, kI64, {0, 2}),
+                                       Make<int64_t>({2}, kI64, {0, 0}), "coo_matrix"),
+                          "ValueError", "coo_matrix: row[1]=2 is out of range for 2 rows");
+  MXFFI_EXPECT_THROW_KIND(NDArray::COO(shape, d(), Make<int64_t>({2}, kI64, {0, 1}),
+                                       Make<int64_t>({2}, kI64, {-1, 0}), "coo_matrix"),
+                          "ValueError", "coo_matrix: col[0]=-1 is out of range for 3 columns");
+  MXFFI_EXPECT_THROW_KIND(NDArray::COO(shape, d(), Make<int64_t>({1}, kI64, {0}),
+                                       Make<int64_t>({2}, kI64, {0, 0}), "coo_matrix"),
+                          "ValueError",
+                          "coo_matrix: data, row and col must have one length; got 2, 1 and 2");
+  MXFFI_EXPECT_THROW_KIND(NDArray::COO(shape, d(), Make<int32_t>({2}, kI32, {0, 1}),
+                                       Make<int64_t>({2}, kI64, {0, 0}), "coo_matrix"),
+                          "ValueError",
+                          "coo_matrix: row (int32) and col (int64) must have the same dtype");
+}
+
+TEST(SparseCOO, LargeInputsConvertOnThePoolAsTheSerialOrderSays) {
+  // Many entries over few rows, so the counting sort runs split across threads; the reference
+  // sums each (row, col) in stored order.
+  const int64_t rows = 300, cols = 50, nnz = 200000;
+  std::vector<int64_t> r(nnz), c(nnz);
+  std::vector<double> v(nnz);
+  uint64_t s = 12345;
+  auto next = [&s] { return (s = s * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+  std::vector<std::vector<double>> ref(rows, std::vector<double>(cols, 0.0));
+  std::vector<std::vector<bool>> seen(rows, std::vector<bool>(cols, false));
+  for (int64_t j = 0; j < nnz; ++j) {
+    r[j] = static_cast<int64_t>(next() % rows);
+    c[j] = static_cast<int64_t>(next() % cols);
+    v[j] = static_cast<double>(next() % 1000) / 8.0;
+    ref[r[j]][c[j]] += v[j];
+    seen[r[j]][c[j]] = true;
+  }
+  int64_t shape[] = {rows, cols};
+  NDArray a = NDArray::COO(shape, Make<double>({nnz}, kF64, v), Make<int64_t>({nnz}, kI64, r),
+                           Make<int64_t>({nnz}, kI64, c), "coo_matrix");
+  NDArray csr = RunOp("cast_storage", {a}, {{"stype", "csr"}});
+  const std::vector<int64_t> ip = Values<int64_t>(csr.sparse_indptr());
+  const std::vector<int64_t> ix = Values<int64_t>(csr.sparse_indices());
+  const std::vector<double> dv = Values<double>(csr.sparse_data());
+  ASSERT_EQ(static_cast<int64_t>(ip.size()), rows + 1);
+  for (int64_t i = 0; i < rows; ++i) {
+    int64_t k = ip[i];
+    for (int64_t j = 0; j < cols; ++j) {
+      if (!seen[i][j]) continue;
+      ASSERT_LT(k, ip[i + 1]) << "row " << i;
+      ASSERT_EQ(ix[k], j) << "row " << i;
+      ASSERT_EQ(dv[k], ref[i][j]) << "row " << i << " col " << j;  // exact: one order
+      ++k;
+    }
+    ASSERT_EQ(k, ip[i + 1]) << "row " << i;
+  }
+}
+
+TEST(SparseCOO, OpsWithoutACOOKernelRunOnCSRAndWarnOnce) {
+  NDArray a = SmallCOO(kI64);
+  unsetenv("MXFFI_STORAGE_FALLBACK_LOG_VERBOSE");
+  testing::internal::CaptureStderr();
+  NDArray x = RunOp("_copy", {a});
+  NDArray y = RunOp("_copy", {a});
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(x.stype(), StorageType::kDefault);
+  EXPECT_EQ(Values<double>(y), (std::vector<double>{8, 0, 2, 0, 0, 0, 0, 5, 0}));
+  EXPECT_NE(err.find("storage fallback: _copy has no kernel for coo inputs; input storage types "
+                     "(coo,)"),
+            std::string::npos)
+      << err;
+  mxffi::OpAttrs attrs;
+  attrs.op = mxffi::Op::Get("_copy");
+  StorageType out[1];
+  // Storage inference sees the coo input as the csr array the op gets.
+  EXPECT_EQ(mxffi::InferDispatch(attrs, mxffi::Span<const NDArray>(&a, 1),
+                                 mxffi::Span<StorageType>(out, 1)),
+            mxffi::DispatchMode::kFComputeFallback);
+}
+
 }  // namespace

@@ -185,13 +185,13 @@ CASES = [
         lambda: sparse.cast_storage(mnp.zeros((2, 2)), "dense"),
         ValueError,
         "sparse._cast_storage: argument #1 'stype': unknown storage type 'dense'; expected "
-        "'default', 'csr' or 'row_sparse'",
+        "'default', 'csr', 'row_sparse' or 'coo'",
     ),
     (
         lambda: sparse.dot(mnp.zeros((2, 2)), mnp.zeros((2, 2)), forward_stype=0),
         TypeError,
-        "sparse.dot: argument #4 'forward_stype' expected None or a storage type ('default', 'csr' "
-        "or 'row_sparse'), got int",
+        "sparse.dot: argument #4 'forward_stype' expected None or a storage type ('default', 'csr', "
+        "'row_sparse' or 'coo'), got int",
     ),
     # TensordotAxes
     (

@@ -161,3 +161,31 @@ def test_register_object_maps_a_type_key_to_a_python_class():
         mxffi.register_object("testing.Point")(int)
     with pytest.raises(KeyError):
         mxffi.register_object("no.SuchType")(type("X", (mxffi.Object,), {}))
+
+
+def test_a_storage_type_a_core_does_not_know_is_an_opaque_sparse_array(monkeypatch):
+    """c_api.h's rule for a storage type added in a minor version (coo, 3, in 1.7): a reader
+    that does not know the value wraps the array as an opaque sparse array. The ctypes core,
+    made to know only 1.6's storage types, meets a real coo array."""
+    from mxffi import _ffi
+
+    impl = _ffi._impl
+    assert _ffi.STORAGE_COO == 3
+    if not hasattr(impl, "_KNOWN_SPARSE"):
+        pytest.skip("the Cython core's storage types are compiled in (test_sparse.py: stype 7)")
+    from mxffi._ffi.ctypes_ndarray import NDArray
+
+    class Coo(NDArray):
+        pass
+
+    class Opaque(NDArray):
+        pass
+
+    monkeypatch.setattr(impl, "_SPARSE_CLASS", {})
+    impl.register_sparse_class(impl.STORAGE_COO, Coo)
+    impl.register_sparse_class(None, Opaque)
+    zeros = mxffi.get_global_func("sparse._zeros")
+    assert type(zeros("coo", (2, 3))) is Coo
+    monkeypatch.setattr(impl, "_KNOWN_SPARSE", (impl.STORAGE_ROW_SPARSE, impl.STORAGE_CSR))
+    assert type(zeros("coo", (2, 3))) is Opaque
+    assert type(zeros("csr", (2, 3))) is NDArray  # known, no class registered for it

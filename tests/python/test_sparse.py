@@ -188,10 +188,10 @@ def test_bad_stype_and_index_dtype():
     x = mnp.array(np.eye(2))
     with pytest.raises(
         ValueError,
-        match="^sparse._cast_storage: argument #1 'stype': unknown storage type 'coo'; expected "
-        "'default', 'csr' or 'row_sparse'",
+        match="^sparse._cast_storage: argument #1 'stype': unknown storage type 'csc'; expected "
+        "'default', 'csr', 'row_sparse' or 'coo'",
     ):
-        x.tostype("coo")
+        x.tostype("csc")
     with pytest.raises(ValueError, match="idx_dtype must be int32 or int64, got int16"):
         x.tostype("csr", idx_dtype="int16")
     with pytest.raises(ValueError, match="a csr array is 2-D"):
@@ -249,6 +249,7 @@ def test_storage_type_values_are_the_c_abis():
 
     # c_api.h's MXFFIStorageType, frozen; both Python cores name them.
     assert (_ffi.STORAGE_DEFAULT, _ffi.STORAGE_ROW_SPARSE, _ffi.STORAGE_CSR) == (0, 1, 2)
+    assert _ffi.STORAGE_COO == 3  # C ABI 1.7
     with pytest.raises(ValueError, match=r"register_sparse_class: stype must be .* got 7"):
         _ffi.register_sparse_class(7, sparse.BaseSparseNDArray)
 
@@ -258,6 +259,7 @@ def _register_sparse_classes_again():
 
     _ffi.register_sparse_class(_ffi.STORAGE_ROW_SPARSE, sparse.RowSparseNDArray)
     _ffi.register_sparse_class(_ffi.STORAGE_CSR, sparse.CSRNDArray)
+    _ffi.register_sparse_class(_ffi.STORAGE_COO, sparse.COONDArray)
     _ffi.register_sparse_class(None, sparse.BaseSparseNDArray)
 
 
@@ -522,13 +524,13 @@ def test_coo_form_sums_duplicates_as_scipy(shape, idx):
 
 
 def test_coo_form_bad_input():
-    with pytest.raises(ValueError, match=r"^csr_matrix: row index 4 out of range for shape"):
+    with pytest.raises(ValueError, match=r"^csr_matrix: row\[0\]=4 is out of range for 4 rows"):
         sparse.csr_matrix(([1.0], ([4], [0])), shape=(4, 4))
-    with pytest.raises(ValueError, match=r"^csr_matrix: col index -1 out of range for shape"):
+    with pytest.raises(ValueError, match=r"^csr_matrix: col\[0\]=-1 is out of range for 4 columns"):
         sparse.csr_matrix(([1.0], ([0], [-1])), shape=(4, 4))
-    with pytest.raises(ValueError, match=r"^csr_matrix: data, row and col must have one length"):
+    with pytest.raises(ValueError, match=r"^csr_matrix: data, row and col must be 1-D with one"):
         sparse.csr_matrix(([1.0, 2.0], ([0], [0])), shape=(4, 4))
-    with pytest.raises(ValueError, match=r"^csr_matrix: row indices must be integers"):
+    with pytest.raises(ValueError, match=r"^csr_matrix: row ids must be integers"):
         sparse.csr_matrix(([1.0], ([0.5], [0])), shape=(4, 4))
     with pytest.raises(ValueError, match=r"^csr_matrix: the COO form is \(data, \(row, col\)\)"):
         sparse.csr_matrix(([1.0], ([0],)), shape=(4, 4))

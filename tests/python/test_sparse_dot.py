@@ -423,13 +423,13 @@ def test_bad_arguments_name_the_function():
     with pytest.raises(
         ValueError,
         match=r"^sparse.dot: argument #4 'forward_stype': unknown storage type 'dense'; expected "
-        r"'default', 'csr' or 'row_sparse'",
+        r"'default', 'csr', 'row_sparse' or 'coo'",
     ):
         sparse.dot(a, np.ones((4, 2)), forward_stype="dense")
     with pytest.raises(
         TypeError,
         match=r"^sparse.dot: argument #4 'forward_stype' expected None or a storage type "
-        r"\('default', 'csr' or 'row_sparse'\), got int",
+        r"\('default', 'csr', 'row_sparse' or 'coo'\), got int",
     ):
         sparse.dot(a, np.ones((4, 2)), forward_stype=1)
     with pytest.raises(TypeError, match=r"^sparse.dot: argument #1 'rhs' expected an ndarray, got"):

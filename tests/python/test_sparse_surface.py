@@ -256,7 +256,7 @@ def test_empty_is_zeros_of_the_storage_type():
         assert (x.stype, x.shape, str(x.dtype), x.nnz) == (stype, shape, "float32", 0)
         assert x.asnumpy().tolist() == np.zeros(shape).tolist()
     assert sparse.empty("csr", (2, 2), device=mxffi.Device("cpu", 1)).device.device_id == 1
-    with pytest.raises(ValueError, match=r"^sparse\.empty: stype must be 'csr' or 'row_sparse', "):
+    with pytest.raises(ValueError, match=r"^sparse\.empty: stype must be 'csr', 'row_sparse' or 'coo', "):
         sparse.empty("default", (2, 2))
 
 
@@ -376,7 +376,7 @@ def _state(x):
 
 MALFORMED = [
     # (stype, index of the field to replace, value, error, message)
-    ("csr", 0, "coo", ValueError, r"storage type must be 'csr' or 'row_sparse', got 'coo'"),
+    ("csr", 0, "csc", ValueError, r"storage type must be 'csr', 'row_sparse' or 'coo', got 'csc'"),
     ("csr", 1, (3, -1), ValueError, r"shape must be a tuple of non-negative ints"),
     ("csr", 1, [3, 4], ValueError, r"shape must be a tuple of non-negative ints"),
     ("csr", 2, 7, TypeError, r"dtype must be a str, got int"),

@@ -711,7 +711,9 @@ struct TypeTraits<StorageTypeLike>
     TypeTraits<const char*>::CopyToAnyView(StorageTypeName(v.value()), out);
   }
   static std::string TypeStr() { return "StorageTypeLike"; }
-  static std::string TypeDesc() { return "a storage type ('default', 'csr' or 'row_sparse')"; }
+  static std::string TypeDesc() {
+    return "a storage type ('default', 'csr', 'row_sparse' or 'coo')";
+  }
 };
 
 }  // namespace mxffi

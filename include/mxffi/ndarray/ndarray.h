@@ -59,8 +59,9 @@ class NDArrayObj : public Object {
   int64_t inline_dims_[2 * kInlineDims];  // shape then strides, for up to kInlineDims dims
   std::unique_ptr<int64_t[]> heap_dims_;  // for more dims
   ObjectRef base_;                        // the array a view shares memory with
-  // A sparse array's dense parts: csr data, indices, indptr; row_sparse data, indices. Unset
-  // until the array's storage is initialised (an op output is, by its kernel).
+  // A sparse array's dense parts: csr data, indices, indptr; row_sparse data, indices; coo
+  // data, row, col. Unset until the array's storage is initialised (an op output is, by its
+  // kernel).
   ObjectRef aux_[3];
   DLManagedTensor* managed_ = nullptr;             // imported legacy DLPack tensor
   DLManagedTensorVersioned* managed_v_ = nullptr;  // imported DLPack 1.x tensor
@@ -149,13 +150,13 @@ class NDArray : public ObjectRef {
   /*! \return a pointer to the first element (data plus byte_offset). */
   void* data() const { return static_cast<char*>(tensor().data) + tensor().byte_offset; }
 
-  // ---- Sparse storage (row_sparse and csr; see docs/sparse.md). ----
+  // ---- Sparse storage (row_sparse, csr and coo; see docs/sparse.md). ----
 
   /*! \return how the elements are stored. */
   StorageType stype() const { return static_cast<StorageType>(get()->stype); }
   /*!
-   * \return whether the array is not dense: row_sparse, csr, or a storage type this build does
-   *  not know (an opaque sparse array, whose tensor holds no elements either).
+   * \return whether the array is not dense: row_sparse, csr, coo, or a storage type this build
+   *  does not know (an opaque sparse array, whose tensor holds no elements either).
    */
   bool is_sparse() const { return get()->stype != kMXFFIStorageDefault; }
   /*!
@@ -189,6 +190,16 @@ class NDArray : public ObjectRef {
    */
   MXFFI_DLL static NDArray RowSparse(const int64_t* shape, int32_t ndim, NDArray data,
                                      NDArray indices, const char* fname);
+  /*!
+   * \brief A COO matrix from its parts, validated (ValueError naming fname, the part, the
+   *  position and the values) but kept as given: unsorted and repeated (row, col) pairs are
+   *  allowed (repeated ones add up). The parts are held, not copied.
+   * \param shape (rows, cols).
+   * \param data values, 1-D, nnz long.
+   * \param row, col row and column ids, one integer dtype (int32 or int64), nnz long each.
+   */
+  MXFFI_DLL static NDArray COO(const int64_t* shape, NDArray data, NDArray row, NDArray col,
+                               const char* fname);
   /*! \return whether a sparse array's parts are set (always true for a dense array). */
   bool storage_initialized() const { return !is_sparse() || get()->aux_[0].defined(); }
   /*! \brief The values: csr (nnz,), row_sparse (k,) + shape[1:]. */
@@ -198,13 +209,25 @@ class NDArray : public ObjectRef {
   /*! \brief csr row starts (rows + 1,). */
   MXFFI_DLL const NDArray& sparse_indptr() const;
   /*!
+   * \brief Part i in {0, 1, 2} as stored, unchecked: csr data, indices, indptr; row_sparse
+   *  data, indices, (none); coo data, row, col. For code copying a sparse array part by part
+   *  (to another device, into another array) whatever its storage type.
+   */
+  const NDArray& sparse_part(int i) const { return static_cast<const NDArray&>(get()->aux_[i]); }
+  /*! \brief coo row ids (nnz,). */
+  MXFFI_DLL const NDArray& coo_row() const;
+  /*! \brief coo column ids (nnz,). */
+  MXFFI_DLL const NDArray& coo_col() const;
+  /*!
    * \brief Set the parts of a sparse output made by EmptySparse, trusting them (a kernel's
-   *  own results: canonical, in range). indptr is ignored for row_sparse.
+   *  own results: canonical, in range). indptr is ignored for row_sparse; for coo, indices
+   *  and indptr are the row and column ids.
    */
   MXFFI_DLL void SetSparseStorage(NDArray data, NDArray indices, NDArray indptr) const;
   /*!
    * \brief Allocate uninitialised parts for a sparse output made by EmptySparse: csr with nnz
-   *  values (and rows + 1 indptr), row_sparse with nnz rows; indices of idx_dtype.
+   *  values (and rows + 1 indptr), row_sparse with nnz rows, coo with nnz values, rows and
+   *  columns; indices of idx_dtype.
    */
   MXFFI_DLL void CheckAndAlloc(int64_t nnz, DLDataType idx_dtype) const;
 };

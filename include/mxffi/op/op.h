@@ -295,6 +295,11 @@ class Op {
     bool sparse_same_shape = false;
     /*! \brief TWriteInplace. */
     bool write_inplace = false;
+    /*!
+     * \brief TCOOInputs: the op's kernels take coo inputs as they are; Invoke converts the coo
+     *  inputs of every other op to csr (with the storage fallback warning).
+     */
+    bool coo_inputs = false;
   };
   const CallAttrs& call_attrs() const { return call_attrs_; }
 

@@ -25,12 +25,17 @@ enum class StorageType : int32_t {
   kRowSparse = kMXFFIStorageRowSparse,
   /*! \brief "csr": data, indices (column ids) and indptr. */
   kCSR = kMXFFIStorageCSR,
+  /*!
+   * \brief "coo": data, row and col (ABI 1.7); unsorted and repeated pairs allowed. Only
+   *  cast_storage reads it; Invoke converts coo inputs of every other op to csr first.
+   */
+  kCOO = kMXFFIStorageCOO,
 };
 
-/*! \return whether stype is one this build can read: default, row_sparse or csr. */
+/*! \return whether stype is one this build can read: default, row_sparse, csr or coo. */
 constexpr bool IsKnownStorageType(StorageType stype) {
   return stype == StorageType::kDefault || stype == StorageType::kRowSparse ||
-         stype == StorageType::kCSR;
+         stype == StorageType::kCSR || stype == StorageType::kCOO;
 }
 
 /*! \brief Which kernel Invoke runs. */
@@ -45,7 +50,7 @@ enum class DispatchMode : int32_t {
 };
 
 /*!
- * \return "default", "row_sparse", "csr", "undefined" (kUndefined, before inference) or
+ * \return "default", "row_sparse", "csr", "coo", "undefined" (kUndefined, before inference) or
  *  "unknown" (a value this build does not know; errors name the value as well).
  */
 inline const char* StorageTypeName(StorageType stype) {
@@ -56,6 +61,8 @@ inline const char* StorageTypeName(StorageType stype) {
       return "row_sparse";
     case StorageType::kCSR:
       return "csr";
+    case StorageType::kCOO:
+      return "coo";
     case StorageType::kUndefined:
       return "undefined";
     default:

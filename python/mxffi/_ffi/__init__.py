@@ -33,3 +33,4 @@ register_sparse_class = _impl.register_sparse_class
 STORAGE_DEFAULT = _impl.STORAGE_DEFAULT
 STORAGE_ROW_SPARSE = _impl.STORAGE_ROW_SPARSE
 STORAGE_CSR = _impl.STORAGE_CSR
+STORAGE_COO = _impl.STORAGE_COO

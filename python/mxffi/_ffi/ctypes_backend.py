@@ -56,6 +56,7 @@ __all__ = [
     "register_func",
     "register_object",
     "register_sparse_class",
+    "STORAGE_COO",
     "STORAGE_CSR",
     "STORAGE_DEFAULT",
     "STORAGE_ROW_SPARSE",
@@ -67,7 +68,10 @@ RAW_STR, SMALL_STR, SMALL_BYTES, STR_VIEW, BYTES_VIEW = range(8, 13)
 UINT64 = 14  # an int from 2**63 to 2**64 - 1, its bits in v_int64 (ABI 1.4)
 OBJECT_BEGIN, STRING, BYTES, FUNCTION, SHAPE = 64, 65, 66, 68, 72
 # Storage types, as c_api.h's MXFFIStorageType fixes them (kMXFFIStorageDefault, ...).
-STORAGE_DEFAULT, STORAGE_ROW_SPARSE, STORAGE_CSR = 0, 1, 2
+STORAGE_DEFAULT, STORAGE_ROW_SPARSE, STORAGE_CSR, STORAGE_COO = 0, 1, 2, 3
+# The sparse storage types this version reads (C ABI 1.7); any other value is an opaque
+# sparse array, as the C ABI's rule for values added in a later minor version says.
+_KNOWN_SPARSE = (STORAGE_ROW_SPARSE, STORAGE_CSR, STORAGE_COO)
 
 
 class DLDataType(Structure):
@@ -238,7 +242,7 @@ def _wrap(handle, cls=None):
             stype = c_int32.from_address(handle + _NDARRAY_STYPE_OFFSET).value
             if stype != STORAGE_DEFAULT:
                 # A storage type this build does not know is an opaque sparse array (key None).
-                known = stype in (STORAGE_ROW_SPARSE, STORAGE_CSR)
+                known = stype in _KNOWN_SPARSE
                 cls = _SPARSE_CLASS.get(stype if known else None, cls)
     obj = object.__new__(cls)
     obj._handle = handle
@@ -255,15 +259,15 @@ _SPARSE_CLASS = {}
 
 
 def register_sparse_class(stype, cls):
-    """NDArray results stored as stype (STORAGE_ROW_SPARSE or STORAGE_CSR) become instances of
+    """NDArray results stored as stype (STORAGE_ROW_SPARSE, STORAGE_CSR or STORAGE_COO) become
+    instances of
     cls; stype None registers the class of arrays of a storage type this build does not know
     (opaque sparse arrays: never read as dense)."""
-    if stype is not None and (
-        isinstance(stype, bool) or stype not in (STORAGE_ROW_SPARSE, STORAGE_CSR)
-    ):
+    if stype is not None and (isinstance(stype, bool) or stype not in _KNOWN_SPARSE):
         raise ValueError(
             f"register_sparse_class: stype must be STORAGE_ROW_SPARSE ({STORAGE_ROW_SPARSE}), "
-            f"STORAGE_CSR ({STORAGE_CSR}) or None, got {_dtype.safe_repr(stype)}"
+            f"STORAGE_CSR ({STORAGE_CSR}), STORAGE_COO ({STORAGE_COO}) or None, got "
+            f"{_dtype.safe_repr(stype)}"
         )
     from .ctypes_ndarray import NDArray  # imports this module: bound at call time
 

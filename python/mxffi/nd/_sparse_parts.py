@@ -12,13 +12,23 @@ def _sparse():
     return sparse
 
 
+def _coo_mod():
+    from . import _sparse_coo  # imported when called: it imports sparse, which imports this
+
+    return _sparse_coo
+
+
 def _check_parts(fname, stype, shape, data, indices, indptr, full):
     """ValueError naming what is wrong when (data, indices, indptr) do not form a valid stype
-    array of shape: lengths and ends always, order and bounds with full (O(nnz))."""
+    array of shape: lengths and ends always, order and bounds with full (O(nnz)). For coo,
+    indices and indptr are the row and column ids."""
     import numpy
 
     def fail(msg):
         raise ValueError(f"{fname}: {msg}")
+
+    if stype == "coo":
+        return _check_coo(fail, shape, data, indices, indptr, full)
 
     for name, a in (("indices", indices), ("indptr", indptr)):
         if a is None:
@@ -95,15 +105,54 @@ def _check_parts(fname, stype, shape, data, indices, indptr, full):
         )
 
 
+def _check_coo(fail, shape, data, row, col, full):
+    """_check_parts for coo parts: data, row and col of one length, the ids of one integer
+    dtype and (with full) in range; any order and repeated pairs are valid."""
+    import numpy
+
+    if len(shape) != 2:
+        fail(f"a coo array is 2-D, got shape {tuple(shape)}")
+    for name, a in (("row", row), ("col", col)):
+        if a is None:
+            fail(f"a coo array needs {name}")
+        if a.ndim != 1:
+            fail(f"{name} must be 1-D, got shape {a.shape}")
+        if a.dtype not in (numpy.int32, numpy.int64):
+            fail(f"{name} must be int32 or int64, got {a.dtype}")
+    if row.dtype != col.dtype:
+        fail(f"row ({row.dtype}) and col ({col.dtype}) must have the same dtype")
+    if data.ndim != 1 or not data.shape[0] == row.shape[0] == col.shape[0]:
+        fail(
+            f"data, row and col must be 1-D with one length; got shapes {data.shape}, "
+            f"{row.shape} and {col.shape}"
+        )
+    if not full:
+        return
+    for name, a, bound, what in (("row", row, shape[0], "rows"), ("col", col, shape[1], "columns")):
+        bad = numpy.flatnonzero((a < 0) | (a >= bound))
+        if bad.size:
+            fail(f"{name}[{bad[0]}]={a[bad[0]]} is out of range for {bound} {what}")
+
+
 def _host_parts(x):
-    """numpy copies of x's data, indices and indptr (None for row_sparse), made on the CPU."""
+    """numpy copies of x's data, indices and indptr (None for row_sparse; row and col for coo),
+    made on the CPU."""
     import numpy
 
     host = x if x.device.device_type == 1 else x.to("cpu")
     data = numpy.array(host.data)
+    if host.stype == "coo":
+        return data, numpy.asarray(_coo_mod()._row(host)), numpy.asarray(_coo_mod()._col(host))
     indices = numpy.asarray(host.indices)
     indptr = numpy.asarray(host.indptr) if host.stype == "csr" else None
     return data, indices, indptr
+
+
+def _index_dtype(x):
+    """The dtype name ("int32" or "int64") of a sparse array's index parts."""
+    sp = _sparse()
+    ids = _coo_mod()._row(x) if x.stype == "coo" else sp._indices(x)
+    return str(ids.dtype)
 
 
 def _rebuild_sparse(stype, shape, dtype, device, data, indices, indptr):
@@ -114,8 +163,10 @@ def _rebuild_sparse(stype, shape, dtype, device, data, indices, indptr):
     import numpy
 
     fname = "sparse array unpickling"
-    if stype not in ("csr", "row_sparse"):
-        raise ValueError(f"{fname}: storage type must be 'csr' or 'row_sparse', got {stype!r:.100}")
+    if stype not in ("csr", "row_sparse", "coo"):
+        raise ValueError(
+            f"{fname}: storage type must be 'csr', 'row_sparse' or 'coo', got {stype!r:.100}"
+        )
     if (
         type(shape) is not tuple
         or not 1 <= len(shape) <= 32
@@ -136,7 +187,8 @@ def _rebuild_sparse(stype, shape, dtype, device, data, indices, indptr):
             f"{fname}: device must be a (type, id) tuple of ints, the CPU (1) or CUDA (2); got "
             f"{device!r:.200}"
         )
-    parts = (("data", data), ("indices", indices), ("indptr", indptr))
+    names = ("data", "row", "col") if stype == "coo" else ("data", "indices", "indptr")
+    parts = tuple(zip(names, (data, indices, indptr), strict=True))
     for name, a in parts:
         if a is None and name == "indptr" and stype == "row_sparse":
             continue
@@ -150,6 +202,10 @@ def _rebuild_sparse(stype, shape, dtype, device, data, indices, indptr):
     data = numpy.ascontiguousarray(data)
     if stype == "csr":
         out = sp._csr(
+            shape, data, numpy.ascontiguousarray(indices), numpy.ascontiguousarray(indptr)
+        )
+    elif stype == "coo":
+        out = _coo_mod()._coo(
             shape, data, numpy.ascontiguousarray(indices), numpy.ascontiguousarray(indptr)
         )
     else:
@@ -173,7 +229,7 @@ def _copy_across(src, dst):
         )
     if not isinstance(dst, sp.BaseSparseNDArray):
         return sp._copyto(sp._cast(src, "default", None), dst)
-    itype = str(sp._indices(dst).dtype)
+    itype = _index_dtype(dst)
     converted = _with_index_dtype(sp._cast(src, sp._stype_of(dst), itype), itype, "ndarray.copyto")
     return sp._copyto(converted, dst)
 
@@ -182,11 +238,16 @@ def _with_index_dtype(x, itype, fname):
     """The sparse array x with index dtype itype: x itself when it has it, else a copy whose
     index parts are converted (a ValueError when an index does not fit int32)."""
     sp = _sparse()
-    if str(sp._indices(x).dtype) == itype:
+    if _index_dtype(x) == itype:
         return x
     import numpy
 
     data, indices, indptr = _host_parts(x)
+    if x.stype == "coo":
+        from ._sparse_coo import _cast_ids
+
+        r, c = _cast_ids(fname, indices, indptr, itype)
+        return sp._on(_coo_mod()._coo(tuple(x.shape), data, r, c), x.device)
     top = max(int(indices.max(initial=0)), int(indptr[-1]) if indptr is not None else 0)
     if itype == "int32" and top > numpy.iinfo(numpy.int32).max:
         raise ValueError(f"{fname}: index {top} does not fit the destination's int32 indices")
@@ -225,6 +286,8 @@ def _sum_sparse(fname, x, axes, keepdims, square):
     import mxffi.np as mnp
 
     sp = _sparse()
+    if x.stype == "coo":
+        x = x.tostype("csr")  # repeated pairs summed first: they are one element
     values = x.data
     values = mnp.square(values) if square else mnp.absolute(values)
     ndim = len(x.shape)

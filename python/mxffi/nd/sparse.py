@@ -1,14 +1,17 @@
-"""Sparse arrays: CSRNDArray (compressed sparse rows) and RowSparseNDArray (a few stored rows).
+"""Sparse arrays: CSRNDArray (compressed sparse rows), RowSparseNDArray (a few stored rows) and
+COONDArray (coordinate triplets, as edge lists come).
 
-Both are mxffi NDArrays whose storage type is not "default": they go to every mxffi.np function
+All are mxffi NDArrays whose storage type is not "default": they go to every mxffi.np function
 and op, which dispatch on storage type (a sparse kernel where one exists, else a dense fallback
 that warns once per combination). CSR arrays are canonical: constructors sort column indices
-within each row and sum duplicates, so kernels never see anything else. See docs/sparse.md.
+within each row and sum duplicates, so kernels never see anything else; a coo array reaches
+every op but cast_storage converted to csr. See docs/sparse.md.
 """
 
 import sys
 
 from .._ffi import (
+    STORAGE_COO,
     STORAGE_CSR,
     STORAGE_DEFAULT,
     STORAGE_ROW_SPARSE,
@@ -25,6 +28,7 @@ from ._sparse_parts import (
     _check_parts,
     _copy_across,  # noqa: F401 (NDArray.copyto imports it from here)
     _host_parts,
+    _index_dtype,
     _rebuild_sparse,
     _sum_sparse,
     _with_index_dtype,
@@ -32,10 +36,12 @@ from ._sparse_parts import (
 
 __all__ = [
     "BaseSparseNDArray",
+    "COONDArray",
     "CSRNDArray",
     "RowSparseNDArray",
     "array",
     "cast_storage",
+    "coo_matrix",
     "csr_matrix",
     "empty",
     "norm",
@@ -52,7 +58,12 @@ _data = get_global_func("sparse._data")
 _indices = get_global_func("sparse._indices")
 _indptr = get_global_func("sparse._indptr")
 
-_STYPE_NAMES = {STORAGE_DEFAULT: "default", STORAGE_ROW_SPARSE: "row_sparse", STORAGE_CSR: "csr"}
+_STYPE_NAMES = {
+    STORAGE_DEFAULT: "default",
+    STORAGE_ROW_SPARSE: "row_sparse",
+    STORAGE_CSR: "csr",
+    STORAGE_COO: "coo",
+}
 _copyto = get_global_func("ndarray.copyto")
 
 
@@ -76,8 +87,9 @@ class BaseSparseNDArray(NDArray):
 
     @property
     def stype(self):
-        """The storage type: "csr" or "row_sparse"; "unknown(<value>)" for a storage type this
-        version of mxffi does not know, which nothing here can read (an opaque sparse array)."""
+        """The storage type: "csr", "row_sparse" or "coo"; "unknown(<value>)" for a storage type
+        this version of mxffi does not know, which nothing here can read (an opaque sparse
+        array)."""
         return _stype_of(self)
 
     @property
@@ -96,7 +108,8 @@ class BaseSparseNDArray(NDArray):
         return self.data.shape[0]
 
     def tostype(self, stype, idx_dtype=None):
-        """This array stored as stype ("default", "csr" or "row_sparse"); always a new array."""
+        """This array stored as stype ("default", "csr", "row_sparse" or "coo"); always a new
+        array."""
         return _cast(self, stype, idx_dtype)
 
     def asnumpy(self):
@@ -146,6 +159,11 @@ class BaseSparseNDArray(NDArray):
     def tocsr(self):
         """This array as a new CSRNDArray (scipy's name; 2-D arrays only)."""
         return self.tostype("csr")
+
+    def tocoo(self, copy=False):
+        """This array as a new COONDArray in canonical form (row-major, no repeated pair;
+        scipy's name; 2-D arrays only). copy is scipy's; the result is always new."""
+        return self.tostype("coo")
 
     def check_format(self, full_check=True):
         """Check that the parts form a valid array (MXNet's check_format); None when they do,
@@ -220,7 +238,7 @@ class BaseSparseNDArray(NDArray):
             )
         if str(value.dtype) != str(self.dtype):
             value = value.astype(str(self.dtype))
-        itype = str(_indices(self).dtype)
+        itype = _index_dtype(self)
         # x keeps its storage type and index dtype
         _copyto(_with_index_dtype(_cast(value, self.stype, itype), itype, fname), self)
 
@@ -519,41 +537,6 @@ def _check_shape(fname, shape, got):
         )
 
 
-def _coo_to_csr(fname, data, row, col, shape, dtype):
-    """(values, indices, indptr, shape) of a csr matrix from COO triplets, rows sorted; the
-    csr constructor then sorts each row's columns and sums duplicates, as scipy does."""
-    import numpy
-
-    r, c = numpy.asarray(row), numpy.asarray(col)
-    for name, a in (("row", r), ("col", c)):
-        if a.dtype.kind not in "iu":
-            raise ValueError(f"{fname}: {name} indices must be integers, got dtype {a.dtype}")
-        if a.ndim != 1:
-            raise ValueError(f"{fname}: {name} indices must be 1-D, got shape {a.shape}")
-    values = _values(data, dtype)
-    n = len(values) if not hasattr(values, "shape") else values.shape[0]
-    if not (len(r) == len(c) == n):
-        raise ValueError(
-            f"{fname}: data, row and col must have one length; got {n}, {len(r)} and {len(c)}"
-        )
-    if shape is None:
-        if r.size == 0:
-            raise ValueError(f"{fname}: cannot infer the shape from no stored values; pass shape=")
-        shape = (int(r.max()) + 1, int(c.max()) + 1)
-    m, k = (int(d) for d in shape)
-    for name, a, bound in (("row", r, m), ("col", c, k)):
-        if a.size and (int(a.min()) < 0 or int(a.max()) >= bound):
-            raise ValueError(
-                f"{fname}: {name} index {int(a.min()) if int(a.min()) < 0 else int(a.max())} "
-                f"out of range for shape {(m, k)}"
-            )
-    order = numpy.argsort(r, kind="stable")
-    indptr = numpy.zeros(m + 1, dtype=numpy.int64)
-    numpy.cumsum(numpy.bincount(r, minlength=m), out=indptr[1:])
-    values = numpy.asarray(values)[order]
-    return values, c[order].astype(numpy.int64), indptr, (m, k)
-
-
 def csr_matrix(arg1, shape=None, dtype=None, idx_dtype=None, device=None):
     """A CSRNDArray, as scipy.sparse.csr_matrix takes its arguments, on device (default: the
     CPU; a CUDA device gets a copy of each part of the matrix built on the CPU).
@@ -562,13 +545,15 @@ def csr_matrix(arg1, shape=None, dtype=None, idx_dtype=None, device=None):
       (len(indptr) - 1, max(indices) + 1); with no stored values it must be given); validated,
       copied and made canonical.
     - ``csr_matrix((data, (row, col)), shape=(M, N))``: from COO triplets, duplicates summed
-      (shape defaults to (max(row) + 1, max(col) + 1)).
+      (shape defaults to (max(row) + 1, max(col) + 1)); coo_matrix's checks, then its
+      conversion (sorted and summed in C++).
     - ``csr_matrix(S)`` for a scipy.sparse matrix, ``csr_matrix(D)`` for a dense 2-D array
       (numpy, mxffi or nested lists), ``csr_matrix((M, N))`` for an empty one.
     - a CSRNDArray gives a copy; a RowSparseNDArray is converted.
 
     A shape= that differs from the data's is a ValueError naming both. idx_dtype (int32 or
-    int64) sets the index dtype of a matrix made from dense values (default int64); parts keep
+    int64) sets the index dtype of a matrix made from dense values (default int64) or from COO
+    triplets (default: the ids' own when row and col agree on int32 or int64); parts keep
     theirs.
     """
     return _on(_csr_matrix(arg1, shape, _dtype(dtype, "csr_matrix"), idx_dtype), device)
@@ -591,13 +576,8 @@ def _csr_matrix(arg1, shape, dtype, idx_dtype):
         _check_shape(fname, shape, dims)
         return _zeros("csr", dims, dtype, idx_dtype)
     if isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], tuple):
-        data, (row, col) = arg1[0], arg1[1] if len(arg1[1]) == 2 else (None, None)
-        if row is None:
-            raise ValueError(
-                f"{fname}: the COO form is (data, (row, col)); got {len(arg1[1])} index arrays"
-            )
-        values, ix, ip, dims = _coo_to_csr(fname, data, row, col, shape, dtype)
-        return _csr(dims, values, ix, ip)
+        # a coo array first: sorted and summed in C++ by the conversion
+        return _from_triplets(fname, arg1, shape, dtype, idx_dtype).tostype("csr")
     if isinstance(arg1, tuple) and len(arg1) == 3:
         data, indices, indptr = arg1
         ix, ip = _index_pair(indices, indptr)
@@ -681,16 +661,16 @@ def _row_sparse_array(arg1, shape, dtype, idx_dtype):
 
 
 def zeros(stype, shape, dtype=None, idx_dtype=None, device=None):
-    """An all-zero sparse array ("csr" or "row_sparse") with no stored values, on device."""
+    """An all-zero sparse array ("csr", "row_sparse" or "coo") with no stored values, on device."""
     shape = (int(shape),) if _is_int(shape) else tuple(shape)
     return _on(_zeros(stype, shape, dtype, idx_dtype), device)
 
 
 def empty(stype, shape, dtype=None, device=None):
-    """An empty sparse array ("csr" or "row_sparse") of shape: no stored values, so all zeros
-    (MXNet's sparse.empty; the same as zeros)."""
-    if stype not in ("csr", "row_sparse"):
-        raise ValueError(f"sparse.empty: stype must be 'csr' or 'row_sparse', got {stype!r}")
+    """An empty sparse array ("csr", "row_sparse" or "coo") of shape: no stored values, so all
+    zeros (MXNet's sparse.empty; the same as zeros)."""
+    if stype not in ("csr", "row_sparse", "coo"):
+        raise ValueError(f"sparse.empty: stype must be 'csr', 'row_sparse' or 'coo', got {stype!r}")
     return zeros(stype, shape, dtype, device=device)
 
 
@@ -751,44 +731,18 @@ def norm(data, ord=2, axis=None, keepdims=False):  # noqa: A002 (numpy's and MXN
 
 
 def cast_storage(data, stype, idx_dtype=None):
-    """data stored as stype ("default", "csr" or "row_sparse"); always a new array."""
+    """data stored as stype ("default", "csr", "row_sparse" or "coo"); always a new array."""
     return _cast(data, stype, idx_dtype)
 
 
-def sgd_update(weight, grad, *args, **kwargs):
-    """One SGD step in place on weight, which is returned (the same object); see
-    ``help(mxffi.get_global_func("sparse.sgd_update"))`` for the parameters."""
-    get_global_func("sparse.sgd_update")(weight, grad, *args, **kwargs)
-    return weight
-
-
-def adam_update(weight, grad, mean, var, *args, **kwargs):
-    """One Adam step in place on weight (returned, the same object), mean and var; see
-    ``help(mxffi.get_global_func("sparse.adam_update"))`` for the parameters."""
-    get_global_func("sparse.adam_update")(weight, grad, mean, var, *args, **kwargs)
-    return weight
-
-
-def sgd_mom_update(weight, grad, mom, *args, **kwargs):
-    """One SGD step with momentum in place on weight (returned, the same object) and mom; see
-    ``help(mxffi.get_global_func("sparse.sgd_mom_update"))`` for the parameters."""
-    get_global_func("sparse.sgd_mom_update")(weight, grad, mom, *args, **kwargs)
-    return weight
-
-
-def ftrl_update(weight, grad, z, n, *args, **kwargs):
-    """One FTRL-proximal step in place on weight (returned, the same object), z and n; see
-    ``help(mxffi.get_global_func("sparse.ftrl_update"))`` for the parameters."""
-    get_global_func("sparse.ftrl_update")(weight, grad, z, n, *args, **kwargs)
-    return weight
-
-
-def adagrad_update(weight, grad, history, *args, **kwargs):
-    """One AdaGrad step in place on weight (returned, the same object) and history; see
-    ``help(mxffi.get_global_func("sparse.adagrad_update"))`` for the parameters."""
-    get_global_func("sparse.adagrad_update")(weight, grad, history, *args, **kwargs)
-    return weight
-
+# The optimizer steps: wrappers returning the weight (in place), ahead of _expose_ops.
+from ._sparse_optim import (  # noqa: E402
+    adagrad_update,
+    adam_update,
+    ftrl_update,
+    sgd_mom_update,
+    sgd_update,
+)
 
 __all__ += ["adagrad_update", "adam_update", "ftrl_update", "sgd_mom_update", "sgd_update"]
 
@@ -823,3 +777,6 @@ def spmm(adj, x, reduce="sum"):
 
 
 __all__.append("spmm")
+
+# COONDArray subclasses BaseSparseNDArray and builds on this module's helpers.
+from ._sparse_coo import COONDArray, _from_triplets, coo_matrix  # noqa: E402, F401

@@ -181,9 +181,9 @@ NDArray ToDevice(const NDArray& src, DLDevice device, const char* fname) {
   const DLTensor& t = src.tensor();
   NDArray out = NDArray::EmptySparse(src.stype(), t.shape, t.ndim, t.dtype, device);
   if (!src.storage_initialized()) return out;
-  const bool csr = src.stype() == StorageType::kCSR;
-  out.SetSparseStorage(DenseTo(src.sparse_data(), device), DenseTo(src.sparse_indices(), device),
-                       csr ? DenseTo(src.sparse_indptr(), device) : NDArray());
+  const NDArray& third = src.sparse_part(2);  // csr indptr, coo col; none for row_sparse
+  out.SetSparseStorage(DenseTo(src.sparse_part(0), device), DenseTo(src.sparse_part(1), device),
+                       third.defined() ? DenseTo(third, device) : NDArray());
   return out;
 }
 

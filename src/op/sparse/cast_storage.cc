@@ -1,6 +1,7 @@
 /*!
  * \file cast_storage.cc
- * \brief cast_storage: every pair of default, row_sparse and csr, and the op around it.
+ * \brief cast_storage: every pair of default, row_sparse, csr and coo, and the op around it.
+ *  Conversions from or to coo go through csr (coo.h).
  *
  * Dense to csr takes two passes over the rows, both split across the pool: count the non-zeros
  * of each row, then (after a prefix sum gives every row its offset) write them. Both passes test
@@ -24,6 +25,7 @@
 #endif
 
 #include "../parallel.h"
+#include "coo.h"
 #include "sparse_util.h"
 #include "zero_bits.h"
 
@@ -345,8 +347,9 @@ NDArray CopySparse(const NDArray& src) {
   auto copy = [](const NDArray& part) { return NDArray::Copy(part.tensor()); };
   const DLTensor& t = src.tensor();
   NDArray out = NDArray::EmptySparse(src.stype(), t.shape, t.ndim, t.dtype, t.device);
-  out.SetSparseStorage(copy(src.sparse_data()), copy(src.sparse_indices()),
-                       src.stype() == StorageType::kCSR ? copy(src.sparse_indptr()) : NDArray());
+  const NDArray& third = src.sparse_part(2);  // csr indptr, coo col; none for row_sparse
+  out.SetSparseStorage(copy(src.sparse_part(0)), copy(src.sparse_part(1)),
+                       third.defined() ? copy(third) : NDArray());
   return out;
 }
 
@@ -361,6 +364,17 @@ NDArray CastStorage(const NDArray& src, StorageType stype, const char* fname,
       << fname << ": the sparse array's storage is not initialised";
   const StorageType from = src.stype();
   if (from == stype) return stype == StorageType::kDefault ? src.Contiguous() : CopySparse(src);
+  if (from == StorageType::kCOO) {
+    NDArray csr = COOToCSR(src, fname);
+    return stype == StorageType::kCSR ? csr : CastStorage(csr, stype, fname, idx_dtype);
+  }
+  if (stype == StorageType::kCOO) {
+    MXFFI_CHECK(src.tensor().ndim == 2, ValueError)
+        << fname << ": a coo array is 2-D; the input has " << src.tensor().ndim << " dimensions";
+    return CSRToCOO(
+        from == StorageType::kCSR ? src : CastStorage(src, StorageType::kCSR, fname, idx_dtype),
+        fname);
+  }
   switch (stype) {
     case StorageType::kDefault:
       return from == StorageType::kCSR ? CSRToDense(src, fname) : RowSparseToDense(src, fname);
@@ -397,22 +411,26 @@ void CastStorageCompute(const OpAttrs& attrs, const OpContext&, Span<const NDArr
     NDArray::CopyFromTo(result.tensor(), out[0].tensor());
     return;
   }
-  out[0].SetSparseStorage(result.sparse_data(), result.sparse_indices(),
-                          result.stype() == StorageType::kCSR ? result.sparse_indptr() : NDArray());
+  out[0].SetSparseStorage(result.sparse_part(0), result.sparse_part(1), result.sparse_part(2));
 }
 
 }  // namespace
 
 MXFFI_REGISTER_OP(cast_storage)
-    .describe("The input stored as stype (default, row_sparse or csr); the values are equal.")
+    .describe(
+        "The input stored as stype (default, row_sparse, csr or coo); the values are equal. A "
+        "coo input's repeated (row, col) pairs add up; a coo result is canonical (row-major, "
+        "no repeated pair) unless the input is coo, whose copy keeps its order.")
     .add_argument("data", "NDArray", "the input")
     .set_param<CastStorageParam>()
     .set_attr<FInferShape>(
         "FInferShape",
         [](const OpAttrs& attrs, Span<const TShape> in, Span<TShape> out) {
           StorageType s = static_cast<StorageType>(attrs.get<CastStorageParam>().stype);
-          MXFFI_CHECK(s != StorageType::kCSR || in[0].ndim() == 2, ValueError)
-              << "cast_storage: a csr array is 2-D; the input has shape " << in[0].ToString();
+          MXFFI_CHECK((s != StorageType::kCSR && s != StorageType::kCOO) || in[0].ndim() == 2,
+                      ValueError)
+              << "cast_storage: a " << StorageTypeName(s) << " array is 2-D; the input has shape "
+              << in[0].ToString();
           MXFFI_CHECK(s != StorageType::kRowSparse || in[0].ndim() >= 1, ValueError)
               << "cast_storage: a row_sparse array has at least one "
               << "dimension; the input has shape ()";
@@ -421,6 +439,7 @@ MXFFI_REGISTER_OP(cast_storage)
     .set_attr<FInferType>("FInferType", [](const OpAttrs&, Span<const DLDataType> in,
                                            Span<DLDataType> out) { out[0] = in[0]; })
     .set_attr<FInferStorageType>("FInferStorageType", CastStorageStype)
+    .set_attr<bool>("TCOOInputs", true)
     .set_attr<FComputeEx>("FComputeEx<cpu>", CastStorageCompute);
 
 }  // namespace op

@@ -1,6 +1,6 @@
 /*!
  * \file cast_storage.h
- * \brief Conversion between the storage types (default, row_sparse, csr), used by the
+ * \brief Conversion between the storage types (default, row_sparse, csr, coo), used by the
  *  cast_storage op and by Invoke's fallback.
  */
 #ifndef MXFFI_SRC_OP_SPARSE_CAST_STORAGE_H_
@@ -21,6 +21,7 @@ struct CastStorageParam : public dmlc::Parameter<CastStorageParam> {
         .add_enum("default", static_cast<int>(StorageType::kDefault))
         .add_enum("row_sparse", static_cast<int>(StorageType::kRowSparse))
         .add_enum("csr", static_cast<int>(StorageType::kCSR))
+        .add_enum("coo", static_cast<int>(StorageType::kCOO))
         .describe("Storage type of the output.");
     DMLC_DECLARE_FIELD(idx_dtype)
         .set_default(DTypeParam())

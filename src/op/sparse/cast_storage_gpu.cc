@@ -1,6 +1,7 @@
 /*!
  * \file cast_storage_gpu.cc
- * \brief The cast_storage op's GPU kernel: every pair of default, row_sparse and csr, with the
+ * \brief The cast_storage op's GPU kernel: every pair of default, row_sparse, csr and coo (coo
+ *  through csr: coo_cuda.h), with the
  *  CPU kernel's results (canonical csr, the same index dtypes, -0.0 dropped and NaN kept). It
  *  is also what op::CastStorage runs for CUDA arrays, so the dense fallback works on the GPU.
  *
@@ -14,6 +15,7 @@
 
 #include "cast_storage.h"
 #include "cast_storage_cuda.h"
+#include "coo_cuda.h"
 #include "sparse_util.h"
 
 namespace mxffi {
@@ -120,8 +122,35 @@ void CSRToRowSparse(const NDArray& csr, const NDArray& out, void* stream) {
                        out.sparse_indices().tensor(), stream);
 }
 
+/*! \brief A canonical csr matrix on the device with the values of a coo one. */
+NDArray COOToCSR(const NDArray& coo, void* stream) {
+  const DLTensor& t = coo.tensor();
+  const int64_t rows = t.shape[0];
+  const NDArray& row = coo.coo_row();
+  NDArray ws = Workspace(static_cast<int64_t>(cuda::COOWorkspaceBytes(row.tensor().shape[0], rows)),
+                         t.device);
+  const int64_t nnz =
+      cuda::COOCountDistinct(row.tensor(), coo.coo_col().tensor(), rows, ws.data(), stream);
+  NDArray csr = NDArray::EmptySparse(StorageType::kCSR, t.shape, 2, t.dtype, t.device);
+  csr.CheckAndAlloc(nnz, row.tensor().dtype);
+  cuda::COOWriteCSR(coo.sparse_data().tensor(), coo.coo_col().tensor(), rows, ws.data(),
+                    csr.sparse_data().tensor(), csr.sparse_indices().tensor(),
+                    csr.sparse_indptr().tensor(), stream);
+  return csr;
+}
+
+/*! \brief A csr matrix's entries, row-major, as the coo output out. */
+void CSRToCOO(const NDArray& csr, const NDArray& out, void* stream) {
+  const NDArray& indices = csr.sparse_indices();
+  out.CheckAndAlloc(indices.tensor().shape[0], indices.tensor().dtype);
+  cuda::CSRRowIds(csr.sparse_indptr().tensor(), out.coo_row().tensor(), stream);
+  cuda::CopyStrided(csr.sparse_data().tensor(), out.sparse_data().tensor(), stream);
+  cuda::CopyStrided(indices.tensor(), out.coo_col().tensor(), stream);
+}
+
 /*! \brief src (sparse) made dense into dst, a C-contiguous device array of src's shape. */
-void SparseToDense(const NDArray& src, const DLTensor& dst, void* stream) {
+void SparseToDense(const NDArray& src_in, const DLTensor& dst, void* stream) {
+  const NDArray src = src_in.stype() == StorageType::kCOO ? COOToCSR(src_in, stream) : src_in;
   if (src.stype() == StorageType::kCSR) {
     cuda::CSRToDense(src.sparse_data().tensor(), src.sparse_indices().tensor(),
                      src.sparse_indptr().tensor(), dst, stream);
@@ -156,9 +185,33 @@ void CastStorageGPU(const OpAttrs& attrs, const OpContext& ctx, Span<const NDArr
     return;
   }
   if (from == to) {
-    out[0].SetSparseStorage(
-        CopyPart(src.sparse_data(), stream), CopyPart(src.sparse_indices(), stream),
-        to == StorageType::kCSR ? CopyPart(src.sparse_indptr(), stream) : NDArray());
+    const NDArray& third = src.sparse_part(2);  // csr indptr, coo col; none for row_sparse
+    out[0].SetSparseStorage(CopyPart(src.sparse_part(0), stream),
+                            CopyPart(src.sparse_part(1), stream),
+                            third.defined() ? CopyPart(third, stream) : NDArray());
+    return;
+  }
+  if (from == StorageType::kCOO) {
+    const NDArray csr = COOToCSR(src, stream);
+    if (to == StorageType::kCSR) {
+      out[0].SetSparseStorage(csr.sparse_data(), csr.sparse_indices(), csr.sparse_indptr());
+    } else {
+      CSRToRowSparse(csr, out[0], stream);
+    }
+    return;
+  }
+  if (to == StorageType::kCOO) {
+    NDArray csr = src;
+    if (from != StorageType::kCSR) {
+      const DLTensor& t = src.tensor();
+      csr = NDArray::EmptySparse(StorageType::kCSR, t.shape, t.ndim, t.dtype, t.device);
+      if (from == StorageType::kDefault) {
+        DenseToCSR(src, itype, csr, stream);
+      } else {
+        RowSparseToCSR(src, csr, stream);
+      }
+    }
+    CSRToCOO(csr, out[0], stream);
     return;
   }
   if (to == StorageType::kCSR) {

@@ -72,6 +72,7 @@ cdef extern from "mxffi/c_api.h":
         kMXFFIStorageDefault
         kMXFFIStorageRowSparse
         kMXFFIStorageCSR
+        kMXFFIStorageCOO
 
     ctypedef struct MXFFIByteArray:
         const char* data

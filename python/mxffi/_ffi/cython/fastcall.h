@@ -79,9 +79,10 @@ static MXFFIPyHooks mxffi_py_hooks;
  */
 static PyTypeObject* mxffi_py_class_by_index[kMXFFIDynObjectBegin];
 /*! \brief The slot of mxffi_py_sparse_class for every storage type this build does not know. */
-enum { kMXFFIPyOpaqueSparse = kMXFFIStorageCSR + 1 };
+enum { kMXFFIPyOpaqueSparse = kMXFFIStorageCOO + 1 };
 /*!
- * \brief The classes of sparse NDArrays: slots kMXFFIStorageRowSparse and kMXFFIStorageCSR, and
+ * \brief The classes of sparse NDArrays: slots kMXFFIStorageRowSparse, kMXFFIStorageCSR and
+ *  kMXFFIStorageCOO, and
  *  kMXFFIPyOpaqueSparse for a storage type this build does not know (an opaque sparse array,
  *  never a dense one); NULL: the NDArray class. An NDArray result becomes one of these when its
  *  stype field says it is not dense.
@@ -90,8 +91,9 @@ static PyTypeObject* mxffi_py_sparse_class[kMXFFIPyOpaqueSparse + 1];
 
 /*! \return the slot of mxffi_py_sparse_class for a storage type other than the default. */
 static inline int MXFFIPySparseSlot(int32_t stype) {
-  return stype == kMXFFIStorageRowSparse || stype == kMXFFIStorageCSR ? stype
-                                                                      : kMXFFIPyOpaqueSparse;
+  return stype == kMXFFIStorageRowSparse || stype == kMXFFIStorageCSR || stype == kMXFFIStorageCOO
+             ? stype
+             : kMXFFIPyOpaqueSparse;
 }
 /*! \brief An empty tuple for tp_new. */
 static PyObject* mxffi_py_empty_tuple = NULL;
@@ -594,11 +596,13 @@ static __attribute__((noinline)) PyObject* MXFFIPyReturnSlow(PyObject* func, MXF
 }
 
 /*!
- * \brief Let sparse NDArray results of a slot (kMXFFIStorageRowSparse, kMXFFIStorageCSR, or
+ * \brief Let sparse NDArray results of a slot (kMXFFIStorageRowSparse, kMXFFIStorageCSR,
+ *  kMXFFIStorageCOO, or
  *  kMXFFIPyOpaqueSparse for storage types this build does not know) become instances of cls.
  */
 static inline int MXFFIPySetSparseClass(int32_t slot, PyObject* cls) {
-  if (slot != kMXFFIStorageRowSparse && slot != kMXFFIStorageCSR && slot != kMXFFIPyOpaqueSparse) {
+  if (slot != kMXFFIStorageRowSparse && slot != kMXFFIStorageCSR && slot != kMXFFIStorageCOO &&
+      slot != kMXFFIPyOpaqueSparse) {
     return 0;
   }
   Py_XINCREF(cls);

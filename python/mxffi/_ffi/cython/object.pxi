@@ -3,7 +3,8 @@
 
 # type index -> Python class, filled by register_object.
 cdef dict _CLASS_BY_INDEX = {}
-# storage type (kMXFFIStorageRowSparse, kMXFFIStorageCSR, or None for every storage type this
+# storage type (kMXFFIStorageRowSparse, kMXFFIStorageCSR, kMXFFIStorageCOO, or None for every
+# storage type this
 # build does not know) -> class of sparse NDArrays, filled by register_sparse_class.
 cdef dict _SPARSE_CLASS = {}
 
@@ -11,6 +12,7 @@ cdef dict _SPARSE_CLASS = {}
 STORAGE_DEFAULT = kMXFFIStorageDefault
 STORAGE_ROW_SPARSE = kMXFFIStorageRowSparse
 STORAGE_CSR = kMXFFIStorageCSR
+STORAGE_COO = kMXFFIStorageCOO
 
 
 cdef class Object:
@@ -146,17 +148,20 @@ def register_object(type_key=None):
 
 
 def register_sparse_class(stype, cls):
-    """NDArray results stored as stype (STORAGE_ROW_SPARSE or STORAGE_CSR) become instances of
+    """NDArray results stored as stype (STORAGE_ROW_SPARSE, STORAGE_CSR or STORAGE_COO) become
+    instances of
     cls; stype None registers the class of arrays of a storage type this build does not know
     (opaque sparse arrays: never read as dense)."""
     if stype is None:
         slot = kMXFFIPyOpaqueSparse
-    elif stype in (kMXFFIStorageRowSparse, kMXFFIStorageCSR) and not isinstance(stype, bool):
+    elif (stype in (kMXFFIStorageRowSparse, kMXFFIStorageCSR, kMXFFIStorageCOO)
+          and not isinstance(stype, bool)):
         slot = stype
     else:
         raise ValueError(
             f"register_sparse_class: stype must be STORAGE_ROW_SPARSE ({kMXFFIStorageRowSparse}), "
-            f"STORAGE_CSR ({kMXFFIStorageCSR}) or None, got {_dtype.safe_repr(stype)}"
+            f"STORAGE_CSR ({kMXFFIStorageCSR}), STORAGE_COO ({kMXFFIStorageCOO}) or None, got "
+            f"{_dtype.safe_repr(stype)}"
         )
     # Instances are made over the NDArray's C layout: only NDArray's subclasses have it.
     if not (isinstance(cls, type) and issubclass(cls, NDArray)):
@@ -181,7 +186,8 @@ cdef object _make_object(void* handle):
         cls = Object
     elif index == kMXFFINDArray and (<MXFFINDArrayObj*>handle).stype != kMXFFIStorageDefault:
         stype = (<MXFFINDArrayObj*>handle).stype
-        if stype != kMXFFIStorageRowSparse and stype != kMXFFIStorageCSR:
+        if (stype != kMXFFIStorageRowSparse and stype != kMXFFIStorageCSR
+                and stype != kMXFFIStorageCOO):
             stype = None  # a storage type this build does not know: an opaque sparse array
         cls = _SPARSE_CLASS.get(stype, cls)
     obj = Object.__new__(cls)
