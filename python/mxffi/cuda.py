@@ -47,6 +47,7 @@ _memory_stats = get_global_func("cuda.memory_stats")
 _empty_cache = get_global_func("cuda.empty_cache")
 _record_stream = get_global_func("cuda.record_stream")
 _library_reason = get_global_func("cuda.library_unavailable_reason")
+_library_calls_func = get_global_func("cuda._library_calls")
 
 
 def compiled():
@@ -75,6 +76,13 @@ def library_unavailable_reason(name):
     build has no CUDA; "" when it can. Without it, the functions that use it take their fallback
     (mxffi's own kernel, or the host)."""
     return str(_library_reason(name))
+
+
+def _library_calls():
+    """For tests: how many calls this process made to cuSOLVER's factorization routines
+    ("cusolver", one per matrix) and cuFFT's transforms ("cufft"), as a dict of ints; a function
+    that took the host path leaves them as they were."""
+    return {str(k): int(v) for k, v in _library_calls_func().items()}
 
 
 def _device_index(device, fname):

@@ -2,11 +2,13 @@
 against the same function on the CPU (LAPACK, KissFFT) and numpy, for float32, float64,
 complex64 and complex128, stacks of matrices, wide and tall matrices, every norm mode and axis,
 and numpy's errors (a singular matrix, one not positive definite); on a GPU machine the library
-must load, so that the host fallback cannot pass these tests in its place. Also, without a GPU:
+must load, and each GPU call must have called it (mxffi.cuda._library_calls counts the calls),
+so that the host fallback cannot pass these tests in its place. Also, without a GPU:
 libmxffi.so has no link dependency on cuSOLVER or cuFFT, which are loaded only when a GPU array
 first needs them, and cuda.library_unavailable_reason says why one cannot be loaded.
 """
 
+import contextlib
 import shutil
 import subprocess
 from pathlib import Path
@@ -69,6 +71,43 @@ def needs(name):
     assert why == "", why
 
 
+def calls(lib):
+    return cuda._library_calls()[lib]
+
+
+@contextlib.contextmanager
+def runs_on(lib):
+    """The block must call lib (cuSOLVER or cuFFT): the host path would leave its count alone."""
+    before = calls(lib)
+    yield
+    assert calls(lib) > before, f"the block did not call {lib}: it took the host path"
+
+
+def via(lib, fn, *args, **kwargs):
+    """fn(*args, **kwargs), after checking that it called lib."""
+    with runs_on(lib):
+        return fn(*args, **kwargs)
+
+
+def sol(fn, *args, **kwargs):
+    return via("cusolver", fn, *args, **kwargs)
+
+
+def fft(fn, *args, **kwargs):
+    return via("cufft", fn, *args, **kwargs)
+
+
+def test_library_calls_are_counted_per_library():
+    got = cuda._library_calls()
+    assert sorted(got) == ["cufft", "cusolver"]
+    assert all(isinstance(v, int) and v >= 0 for v in got.values()), got
+    # Arrays on the host never call the CUDA libraries.
+    a = np.eye(3)
+    L.inv(a)
+    F.fft(a)
+    assert cuda._library_calls() == got
+
+
 def rand(shape, dtype, rng):
     x = rng.standard_normal(shape)
     if dtype.startswith("complex"):
@@ -116,13 +155,14 @@ def test_inv_solve_det_slogdet_match_cpu(dtype):
     for shape in SQUARE:
         a = rand(shape, dtype, rng)
         n = shape[-1]
-        close(host(L.inv(gpu(a))), L.inv(a).asnumpy(), dtype, 50 * n)
-        close(host(L.det(gpu(a))), L.det(a).asnumpy(), dtype, 10 * abs(np.linalg.det(a)).max())
-        got, want = L.slogdet(gpu(a)), L.slogdet(a)
+        close(host(sol(L.inv, gpu(a))), L.inv(a).asnumpy(), dtype, 50 * n)
+        det = host(sol(L.det, gpu(a)))
+        close(det, L.det(a).asnumpy(), dtype, 10 * abs(np.linalg.det(a)).max())
+        got, want = sol(L.slogdet, gpu(a)), L.slogdet(a)
         close(host(got.sign), want.sign.asnumpy(), dtype)
         close(host(got.logabsdet), want.logabsdet.asnumpy(), dtype, 10 * n)
         for b in (rand(shape[:-1] + (3,), dtype, rng), rand((n,), dtype, rng)):
-            close(host(L.solve(gpu(a), gpu(b))), L.solve(a, b).asnumpy(), dtype, 50 * n)
+            close(host(sol(L.solve, gpu(a), gpu(b))), L.solve(a, b).asnumpy(), dtype, 50 * n)
 
 
 @needs_gpu
@@ -131,7 +171,7 @@ def test_solve_broadcasts_and_promotes_on_gpu():
     rng = np.random.default_rng(2)
     a = rand((3, 4, 4), "float32", rng)
     b = rand((4, 2), "float64", rng)
-    close(host(L.solve(gpu(a), gpu(b))), np.linalg.solve(a, b), "float64", 1e6)
+    close(host(sol(L.solve, gpu(a), gpu(b))), np.linalg.solve(a, b), "float64", 1e6)
 
 
 @needs_gpu
@@ -139,15 +179,22 @@ def test_solve_broadcasts_and_promotes_on_gpu():
 def test_singular_matrices_as_numpy(dtype):
     needs("cusolver")
     a = np.array([[[1, 2], [2, 4]], [[1, 0], [0, 1]]], dtype=dtype)
-    with pytest.raises(np.linalg.LinAlgError, match=r"^np\.linalg\.inv: Singular matrix"):
-        L.inv(gpu(a))
-    with pytest.raises(np.linalg.LinAlgError, match=r"^np\.linalg\.solve: Singular matrix"):
-        L.solve(gpu(a), gpu(np.ones((2, 2, 1), dtype)))
-    res = L.slogdet(gpu(a))
+    x = gpu(a)
+    with (
+        runs_on("cusolver"),
+        pytest.raises(np.linalg.LinAlgError, match=r"^np\.linalg\.inv: Singular matrix"),
+    ):
+        L.inv(x)
+    with (
+        runs_on("cusolver"),
+        pytest.raises(np.linalg.LinAlgError, match=r"^np\.linalg\.solve: Singular matrix"),
+    ):
+        L.solve(x, gpu(np.ones((2, 2, 1), dtype)))
+    res = sol(L.slogdet, x)
     ref = np.linalg.slogdet(a)
     np.testing.assert_array_equal(host(res.sign), ref.sign)
     np.testing.assert_array_equal(host(res.logabsdet), ref.logabsdet)
-    np.testing.assert_array_equal(host(L.det(gpu(a))), np.linalg.det(a))
+    np.testing.assert_array_equal(host(sol(L.det, x)), np.linalg.det(a))
 
 
 @needs_gpu
@@ -159,14 +206,23 @@ def test_cholesky_matches_cpu_and_refuses_indefinite(dtype):
         a = spd(shape, dtype, rng)
         scale = float(np.abs(a).max())
         for upper in (False, True):
-            got = host(L.cholesky(gpu(a), upper=upper))
+            # Only the triangle numpy reads (the upper one for upper=True): spoil the other one.
+            spoiled = np.tril(a, -1) * 7 + np.triu(a) if upper else np.triu(a, 1) * 7 + np.tril(a)
+            got = host(sol(L.cholesky, gpu(spoiled), upper=upper))
             close(got, L.cholesky(a, upper=upper).asnumpy(), dtype, scale)
+            close(got, np.linalg.cholesky(a, upper=upper), dtype, scale)
             tri = np.triu(got) if upper else np.tril(got)
             np.testing.assert_array_equal(got, tri)
     bad = np.array([[1, 2], [2, 1]], dtype=dtype)
-    with pytest.raises(np.linalg.LinAlgError, match="Matrix is not positive definite"):
+    with (
+        runs_on("cusolver"),
+        pytest.raises(np.linalg.LinAlgError, match="Matrix is not positive definite"),
+    ):
         L.cholesky(gpu(bad))
-    with pytest.raises(np.linalg.LinAlgError, match="Matrix is not positive definite"):
+    with (
+        runs_on("cusolver"),
+        pytest.raises(np.linalg.LinAlgError, match="Matrix is not positive definite"),
+    ):
         L.cholesky(gpu(np.stack([np.eye(2, dtype=dtype), bad])), upper=True)
 
 
@@ -184,11 +240,11 @@ def test_eigh_and_eigvalsh_match_cpu(dtype):
             spoiled = (
                 np.triu(a, 1) * 7 + np.tril(a) if uplo == "L" else np.tril(a, -1) * 7 + np.triu(a)
             )
-            w, v = L.eigh(gpu(spoiled), UPLO=uplo)
+            w, v = sol(L.eigh, gpu(spoiled), UPLO=uplo)
             w, v = host(w), host(v)
             ref_w = L.eigvalsh(a).asnumpy()
             close(w, ref_w, dtype, scale)
-            close(host(L.eigvalsh(gpu(spoiled), UPLO=uplo)), ref_w, dtype, scale)
+            close(host(sol(L.eigvalsh, gpu(spoiled), UPLO=uplo)), ref_w, dtype, scale)
             # Vectors are unique up to a phase: check a v = v diag(w) and v^H v = I.
             close(a @ v, v * w[..., None, :].astype(v.dtype), dtype, scale)
             eye = np.broadcast_to(np.eye(shape[-1], dtype=dtype), v.shape)
@@ -205,7 +261,7 @@ def test_qr_matches_cpu(dtype):
         m, n = shape[-2:]
         scale = 10 * max(m, n) * float(np.abs(a).max())
         for mode in ("reduced", "complete"):
-            q, r = L.qr(gpu(a), mode=mode)
+            q, r = sol(L.qr, gpu(a), mode=mode)
             q, r = host(q), host(r)
             ref = L.qr(a, mode=mode)
             assert q.shape == ref.Q.shape and r.shape == ref.R.shape
@@ -217,7 +273,7 @@ def test_qr_matches_cpu(dtype):
             close(herm(q) @ q, eye, dtype, 10 * m)
             # Householder QR fixes the signs the same way in LAPACK and cuSOLVER.
             close(r, ref.R.asnumpy(), dtype, scale)
-        close(host(L.qr(gpu(a), mode="r")), L.qr(a, mode="r").asnumpy(), dtype, scale)
+        close(host(sol(L.qr, gpu(a), mode="r")), L.qr(a, mode="r").asnumpy(), dtype, scale)
 
 
 @needs_gpu
@@ -231,9 +287,9 @@ def test_svd_and_svdvals_match_cpu(dtype):
         k = min(m, n)
         scale = 10 * max(m, n) * float(np.abs(a).max())
         ref_s = L.svdvals(a).asnumpy()
-        close(host(L.svdvals(gpu(a))), ref_s, dtype, scale)
+        close(host(sol(L.svdvals, gpu(a))), ref_s, dtype, scale)
         for full in (True, False):
-            u, s, vh = L.svd(gpu(a), full_matrices=full)
+            u, s, vh = sol(L.svd, gpu(a), full_matrices=full)
             u, s, vh = host(u), host(s), host(vh)
             ref = L.svd(a, full_matrices=full)
             assert u.shape == ref.U.shape and vh.shape == ref.Vh.shape
@@ -265,10 +321,10 @@ def test_linalg_on_gpu_leaves_its_input_alone_and_takes_integers():
     x = gpu(a)
     # Each routine factors a copy: the input array keeps its values.
     for fn in (L.inv, L.det, L.slogdet, L.svd, L.svdvals, L.qr, L.eigh, L.eigvalsh):
-        fn(x)
+        sol(fn, x)
     np.testing.assert_array_equal(x.asnumpy(), a)
     i = np.array([[2, 1], [1, 3]], dtype=np.int32)
-    got = L.inv(gpu(i))
+    got = sol(L.inv, gpu(i))
     assert got.dtype == np.float64
     np.testing.assert_allclose(host(got), np.linalg.inv(i))
 
@@ -276,6 +332,7 @@ def test_linalg_on_gpu_leaves_its_input_alone_and_takes_integers():
 @needs_gpu
 def test_empty_stacks_on_gpu():
     needs("cusolver")
+    before = calls("cusolver")
     for fn, shape, want in [
         (L.inv, (0, 3, 3), (0, 3, 3)),
         (L.det, (2, 0, 0), (2,)),
@@ -284,6 +341,8 @@ def test_empty_stacks_on_gpu():
         got = fn(gpu(np.zeros(shape)))
         assert got.shape == want
         np.testing.assert_array_equal(got.asnumpy(), fn(np.zeros(shape)).asnumpy())
+    # Stacks with no elements take the host path: cuSOLVER is not called.
+    assert calls("cusolver") == before
 
 
 # ---- np.fft on cuFFT ----
@@ -319,7 +378,7 @@ def test_fft_one_dimensional_matches_cpu(name, dtype):
     for n in (None, 1, 4, 7, 12):
         for axis in (-1, 0, 1):
             for norm in (None, "backward", "ortho", "forward"):
-                got = getattr(F, name)(g, n=n, axis=axis, norm=norm)
+                got = fft(getattr(F, name), g, n=n, axis=axis, norm=norm)
                 fft_close(got, getattr(F, name)(x, n=n, axis=axis, norm=norm), dtype)
 
 
@@ -338,7 +397,7 @@ def test_fft_n_dimensional_matches_cpu(name, dtype):
         cases = [(None, None), ((5, 3), (2, 0)), ((4, 6), (0, 1))]
     for s, axes in cases:
         for norm in (None, "ortho", "forward"):
-            got = getattr(F, name)(g, s=s, axes=axes, norm=norm)
+            got = fft(getattr(F, name), g, s=s, axes=axes, norm=norm)
             fft_close(got, getattr(F, name)(x, s=s, axes=axes, norm=norm), dtype)
 
 
@@ -348,12 +407,12 @@ def test_fft_long_lengths_round_trip_and_match_numpy():
     rng = np.random.default_rng(8)
     for n in (1009, 4096, 2 * 3 * 5 * 7 * 11, 1 << 16):
         x = rand((n,), "complex128", rng)
-        got = host(F.fft(gpu(x)))
+        got = host(fft(F.fft, gpu(x)))
         np.testing.assert_allclose(got, np.fft.fft(x), rtol=1e-9, atol=1e-9 * n)
-        back = host(F.ifft(F.fft(gpu(x))))
+        back = host(fft(F.ifft, F.fft(gpu(x))))
         np.testing.assert_allclose(back, x, atol=1e-10)
         r = rand((2, n), "float64", rng)
-        np.testing.assert_allclose(host(F.irfft(F.rfft(gpu(r)), n=n)), r, atol=1e-10)
+        np.testing.assert_allclose(host(fft(F.irfft, F.rfft(gpu(r)), n=n)), r, atol=1e-10)
 
 
 @needs_gpu
@@ -362,7 +421,36 @@ def test_irfft_ignores_the_imaginary_parts_numpy_ignores():
     rng = np.random.default_rng(9)
     c = rand((4, 5), "complex128", rng)  # imaginary zero and Nyquist terms, n = 8
     for n in (8, 9):
-        np.testing.assert_allclose(host(F.irfft(gpu(c), n=n)), np.fft.irfft(c, n=n), atol=1e-12)
+        got = host(fft(F.irfft, gpu(c), n=n))
+        np.testing.assert_allclose(got, np.fft.irfft(c, n=n), atol=1e-12)
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_irfft_hfft_ignore_inf_nan_imaginary_parts_and_keep_huge_real_parts(dtype):
+    needs("cufft")
+    rng = np.random.default_rng(11)
+    big = 0.6 * float(np.finfo(np.float32 if dtype == "complex64" else np.float64).max)
+    c = rand((4, 5), dtype, rng)  # n = 8: column 0 the zero term, column 4 the Nyquist term
+    # Imaginary parts numpy ignores: inf, -inf and NaN; real parts past half the dtype's max
+    # (doubled, they would overflow), one a line so that the transform itself stays finite.
+    c[0, 0] = complex(big, np.inf)
+    c[1, 0] = complex(1.5, np.nan)
+    c[1, 4] = complex(big, -np.inf)
+    c[2, 4] = complex(-2.0, np.nan)
+    c[3, 0] = complex(-big, np.nan)
+    c[3, 4] = complex(0.5, np.inf)
+    tol = 2e-5 if dtype == "complex64" else 1e-12
+    g = gpu(c)
+    for name in ("irfft", "hfft"):
+        for n in (8, 7):  # 7: the first 4 terms; the Nyquist column is cropped away
+            got = host(fft(getattr(F, name), g, n=n))
+            want = getattr(np.fft, name)(c, n=n)
+            assert got.dtype == want.dtype and np.isfinite(got).all(), (name, n, got)
+            for row_got, row_want in zip(got, want, strict=True):
+                scale = float(np.abs(row_want).max())
+                np.testing.assert_allclose(row_got, row_want, rtol=tol, atol=tol * scale)
+    np.testing.assert_array_equal(g.asnumpy(), c)  # the input keeps its inf and NaN
 
 
 @needs_gpu
@@ -373,7 +461,9 @@ def test_fft_leaves_its_input_alone_and_handles_empty_lines():
     g = gpu(x)
     # The transforms work on copies (cuFFT's complex-to-real overwrites its input).
     for fn, kw in ((F.fft, {}), (F.ifft, {"axis": 0}), (F.irfft, {}), (F.hfft, {"axis": 0})):
-        fn(g, **kw)
+        fft(fn, g, **kw)
     np.testing.assert_array_equal(g.asnumpy(), x)
+    before = calls("cufft")
     e = F.fft(gpu(np.zeros((0, 4), np.complex64)))
     assert e.shape == (0, 4) and e.dtype == np.complex64
+    assert calls("cufft") == before  # nothing to transform: cuFFT is not called

@@ -7,6 +7,8 @@
 
 #include <mxffi/error.h>
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -20,10 +22,17 @@
 #include <mutex>
 
 #include "cuda_common.h"
+#include "device.h"
 #endif
 
 namespace mxffi {
 namespace cuda {
+
+namespace {
+std::atomic<int64_t> fft_exec_calls{0};
+}  // namespace
+
+int64_t FftExecCalls() { return fft_exec_calls.load(std::memory_order_relaxed); }
 
 #if MXFFI_USE_CUDA
 
@@ -38,7 +47,9 @@ constexpr int kC2C = 0x29, kR2C = 0x2a, kC2R = 0x2c;  // CUFFT_C2C, CUFFT_R2C, C
 constexpr int kZ2Z = 0x69, kD2Z = 0x6a, kZ2D = 0x6c;  // CUFFT_Z2Z, CUFFT_D2Z, CUFFT_Z2D
 constexpr int kForward = -1, kInverse = 1;            // CUFFT_FORWARD, CUFFT_INVERSE
 
-using PlanManyFn = FftResult (*)(FftHandle*, int, int*, int*, int, int, int*, int, int, int, int);
+using CreateFn = FftResult (*)(FftHandle*);
+using MakePlanManyFn = FftResult (*)(FftHandle, int, int*, int*, int, int, int*, int, int, int, int,
+                                     size_t*);
 using SetStreamFn = FftResult (*)(FftHandle, cudaStream_t);
 using DestroyFn = FftResult (*)(FftHandle);
 using ExecC2CFn = FftResult (*)(FftHandle, void*, void*, int);
@@ -47,7 +58,8 @@ using ExecR2CFn = FftResult (*)(FftHandle, void*, void*);  // also C2R, D2Z, Z2D
 struct FftLib {
   bool ok = false;
   std::string why;
-  PlanManyFn plan_many = nullptr;
+  CreateFn create = nullptr;
+  MakePlanManyFn make_plan_many = nullptr;
   SetStreamFn set_stream = nullptr;
   DestroyFn destroy = nullptr;
   ExecC2CFn exec_c2c = nullptr, exec_z2z = nullptr;
@@ -84,7 +96,8 @@ FftLib LoadFft() {
     if (p == nullptr && lib.why.empty()) lib.why = std::string("cuFFT lacks ") + name;
     return p;
   };
-  lib.plan_many = reinterpret_cast<PlanManyFn>(sym("cufftPlanMany"));
+  lib.create = reinterpret_cast<CreateFn>(sym("cufftCreate"));
+  lib.make_plan_many = reinterpret_cast<MakePlanManyFn>(sym("cufftMakePlanMany"));
   lib.set_stream = reinterpret_cast<SetStreamFn>(sym("cufftSetStream"));
   lib.destroy = reinterpret_cast<DestroyFn>(sym("cufftDestroy"));
   lib.exec_c2c = reinterpret_cast<ExecC2CFn>(sym("cufftExecC2C"));
@@ -171,29 +184,41 @@ FftHandle TakePlan(const PlanKey& key, const char* fname) {
       }
     }
   }
-  // One-dimensional lines, contiguous, one after another: the basic layout (null embeds).
+  // One-dimensional lines, contiguous, one after another: the basic layout (null embeds). The
+  // handle is made first and destroyed when planning fails, so that no failure leaks it.
   int n = static_cast<int>(key.n);
   FftHandle h = 0;
-  CheckFft(Fft().plan_many(&h, 1, &n, nullptr, 1, 0, nullptr, 1, 0, key.type,
-                           static_cast<int>(key.batch)),
-           "cufftPlanMany", fname);
+  CheckFft(Fft().create(&h), "cufftCreate", fname);
+  size_t work = 0;
+  const FftResult r = Fft().make_plan_many(h, 1, &n, nullptr, 1, 0, nullptr, 1, 0, key.type,
+                                           static_cast<int>(key.batch), &work);
+  if (r != 0) {
+    Fft().destroy(h);
+    CheckFft(r, "cufftMakePlanMany", fname);
+  }
   return h;
 }
 
 /*! \brief Put a plan back for reuse; past the bound, the least recently used one is destroyed. */
 void ReturnPlan(const PlanKey& key, FftHandle h) {
   PlanCache& cache = Cache();
-  FftHandle evicted = -1;
+  bool evict = false;
+  std::pair<PlanKey, FftHandle> evicted;
   {
     std::lock_guard<std::mutex> lock(cache.mu);
     cache.idle.emplace_front(key, h);
     if (static_cast<int>(cache.idle.size()) > kFftPlanCacheSize) {
-      evicted = cache.idle.back().second;
+      evict = true;
+      evicted = cache.idle.back();
       cache.idle.pop_back();
     }
   }
-  // cufftDestroy frees the plan's work area, which waits for the work queued with it.
-  if (evicted >= 0) Fft().destroy(evicted);
+  // cufftDestroy frees the plan's work area, which waits for the work queued with it; the plan
+  // may belong to another device than the caller's, so that device is made current for it.
+  if (evict) {
+    DeviceGuard guard(DLDevice{kDLCUDA, evicted.first.device});
+    Fft().destroy(evicted.second);
+  }
 }
 
 }  // namespace
@@ -208,7 +233,7 @@ void FftExec(FftType type, bool dbl, int64_t n, int64_t count, void* in, void* o
              DLDevice device, void* stream, const char* fname) {
   const FftLib& lib = Fft();
   MXFFI_CHECK(lib.ok, RuntimeError) << fname << ": " << lib.why;
-  MXFFI_CHECK(n >= 1 && n <= INT32_MAX && count >= 0 && count <= INT32_MAX, RuntimeError)
+  MXFFI_CHECK(n >= 1 && n <= INT32_MAX && count >= 0 && count <= INT32_MAX / n, RuntimeError)
       << fname << ": internal: cuFFT lines of " << n << " points, " << count << " of them";
   if (count == 0) return;
   int t = kC2C;
@@ -220,6 +245,7 @@ void FftExec(FftType type, bool dbl, int64_t n, int64_t count, void* in, void* o
   FftResult r = lib.set_stream(h, static_cast<cudaStream_t>(stream));
   const char* what = "cufftSetStream";
   if (r == 0) {
+    fft_exec_calls.fetch_add(1, std::memory_order_relaxed);
     switch (type) {
       case FftType::kC2C:
         what = dbl ? "cufftExecZ2Z" : "cufftExecC2C";

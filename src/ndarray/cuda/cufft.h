@@ -30,12 +30,18 @@ bool FftAvailable(std::string* why = nullptr);
 enum class FftType { kC2C, kR2C, kC2R };
 
 /*!
+ * \return how many cuFFT transforms (cufftExec* calls) this process has made: tests tell with it
+ *  that a transform ran on cuFFT, not on the host.
+ */
+int64_t FftExecCalls();
+
+/*!
  * \brief Transform count contiguous lines of length n, unnormalized, in single precision
  *  (complex64 / float32) or double: kC2C reads n complex and writes n complex per line (in may
  *  be out), forward or inverse; kR2C reads n reals and writes n / 2 + 1 complex; kC2R reads
  *  n / 2 + 1 complex (and overwrites them, as cuFFT does) and writes n reals. Runs on the
- *  current device (the caller holds a DeviceGuard for device) in stream order on stream; n and
- *  count are at most INT_MAX.
+ *  current device (the caller holds a DeviceGuard for device) in stream order on stream;
+ *  n >= 1, count >= 0 and n * count <= INT_MAX (cuFFT's 32-bit plans).
  * \throws RuntimeError naming fname when cuFFT is missing or a call fails.
  */
 void FftExec(FftType type, bool dbl, int64_t n, int64_t count, void* in, void* out, bool inverse,

@@ -1,8 +1,10 @@
 /*!
  * \file libraries.cc
  * \brief cuda.library_unavailable_reason: whether the CUDA libraries mxffi loads at run time
- *  (cuBLAS, cuSOLVER, cuFFT: blas.h, solver.h, cufft.h) can be used, and why not.
+ *  (cuBLAS, cuSOLVER, cuFFT: blas.h, solver.h, cufft.h) can be used, and why not; and
+ *  cuda._library_calls, how many cuSOLVER and cuFFT calls ran (for tests).
  */
+#include <mxffi/container/map.h>
 #include <mxffi/registry.h>
 
 #include <string>
@@ -35,6 +37,18 @@ MXFFI_REGISTER_API("cuda.library_unavailable_reason")
                                 << n << "'";
       }
       return ok ? std::string() : why;
+    });
+
+MXFFI_REGISTER_API("cuda._library_calls")
+    .describe(
+        "For tests: how many calls this process made to cuSOLVER's factorization routines "
+        "('cusolver': one per matrix) and to cuFFT's transforms ('cufft'), as a dict; both stay 0 "
+        "where the host path runs.")
+    .set_body_typed([]() {
+      Map<String, Any> out;
+      out.Set("cusolver", cuda::SolverRoutineCalls());
+      out.Set("cufft", cuda::FftExecCalls());
+      return out;
     });
 
 }  // namespace mxffi

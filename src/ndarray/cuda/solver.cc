@@ -9,6 +9,7 @@
 #include <mxffi/ndarray/ndarray.h>
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #if MXFFI_USE_CUDA
@@ -23,6 +24,12 @@
 
 namespace mxffi {
 namespace cuda {
+
+namespace {
+std::atomic<int64_t> solver_calls{0};
+}  // namespace
+
+int64_t SolverRoutineCalls() { return solver_calls.load(std::memory_order_relaxed); }
 
 #if MXFFI_USE_CUDA
 
@@ -170,6 +177,12 @@ void CheckSolver(SolverStatus status, const char* what, const char* fname) {
                             << " (" << StatusName(status) << ")";
 }
 
+/*! \brief CheckSolver for a factorization routine's call, which is counted (SolverRoutineCalls). */
+void CheckRoutine(SolverStatus status, const char* what, const char* fname) {
+  solver_calls.fetch_add(1, std::memory_order_relaxed);
+  CheckSolver(status, what, fname);
+}
+
 /*!
  * \brief Handles no thread uses any more, per device, for the next thread that needs one. Never
  *  freed (so never torn down after the CUDA runtime at exit).
@@ -280,9 +293,9 @@ void SolverGetrf(DLDataType dtype, int n, void* a, int64_t stride_a, int* ipiv, 
   CheckSolver(c.r->getrf_buf(c.h, n, n, a, n, &lwork), "cusolverDn<t>getrf_bufferSize", call.fname);
   NDArray work = Workspace(lwork, c.elem, call);
   for (int i = 0; i < count; ++i) {
-    CheckSolver(c.r->getrf(c.h, n, n, At(a, i, stride_a, c.elem), n, work.data(),
-                           ipiv + int64_t{i} * n, info + i),
-                "cusolverDn<t>getrf", call.fname);
+    CheckRoutine(c.r->getrf(c.h, n, n, At(a, i, stride_a, c.elem), n, work.data(),
+                            ipiv + int64_t{i} * n, info + i),
+                 "cusolverDn<t>getrf", call.fname);
   }
 }
 
@@ -292,9 +305,9 @@ void SolverGetrs(DLDataType dtype, bool trans, int n, int nrhs, const void* a, i
   if (count == 0) return;
   const Ready c = Prepare(dtype, call);
   for (int i = 0; i < count; ++i) {
-    CheckSolver(c.r->getrs(c.h, trans ? kOpT : kOpN, n, nrhs, At(a, i, stride_a, c.elem), n,
-                           ipiv + int64_t{i} * n, At(b, i, stride_b, c.elem), n, info + i),
-                "cusolverDn<t>getrs", call.fname);
+    CheckRoutine(c.r->getrs(c.h, trans ? kOpT : kOpN, n, nrhs, At(a, i, stride_a, c.elem), n,
+                            ipiv + int64_t{i} * n, At(b, i, stride_b, c.elem), n, info + i),
+                 "cusolverDn<t>getrs", call.fname);
   }
 }
 
@@ -308,7 +321,7 @@ void SolverPotrf(DLDataType dtype, bool lower, int n, void* a, int64_t stride_a,
               call.fname);
   NDArray work = Workspace(lwork, c.elem, call);
   for (int i = 0; i < count; ++i) {
-    CheckSolver(
+    CheckRoutine(
         c.r->potrf(c.h, uplo, n, At(a, i, stride_a, c.elem), n, work.data(), lwork, info + i),
         "cusolverDn<t>potrf", call.fname);
   }
@@ -326,9 +339,9 @@ void SolverSyevd(DLDataType dtype, bool vectors, bool lower, int n, void* a, int
               call.fname);
   NDArray work = Workspace(lwork, c.elem, call);
   for (int i = 0; i < count; ++i) {
-    CheckSolver(c.r->syevd(c.h, jobz, uplo, n, At(a, i, stride_a, c.elem), n,
-                           At(w, i, n, real_elem), work.data(), lwork, info + i),
-                "cusolverDn<t>syevd", call.fname);
+    CheckRoutine(c.r->syevd(c.h, jobz, uplo, n, At(a, i, stride_a, c.elem), n,
+                            At(w, i, n, real_elem), work.data(), lwork, info + i),
+                 "cusolverDn<t>syevd", call.fname);
   }
 }
 
@@ -341,9 +354,9 @@ void SolverGeqrf(DLDataType dtype, int m, int n, void* a, int64_t stride_a, void
   CheckSolver(c.r->geqrf_buf(c.h, m, n, a, m, &lwork), "cusolverDn<t>geqrf_bufferSize", call.fname);
   NDArray work = Workspace(lwork, c.elem, call);
   for (int i = 0; i < count; ++i) {
-    CheckSolver(c.r->geqrf(c.h, m, n, At(a, i, stride_a, c.elem), m, At(tau, i, k, c.elem),
-                           work.data(), lwork, info + i),
-                "cusolverDn<t>geqrf", call.fname);
+    CheckRoutine(c.r->geqrf(c.h, m, n, At(a, i, stride_a, c.elem), m, At(tau, i, k, c.elem),
+                            work.data(), lwork, info + i),
+                 "cusolverDn<t>geqrf", call.fname);
   }
 }
 
@@ -356,9 +369,9 @@ void SolverOrgqr(DLDataType dtype, int m, int n, int k, void* a, int64_t stride_
               call.fname);
   NDArray work = Workspace(lwork, c.elem, call);
   for (int i = 0; i < count; ++i) {
-    CheckSolver(c.r->orgqr(c.h, m, n, k, At(a, i, stride_a, c.elem), m, At(tau, i, k, c.elem),
-                           work.data(), lwork, info + i),
-                "cusolverDn<t>orgqr", call.fname);
+    CheckRoutine(c.r->orgqr(c.h, m, n, k, At(a, i, stride_a, c.elem), m, At(tau, i, k, c.elem),
+                            work.data(), lwork, info + i),
+                 "cusolverDn<t>orgqr", call.fname);
   }
 }
 
@@ -375,11 +388,11 @@ void SolverGesvd(DLDataType dtype, char jobu, char jobvt, int m, int n, void* a,
   NDArray work = Workspace(lwork, c.elem, call);
   for (int i = 0; i < count; ++i) {
     // rwork (the unconverged superdiagonal when info > 0) is optional: null.
-    CheckSolver(c.r->gesvd(c.h, static_cast<signed char>(jobu), static_cast<signed char>(jobvt), m,
-                           n, At(a, i, stride_a, c.elem), m, At(s, i, n, real_elem),
-                           At(u, i, stride_u, c.elem), m, At(vt, i, stride_vt, c.elem), n,
-                           work.data(), lwork, nullptr, info + i),
-                "cusolverDn<t>gesvd", call.fname);
+    CheckRoutine(c.r->gesvd(c.h, static_cast<signed char>(jobu), static_cast<signed char>(jobvt), m,
+                            n, At(a, i, stride_a, c.elem), m, At(s, i, n, real_elem),
+                            At(u, i, stride_u, c.elem), m, At(vt, i, stride_vt, c.elem), n,
+                            work.data(), lwork, nullptr, info + i),
+                 "cusolverDn<t>gesvd", call.fname);
   }
 }
 

@@ -29,6 +29,13 @@ namespace cuda {
  */
 bool SolverAvailable(std::string* why = nullptr);
 
+/*!
+ * \return how many cuSOLVER factorization routine calls (getrf, getrs, potrf, syevd / heevd,
+ *  geqrf, orgqr / ungqr, gesvd; one per matrix) this process has made: tests tell with it that
+ *  a function ran on cuSOLVER, not on the host.
+ */
+int64_t SolverRoutineCalls();
+
 /*! \return whether the cuSOLVER routines here take dtype: float32/64, complex64/128. */
 bool SolverSupports(DLDataType dtype);
 

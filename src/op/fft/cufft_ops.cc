@@ -55,13 +55,15 @@ DLDataType RealOf(bool dbl) { return DLDataType{kDLFloat, static_cast<uint8_t>(d
 
 /*!
  * \return whether cuFFT runs the transform of the CUDA array a along axis with lines of n
- *  points: the library loads, there are elements, and n and the number of lines fit in int.
+ *  points: the library loads, there are elements, and the lines' points all together (n times
+ *  the number of lines) fit in int, as cuFFT's 32-bit plans need.
  */
 bool Usable(const NDArray& a, int axis, int64_t n) {
   const DLTensor& t = a.tensor();
   if (t.device.device_type != kDLCUDA || a.numel() == 0 || n < 1 || n > INT_MAX) return false;
   if (!cuda::FftAvailable()) return false;
-  return a.numel() / t.shape[axis] <= INT_MAX;
+  const int64_t lines = a.numel() / t.shape[axis];
+  return lines <= INT_MAX / n;
 }
 
 std::vector<int64_t> CompactStrides(const int64_t* shape, int nd) {
@@ -74,15 +76,17 @@ std::vector<int64_t> CompactStrides(const int64_t* shape, int nd) {
   return st;
 }
 
-/*! \brief Set every element of the CUDA array a (contiguous) to zero: a broadcast copy. */
-void FillZero(const NDArray& a) {
-  NDArray zero = NDArray::Empty(std::vector<int64_t>{1}, a.tensor().dtype, kHost);
-  std::memset(zero.data(), 0, DataTypeBytes(a.tensor().dtype));
-  const NDArray dev = ToDevice(zero, a.tensor().device);
-  const std::vector<int64_t> st(a.tensor().ndim, 0);
-  const NDArray view = NDArray::View(dev, a.tensor().shape, st.data(), a.tensor().ndim, 0);
-  NDArray::CopyFromTo(view.tensor(), a.tensor());
+/*! \brief Set every element of the CUDA tensor t (any strides) to zero: a broadcast copy. */
+void FillZero(const DLTensor& t) {
+  NDArray zero = NDArray::Empty(std::vector<int64_t>{1}, t.dtype, kHost);
+  std::memset(zero.data(), 0, DataTypeBytes(t.dtype));
+  const NDArray dev = ToDevice(zero, t.device);
+  const std::vector<int64_t> st(t.ndim, 0);
+  const NDArray view = NDArray::View(dev, t.shape, st.data(), t.ndim, 0);
+  NDArray::CopyFromTo(view.tensor(), t);
 }
+
+void FillZero(const NDArray& a) { FillZero(a.tensor()); }
 
 NDArray CastTo(const NDArray& a, DLDataType dtype) {
   const DLDataType t = a.tensor().dtype;
@@ -182,17 +186,26 @@ struct Session {
   explicit Session(DLDevice d) : guard(d), device(d), stream(cuda::CurrentStream(d.device_id)) {}
 };
 
-/*! \brief Give column j of the lines of t (complex, (..., m)) a zero imaginary part. */
+/*!
+ * \brief Give column j of the lines of t (complex, contiguous, (..., m)) a zero imaginary part,
+ *  leaving the real part as it is: zeros written into the imaginary parts, read as the real
+ *  dtype (..., m, 2) at [..., j, 1]. Whatever the imaginary part held (inf, NaN) is gone, and
+ *  the real part is not touched by any arithmetic (which could overflow it).
+ */
 void DropImag(const NDArray& t, int64_t j) {
   const DLTensor& d = t.tensor();
   const int nd = d.ndim;
   std::vector<int64_t> shape(d.shape, d.shape + nd);
   shape[nd - 1] = 1;
-  const std::vector<int64_t> st = CompactStrides(d.shape, nd);
-  const NDArray col = NDArray::View(t, shape.data(), st.data(), nd, j * DataTypeBytes(d.dtype));
-  // (z + conj(z)) / 2 is z's real part with an imaginary part of exactly zero.
-  const NDArray sum = ArrayOp("_npi_add", {col, ArrayOp("_npi_conjugate", {col})});
-  NDArray::CopyFromTo(ScalarOp("_npi_multiply_scalar", sum, 0.5).tensor(), col.tensor());
+  // The strides of the complex elements, in real elements: twice as many.
+  std::vector<int64_t> st = CompactStrides(d.shape, nd);
+  for (int64_t& v : st) v *= 2;
+  DLTensor imag = d;
+  imag.dtype = RealOf(IsDouble(d.dtype));
+  imag.shape = shape.data();
+  imag.strides = st.data();
+  imag.byte_offset = d.byte_offset + j * DataTypeBytes(d.dtype) + DataTypeBytes(imag.dtype);
+  FillZero(imag);
 }
 
 }  // namespace

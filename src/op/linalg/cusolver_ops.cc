@@ -54,15 +54,21 @@ NDArray ToHost(const NDArray& a) { return ToDevice(a, kHost); }
 
 /*!
  * \return whether cuSOLVER takes the CUDA array a: its library loads, its dtype is one it
- *  factors, it has elements, and its matrices, their count and their size fit in int.
+ *  factors, it has elements, and its matrices, their count and their size fit in int, as does
+ *  the size of a square output matrix of out_side rows (0: none larger than a's matrices), such
+ *  as the full U of a wide SVD (n x n) or the complete QR's Q (m x m).
  */
-bool Usable(const NDArray& a) {
+bool Usable(const NDArray& a, int64_t out_side = 0) {
   const DLTensor& t = a.tensor();
   if (t.device.device_type != kDLCUDA || t.ndim < 2 || a.numel() == 0) return false;
   if (!cuda::SolverSupports(t.dtype) || !cuda::SolverAvailable()) return false;
   const int64_t m = t.shape[t.ndim - 2], n = t.shape[t.ndim - 1];
+  if (out_side > INT_MAX || out_side * out_side > INT_MAX) return false;
   return m <= INT_MAX && n <= INT_MAX && a.numel() / (m * n) <= INT_MAX && m * n <= INT_MAX;
 }
+
+/*! \return the rows of a's matrices (..., m, n): m. */
+int64_t RowsOf(const NDArray& a) { return a.tensor().shape[a.tensor().ndim - 2]; }
 
 /*! \brief A stack of matrices (..., m, n): the leading shape, its element count, m and n. */
 struct Stack {
@@ -359,7 +365,9 @@ NDArray Cholesky(const NDArray& a, bool upper, const char* fname) {
 }
 
 void Qr(const NDArray& a, bool complete, NDArray* q, NDArray* r, const char* fname) {
-  if (!Usable(a)) return linalg::Qr(ToHost(a), complete, q, r, fname);
+  // The complete Q is m x m.
+  if (a.tensor().ndim < 2 || !Usable(a, complete && q != nullptr ? RowsOf(a) : 0))
+    return linalg::Qr(ToHost(a), complete, q, r, fname);
   const Stack s = StackOf(a);
   const DLDevice dev = a.tensor().device;
   const DLDataType dtype = a.tensor().dtype;
@@ -423,12 +431,16 @@ void Eigh(const NDArray& a, bool lower, NDArray* w, NDArray* v, const char* fnam
 }
 
 void Svd(const NDArray& a, bool full, NDArray* u, NDArray* s_out, NDArray* vh, const char* fname) {
-  if (!Usable(a)) return linalg::Svd(ToHost(a), full, u, s_out, vh, fname);
+  // The full U of a tall A is m x m, its V^H for a wide one n x n (cuSOLVER's U of A^T).
+  const bool vectors = u != nullptr || vh != nullptr;
+  const int64_t side = a.tensor().ndim < 2 || !vectors || !full
+                           ? 0
+                           : std::max(RowsOf(a), a.tensor().shape[a.tensor().ndim - 1]);
+  if (!Usable(a, side)) return linalg::Svd(ToHost(a), full, u, s_out, vh, fname);
   const Stack s = StackOf(a);
   const DLDevice dev = a.tensor().device;
   const DLDataType dtype = a.tensor().dtype;
   const int m = s.m, n = s.n, k = std::min(m, n);
-  const bool vectors = u != nullptr || vh != nullptr;
   Session session(dev, fname);
   *s_out = NDArray::Empty(ShapeWith(s, {k}), RealDType(dtype), dev);
   NDArray info = Ints(s.count, dev);
