@@ -96,6 +96,26 @@ void ComplexLines(const std::complex<T>* src, const Lines& l, int64_t n, std::co
 }
 
 /*!
+ * \brief f(k, w^k) for k in [1, count] (the pairs k, h - k of a real split), the twiddles stepped
+ *  through RealSplit's two tables; split across the pool for a long line (a line of a batch
+ *  already runs in one of the pool's jobs, where this runs in the calling thread).
+ */
+template <typename T, typename F>
+void ForTwiddles(const RealSplit<T>& split, int64_t count, F f) {
+  ParallelFor(count, 16, [&](int64_t begin, int64_t end) {
+    const int64_t first = begin + 1;
+    int64_t hi = first / split.lo_size, lo = first % split.lo_size;
+    for (int64_t k = first; k <= end; ++k) {
+      f(k, split.hi[hi] * split.lo[lo]);
+      if (++lo == split.lo_size) {
+        lo = 0;
+        ++hi;
+      }
+    }
+  });
+}
+
+/*!
  * \brief One thread's transform of a real line of length n into its n / 2 + 1 terms: for an
  *  even n the complex transform of its n / 2 pairs (x[2j] + i x[2j + 1]), split into the
  *  transforms of the even and the odd samples and joined with the twiddles w^k; for an odd n
@@ -122,13 +142,13 @@ class RealForwardLine {
     const int64_t h = n_ / 2;
     half_(reinterpret_cast<const C*>(in), out);
     const C z0 = out[0];
-    for (int64_t k = 1; 2 * k <= h; ++k) {
+    ForTwiddles(*split_, h / 2, [&](int64_t k, C w) {
       const C a = out[k], b = std::conj(out[h - k]);
       const C even = (a + b) * T(0.5), odd = (a - b) * C(T(0), T(-0.5));
-      const C t = (*split_)[k] * odd;
+      const C t = w * odd;
       out[k] = (even + t) * scale_;
       out[h - k] = std::conj(even - t) * scale_;
-    }
+    });
     out[0] = C((z0.real() + z0.imag()) * scale_, T(0));
     out[h] = C((z0.real() - z0.imag()) * scale_, T(0));
   }
@@ -174,13 +194,13 @@ class RealInverseLine {
     // 2 (E + i O): E, O the transforms of the even and odd samples, from X[k] and X[h - k].
     const T x0 = in[0].real(), xh = in[h].real();
     z[0] = C((x0 + xh) * scale_, (x0 - xh) * scale_);
-    for (int64_t k = 1; 2 * k <= h; ++k) {
+    ForTwiddles(*split_, h / 2, [&](int64_t k, C w) {
       const C a = in[k], b = std::conj(in[h - k]);
-      const C even = a + b, odd = (a - b) * std::conj((*split_)[k]);
+      const C even = a + b, odd = (a - b) * std::conj(w);
       const C i_odd(-odd.imag(), odd.real());
       z[k] = (even + i_odd) * scale_;
       z[h - k] = (std::conj(even) + C(odd.imag(), odd.real())) * scale_;
-    }
+    });
     full_(z, reinterpret_cast<C*>(out));
   }
 

@@ -88,7 +88,6 @@ struct RealSplit {
   explicit RealSplit(int64_t n);
   int64_t n, lo_size;
   std::vector<std::complex<T>> lo, hi;
-  std::complex<T> operator[](int64_t k) const { return hi[k / lo_size] * lo[k % lo_size]; }
 };
 
 /*! \return the real split of the even length n (made on first use). */
