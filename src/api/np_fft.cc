@@ -120,17 +120,24 @@ Plan MakePlan(const NDArray& x, const Optional<IntTupleLike>& s, const AxisLike&
   return p;
 }
 
-/*! \return fft or ifft of x along axis with n points (n < 0: x's own length). */
+/*!
+ * \return fft or ifft of x along axis with n points (n < 0: x's own length). owned: host is a
+ *  complex array of this call's own, transformed in place when its length stays.
+ */
 NDArray ComplexFft(const NDArray& host, int axis, int64_t n, Norm norm, bool inverse,
-                   const char* fname) {
+                   const char* fname, bool owned = false) {
   const int64_t len = n < 0 ? host.tensor().shape[axis] : n;
   CheckPoints(len, fname);
-  const NDArray c = ft::ToComplex(host, axis, len);
-  ft::Transform(c, axis, inverse, Scale(norm, len, inverse));
-  return c;
+  const double scale = Scale(norm, len, inverse);
+  if (owned && host.tensor().dtype.code == kDLComplex && len == host.tensor().shape[axis]) {
+    ft::Transform(host, axis, inverse, scale);
+    return host;
+  }
+  return ft::ComplexTransform(host, axis, len, inverse, scale);
 }
 
-/*! \return the real inverse (irfft) of host along axis; n < 0: 2 (m - 1). */
+/*! \return the real inverse (irfft) of host (complex, or real taken as complex) along axis;
+ *  n < 0: 2 (m - 1). */
 NDArray RealIfft(const NDArray& host, int axis, int64_t n, Norm norm, const char* fname) {
   const int64_t len = n < 0 ? 2 * (host.tensor().shape[axis] - 1) : n;
   CheckPoints(len, fname);
@@ -176,7 +183,7 @@ NDArray Fft1(const NDArrayLike& x_arg, Optional<int64_t> n_arg, int64_t axis_arg
       break;
     }
     case Kind::kIrfft:
-      r = RealIfft(ft::ToComplex(host, axis, host.tensor().shape[axis]), axis, n, norm, fname);
+      r = RealIfft(host, axis, n, norm, fname);
       break;
     case Kind::kHfft:
       // The real spectrum of a Hermitian signal: irfft of its conjugate, norms swapped.
@@ -209,18 +216,20 @@ NDArray FftN(const NDArrayLike& x_arg, const Optional<IntTupleLike>& s, const Ax
         p.sizes[last] < 0 ? CheckPoints(host.tensor().shape[a], fname) : p.sizes[last];
     host = ft::RealForward(host, a, len, Scale(norm, len, false));
     for (size_t i = 0; i < last; ++i) {
-      host = ComplexFft(host, p.axes[i], p.sizes[i], norm, false, fname);
+      host = ComplexFft(host, p.axes[i], p.sizes[i], norm, false, fname, true);
     }
   } else if (kind == Kind::kIrfft) {
     for (size_t i = 0; i < last; ++i) {
-      host = ComplexFft(host, p.axes[i], p.sizes[i], norm, true, fname);
+      host = ComplexFft(host, p.axes[i], p.sizes[i], norm, true, fname, i > 0);
     }
     const int a = p.axes[last];
-    host = RealIfft(ft::ToComplex(host, a, host.tensor().shape[a]), a, p.sizes[last], norm, fname);
+    host = RealIfft(host, a, p.sizes[last], norm, fname);
     if (last == 0 && IsHalf(x)) host = CastTo(host, x.tensor().dtype);
   } else {
+    // The first transform makes a new array; the others may then work in it in place.
     for (size_t i = p.axes.size(); i-- > 0;) {
-      host = ComplexFft(host, p.axes[i], p.sizes[i], norm, kind == Kind::kIfft, fname);
+      host = ComplexFft(host, p.axes[i], p.sizes[i], norm, kind == Kind::kIfft, fname,
+                        i + 1 < p.axes.size());
     }
     if (p.axes.empty()) {
       // No axis to transform: numpy returns x as a complex array.

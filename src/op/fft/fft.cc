@@ -1,8 +1,9 @@
 /*!
  * \file fft.cc
- * \brief The transforms of fft.h. An array is seen as (outer, n, inner) around the axis: each
- *  line is gathered into a contiguous buffer (stride inner), transformed by a kissfft plan made
- *  once per call, and scattered back. Lines are split across the thread pool when there are many.
+ * \brief The transforms of fft.h. An array is seen as (outer, n, inner) around the axis; the
+ *  lines run through batch.h's ForEachLine on cached plans (plan.h): read in place when
+ *  contiguous, else a block of columns at a time; a long line takes the four-step split, and a
+ *  real line of even length the complex transform of half its length.
  */
 #include "fft.h"
 
@@ -10,21 +11,18 @@
 
 #include <algorithm>
 #include <complex>
-#include <kissfft/kissfft.hh>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "../parallel.h"
+#include "batch.h"
+#include "plan.h"
 
 namespace mxffi {
 namespace op {
 namespace fft {
 namespace {
-
-/*! \brief An array's extents around one axis: outer lines, the axis' length, inner stride. */
-struct Lines {
-  int64_t outer = 1, n = 0, inner = 1;
-};
 
 Lines LinesOf(const DLTensor& t, int axis) {
   Lines l;
@@ -58,42 +56,185 @@ constexpr DLDevice kHost{kDLCPU, 0};
 template <typename T, typename S>
 void CopyLines(const S* src, const Lines& s, std::complex<T>* dst, int64_t n) {
   const int64_t keep = std::min(s.n, n);
-  for (int64_t o = 0; o < s.outer; ++o) {
-    for (int64_t j = 0; j < n; ++j) {
-      std::complex<T>* d = dst + (o * n + j) * s.inner;
-      if (j >= keep) {
-        std::fill(d, d + s.inner, std::complex<T>(0));
-        continue;
-      }
-      const S* p = src + (o * s.n + j) * s.inner;
-      for (int64_t i = 0; i < s.inner; ++i) {
-        if constexpr (std::is_arithmetic_v<S>) {
-          d[i] = std::complex<T>(static_cast<T>(p[i]), T(0));
-        } else {
-          d[i] = std::complex<T>(static_cast<T>(p[i].real()), static_cast<T>(p[i].imag()));
+  ParallelFor(s.outer, n * s.inner, [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end; ++o) {
+      for (int64_t j = 0; j < n; ++j) {
+        std::complex<T>* d = dst + (o * n + j) * s.inner;
+        if (j >= keep) {
+          std::fill(d, d + s.inner, std::complex<T>(0));
+          continue;
+        }
+        const S* p = src + (o * s.n + j) * s.inner;
+        for (int64_t i = 0; i < s.inner; ++i) {
+          if constexpr (std::is_arithmetic_v<S>) {
+            d[i] = std::complex<T>(static_cast<T>(p[i]), T(0));
+          } else {
+            d[i] = std::complex<T>(static_cast<T>(p[i].real()), static_cast<T>(p[i].imag()));
+          }
         }
       }
     }
-  }
+  });
 }
 
+/*!
+ * \brief The complex transforms of length n (cropped or zero-padded from src's lines l) into
+ *  dst (lines of length n; dst may be src when l.n == n), times scale.
+ */
 template <typename T>
-void TransformLines(std::complex<T>* data, const Lines& l, bool inverse, double scale) {
-  if (l.n == 0) return;
-  const kissfft<T> plan(static_cast<size_t>(l.n), inverse);
-  const T s = static_cast<T>(scale);
-  const int64_t count = l.outer * l.inner;
-  // A line costs about n log n: the pool splits the lines when there is enough work.
-  ParallelFor(count, l.n * 8, [&](int64_t begin, int64_t end) {
-    std::vector<std::complex<T>> in(static_cast<size_t>(l.n)), out(static_cast<size_t>(l.n));
-    for (int64_t line = begin; line < end; ++line) {
-      std::complex<T>* base = data + (line / l.inner) * l.n * l.inner + line % l.inner;
-      for (int64_t j = 0; j < l.n; ++j) in[j] = base[j * l.inner];
-      plan.transform(in.data(), out.data());
-      for (int64_t j = 0; j < l.n; ++j) base[j * l.inner] = s == T(1) ? out[j] : out[j] * s;
+void ComplexLines(const std::complex<T>* src, const Lines& l, int64_t n, std::complex<T>* dst,
+                  bool inverse, T scale) {
+  using C = std::complex<T>;
+  if (l.outer * l.inner == 0 || n == 0) return;
+  const std::shared_ptr<const FourStep<T>> fs = GetFourStep<T>(n, inverse);
+  const std::shared_ptr<const Plan<T>> plan = fs ? nullptr : GetPlan<T>(n, inverse);
+  NDArray scratch;
+  if (fs) scratch = NDArray::Empty(std::vector<int64_t>{n}, ComplexOf(sizeof(T) == 4), kHost);
+  C* tmp = fs ? static_cast<C*>(scratch.data()) : nullptr;
+  ForEachLine(src, l, n, dst, n, fs != nullptr,
+              [&] { return ComplexLine<T>(plan.get(), fs.get(), tmp, scale); });
+}
+
+/*!
+ * \brief f(k, w^k) for k in [1, count] (the pairs k, h - k of a real split), the twiddles stepped
+ *  through RealSplit's two tables; split across the pool for a long line (a line of a batch
+ *  already runs in one of the pool's jobs, where this runs in the calling thread).
+ */
+template <typename T, typename F>
+void ForTwiddles(const RealSplit<T>& split, int64_t count, F f) {
+  ParallelFor(count, 16, [&](int64_t begin, int64_t end) {
+    const int64_t first = begin + 1;
+    int64_t hi = first / split.lo_size, lo = first % split.lo_size;
+    for (int64_t k = first; k <= end; ++k) {
+      f(k, split.hi[hi] * split.lo[lo]);
+      if (++lo == split.lo_size) {
+        lo = 0;
+        ++hi;
+      }
     }
   });
 }
+
+/*!
+ * \brief One thread's transform of a real line of length n into its n / 2 + 1 terms: for an
+ *  even n the complex transform of its n / 2 pairs (x[2j] + i x[2j + 1]), split into the
+ *  transforms of the even and the odd samples and joined with the twiddles w^k; for an odd n
+ *  the complex transform of the line.
+ */
+template <typename T>
+class RealForwardLine {
+ public:
+  using C = std::complex<T>;
+  RealForwardLine(int64_t n, const Plan<T>* plan, const FourStep<T>* fs, C* scratch,
+                  const RealSplit<T>* split, T scale)
+      : n_(n), half_(plan, fs, scratch, T(1)), split_(split), scale_(scale) {
+    if (n % 2 != 0) buf_.resize(static_cast<size_t>(n) * 2);
+  }
+  bool in_place() const { return true; }
+  void operator()(const T* in, C* out) const {
+    if (n_ % 2 != 0) {
+      C* z = buf_.data();
+      for (int64_t j = 0; j < n_; ++j) z[j] = C(in[j], T(0));
+      half_(z, z + n_);
+      for (int64_t k = 0; k <= n_ / 2; ++k) out[k] = z[n_ + k] * scale_;
+      return;
+    }
+    const int64_t h = n_ / 2;
+    half_(reinterpret_cast<const C*>(in), out);
+    const C z0 = out[0];
+    ForTwiddles(*split_, h / 2, [&](int64_t k, C w) {
+      const C a = out[k], b = std::conj(out[h - k]);
+      const C even = (a + b) * T(0.5), odd = (a - b) * C(T(0), T(-0.5));
+      const C t = w * odd;
+      out[k] = (even + t) * scale_;
+      out[h - k] = std::conj(even - t) * scale_;
+    });
+    out[0] = C((z0.real() + z0.imag()) * scale_, T(0));
+    out[h] = C((z0.real() - z0.imag()) * scale_, T(0));
+  }
+
+ private:
+  int64_t n_;
+  ComplexLine<T> half_;
+  const RealSplit<T>* split_;
+  T scale_;
+  mutable std::vector<C> buf_;
+};
+
+/*!
+ * \brief One thread's real inverse of n / 2 + 1 Hermitian terms into a real line of length n
+ *  (the imaginary parts of the zero and, for an even n, the Nyquist term ignored): for an even
+ *  n the inverse of RealForwardLine's split, then the complex inverse of length n / 2 whose
+ *  result is the line's pairs; for an odd n the complex inverse of the whole symmetric line.
+ */
+template <typename T>
+class RealInverseLine {
+ public:
+  using C = std::complex<T>;
+  RealInverseLine(int64_t n, const Plan<T>* plan, const FourStep<T>* fs, C* scratch,
+                  const RealSplit<T>* split, T scale)
+      : n_(n), full_(plan, fs, scratch, T(1)), split_(split), scale_(scale) {
+    buf_.resize(static_cast<size_t>(n % 2 == 0 ? n / 2 : 2 * n));
+  }
+  bool in_place() const { return true; }
+  void operator()(const C* in, T* out) const {
+    C* z = buf_.data();
+    if (n_ % 2 != 0) {
+      const int64_t half = n_ / 2 + 1;
+      z[0] = C(in[0].real(), T(0));
+      for (int64_t k = 1; k < half; ++k) {
+        z[k] = in[k];
+        z[n_ - k] = std::conj(in[k]);
+      }
+      full_(z, z + n_);
+      for (int64_t j = 0; j < n_; ++j) out[j] = z[n_ + j].real() * scale_;
+      return;
+    }
+    const int64_t h = n_ / 2;
+    // 2 (E + i O): E, O the transforms of the even and odd samples, from X[k] and X[h - k].
+    const T x0 = in[0].real(), xh = in[h].real();
+    z[0] = C((x0 + xh) * scale_, (x0 - xh) * scale_);
+    ForTwiddles(*split_, h / 2, [&](int64_t k, C w) {
+      const C a = in[k], b = std::conj(in[h - k]);
+      const C even = a + b, odd = (a - b) * std::conj(w);
+      const C i_odd(-odd.imag(), odd.real());
+      z[k] = (even + i_odd) * scale_;
+      z[h - k] = (std::conj(even) + C(odd.imag(), odd.real())) * scale_;
+    });
+    full_(z, reinterpret_cast<C*>(out));
+  }
+
+ private:
+  int64_t n_;
+  ComplexLine<T> full_;
+  const RealSplit<T>* split_;
+  T scale_;
+  mutable std::vector<C> buf_;
+};
+
+/*!
+ * \brief The plans a real transform of length n needs: of n / 2 (and the split) for an even n,
+ *  of n for an odd one; a four-step split where that length takes one.
+ */
+template <typename T>
+struct RealPlans {
+  RealPlans(int64_t n, bool inverse) {
+    const int64_t len = n % 2 == 0 ? n / 2 : n;
+    fs = GetFourStep<T>(len, inverse);
+    if (!fs) plan = GetPlan<T>(len, inverse);
+    if (n % 2 == 0) split = GetRealSplit<T>(n);
+    if (fs) {
+      scratch = NDArray::Empty(std::vector<int64_t>{len}, ComplexOf(sizeof(T) == 4), kHost);
+    }
+  }
+  std::complex<T>* tmp() const {
+    return fs ? static_cast<std::complex<T>*>(scratch.data()) : nullptr;
+  }
+  std::shared_ptr<const FourStep<T>> fs;
+  std::shared_ptr<const Plan<T>> plan;
+  std::shared_ptr<const RealSplit<T>> split;
+  NDArray scratch;
+};
 
 }  // namespace
 
@@ -129,51 +270,48 @@ NDArray ToComplex(const NDArray& a, int axis, int64_t n) {
 void Transform(const NDArray& c, int axis, bool inverse, double scale) {
   const Lines l = LinesOf(c.tensor(), axis);
   if (IsSingle(c.tensor().dtype)) {
-    TransformLines(static_cast<std::complex<float>*>(c.data()), l, inverse, scale);
+    auto* p = static_cast<std::complex<float>*>(c.data());
+    ComplexLines(p, l, l.n, p, inverse, static_cast<float>(scale));
   } else {
-    TransformLines(static_cast<std::complex<double>*>(c.data()), l, inverse, scale);
+    auto* p = static_cast<std::complex<double>*>(c.data());
+    ComplexLines(p, l, l.n, p, inverse, scale);
   }
+}
+
+NDArray ComplexTransform(const NDArray& a, int axis, int64_t n, bool inverse, double scale) {
+  const DLTensor& t = a.tensor();
+  if (t.dtype.code != kDLComplex) {
+    NDArray c = ToComplex(a, axis, n);
+    Transform(c, axis, inverse, scale);
+    return c;
+  }
+  const bool single = IsSingle(t.dtype);
+  NDArray out = NDArray::Empty(Resized(t, axis, n), ComplexOf(single), kHost);
+  const Lines l = LinesOf(t, axis);
+  if (single) {
+    ComplexLines(static_cast<const std::complex<float>*>(a.data()), l, n,
+                 static_cast<std::complex<float>*>(out.data()), inverse, static_cast<float>(scale));
+  } else {
+    ComplexLines(static_cast<const std::complex<double>*>(a.data()), l, n,
+                 static_cast<std::complex<double>*>(out.data()), inverse, scale);
+  }
+  return out;
 }
 
 NDArray RealForward(const NDArray& a, int axis, int64_t n, double scale) {
   const DLTensor& t = a.tensor();
   const bool single = IsSingle(t.dtype);
-  const int64_t half = n / 2 + 1;
-  NDArray out = NDArray::Empty(Resized(t, axis, half), ComplexOf(single), kHost);
+  NDArray out = NDArray::Empty(Resized(t, axis, n / 2 + 1), ComplexOf(single), kHost);
   const Lines l = LinesOf(t, axis);
-  const int64_t keep = std::min(l.n, n);
+  if (l.outer * l.inner == 0) return out;
   auto run = [&](auto tag) {
     using T = decltype(tag);
-    const T* src = static_cast<const T*>(a.data());
-    auto* dst = static_cast<std::complex<T>*>(out.data());
+    const RealPlans<T> p(n, false);
     const T s = static_cast<T>(scale);
-    const bool even = n % 2 == 0;
-    // An even length: a real transform of n points as a complex one of n / 2 (kissfft's
-    // transform_real), half the work. An odd one: the complex transform of the real line.
-    const kissfft<T> plan(static_cast<size_t>(even ? n / 2 : n), false);
-    const int64_t count = l.outer * l.inner;
-    ParallelFor(count, n * 4, [&](int64_t begin, int64_t end) {
-      std::vector<T> re(static_cast<size_t>(n));
-      std::vector<std::complex<T>> in(even ? 0 : static_cast<size_t>(n)),
-          spec(static_cast<size_t>(even ? n / 2 : n));
-      for (int64_t line = begin; line < end; ++line) {
-        const int64_t o = line / l.inner, i = line % l.inner;
-        const T* p = src + o * l.n * l.inner + i;
-        for (int64_t j = 0; j < n; ++j) re[j] = j < keep ? p[j * l.inner] : T(0);
-        std::complex<T>* q = dst + o * half * l.inner + i;
-        if (even) {
-          plan.transform_real(re.data(), spec.data());
-          // spec[0] holds the zero and the Nyquist terms, both real, as its two parts.
-          q[0] = std::complex<T>(spec[0].real() * s, T(0));
-          for (int64_t k = 1; k < n / 2; ++k) q[k * l.inner] = spec[k] * s;
-          q[(n / 2) * l.inner] = std::complex<T>(spec[0].imag() * s, T(0));
-        } else {
-          for (int64_t j = 0; j < n; ++j) in[j] = std::complex<T>(re[j], T(0));
-          plan.transform(in.data(), spec.data());
-          for (int64_t k = 0; k < half; ++k) q[k * l.inner] = spec[k] * s;
-        }
-      }
-    });
+    ForEachLine(static_cast<const T*>(a.data()), l, n, static_cast<std::complex<T>*>(out.data()),
+                n / 2 + 1, p.fs != nullptr, [&] {
+                  return RealForwardLine<T>(n, p.plan.get(), p.fs.get(), p.tmp(), p.split.get(), s);
+                });
   };
   if (single) {
     run(float{});
@@ -184,35 +322,24 @@ NDArray RealForward(const NDArray& a, int axis, int64_t n, double scale) {
 }
 
 NDArray RealInverse(const NDArray& c, int axis, int64_t n, double scale) {
+  if (c.tensor().dtype.code != kDLComplex) {
+    return RealInverse(ToComplex(c, axis, c.tensor().shape[axis]), axis, n, scale);
+  }
   const DLTensor& t = c.tensor();
   const bool single = IsSingle(t.dtype);
-  const int64_t half = n / 2 + 1;
-  // The input cropped or zero-padded to n (so the first half terms are there), then the rest of
-  // each line rebuilt from them by Hermitian symmetry.
-  const NDArray full = ToComplex(c, axis, n);
-  const Lines l = LinesOf(full.tensor(), axis);
   NDArray out = NDArray::Empty(
       Resized(t, axis, n), DLDataType{kDLFloat, static_cast<uint8_t>(single ? 32 : 64), 1}, kHost);
+  const Lines l = LinesOf(t, axis);
+  if (l.outer * l.inner == 0) return out;
   auto run = [&](auto tag) {
     using T = decltype(tag);
-    auto* data = static_cast<std::complex<T>*>(full.data());
-    T* real = static_cast<T*>(out.data());
-    for (int64_t o = 0; o < l.outer; ++o) {
-      std::complex<T>* line = data + o * n * l.inner;
-      for (int64_t i = 0; i < l.inner; ++i) {
-        line[i] = std::complex<T>(line[i].real(), T(0));
-        if (n % 2 == 0 && n > 0) {
-          std::complex<T>& nyq = line[(n / 2) * l.inner + i];
-          nyq = std::complex<T>(nyq.real(), T(0));
-        }
-        for (int64_t k = 1; k < half; ++k) {
-          if (n - k >= half) line[(n - k) * l.inner + i] = std::conj(line[k * l.inner + i]);
-        }
-      }
-    }
-    TransformLines(data, l, true, scale);
-    const int64_t count = out.numel();
-    for (int64_t i = 0; i < count; ++i) real[i] = data[i].real();
+    const RealPlans<T> p(n, true);
+    const T s = static_cast<T>(scale);
+    // The first n / 2 + 1 terms of each line (zero-padded when fewer) are all it reads.
+    ForEachLine(static_cast<const std::complex<T>*>(c.data()), l, n / 2 + 1,
+                static_cast<T*>(out.data()), n, p.fs != nullptr, [&] {
+                  return RealInverseLine<T>(n, p.plan.get(), p.fs.get(), p.tmp(), p.split.get(), s);
+                });
   };
   if (single) {
     run(float{});

@@ -25,6 +25,12 @@ NDArray ToComplex(const NDArray& a, int axis, int64_t n);
 void Transform(const NDArray& c, int axis, bool inverse, double scale);
 
 /*!
+ * \return the transform along axis of a (as ToComplex takes it, its axis cropped or zero-padded
+ *  to n) as a new array, times scale; a is left as it is.
+ */
+NDArray ComplexTransform(const NDArray& a, int axis, int64_t n, bool inverse, double scale);
+
+/*!
  * \return the n // 2 + 1 non-negative frequency terms along axis of the transform of the real
  *  a (float32 or float64, its axis cropped or zero-padded to n), times scale.
  */
@@ -32,7 +38,8 @@ NDArray RealForward(const NDArray& a, int axis, int64_t n, double scale);
 
 /*!
  * \return the real signal of length n along axis whose transform has the Hermitian-symmetric
- *  terms c (complex64 or complex128; its first n // 2 + 1 along axis, zero-padded when fewer),
+ *  terms c (complex64 or complex128, or a real array taken as complex; its first n // 2 + 1
+ *  along axis, zero-padded when fewer),
  *  times scale; the imaginary parts of the zero (and for even n the Nyquist) term are ignored.
  */
 NDArray RealInverse(const NDArray& c, int axis, int64_t n, double scale);
