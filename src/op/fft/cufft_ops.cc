@@ -258,6 +258,14 @@ void Transform(const NDArray& c, int axis, bool inverse, double scale) {
   NDArray::CopyFromTo((last ? lines : BackView(lines, axis)).tensor(), c.tensor());
 }
 
+NDArray ComplexTransform(const NDArray& a, int axis, int64_t n, bool inverse, double scale) {
+  if (!OnCuda(a)) return fft::ComplexTransform(a, axis, n, inverse, scale);
+  if (!cuda::FftAvailable()) return fft::ComplexTransform(ToHost(a), axis, n, inverse, scale);
+  NDArray c = ToComplex(a, axis, n);  // a new array of this call's own
+  Transform(c, axis, inverse, scale);
+  return c;
+}
+
 NDArray RealForward(const NDArray& a, int axis, int64_t n, double scale) {
   if (!OnCuda(a)) return fft::RealForward(a, axis, n, scale);
   if (!Usable(a, axis, n)) return fft::RealForward(ToHost(a), axis, n, scale);

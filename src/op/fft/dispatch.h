@@ -23,6 +23,7 @@ DLDevice ComputeDevice(DLDevice device);
 
 NDArray ToComplex(const NDArray& a, int axis, int64_t n);
 void Transform(const NDArray& c, int axis, bool inverse, double scale);
+NDArray ComplexTransform(const NDArray& a, int axis, int64_t n, bool inverse, double scale);
 NDArray RealForward(const NDArray& a, int axis, int64_t n, double scale);
 NDArray RealInverse(const NDArray& c, int axis, int64_t n, double scale);
 
