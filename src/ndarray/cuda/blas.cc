@@ -12,12 +12,9 @@
 
 #if MXFFI_USE_CUDA
 #include <cuda_runtime.h>
-#include <dlfcn.h>
-
-#include <mutex>
-#include <unordered_map>
 
 #include "cuda_common.h"
+#include "dl_library.h"
 #endif
 
 namespace mxffi {
@@ -63,42 +60,15 @@ struct BlasLib {
 
 BlasLib LoadBlas() {
   BlasLib lib;
-  std::vector<std::string> names = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11",
-                                    "libcublas.so"};
-#ifdef MXFFI_CUDA_TOOLKIT_LIBDIR
-  // The toolkit this library was built with, for a machine where it is not on the loader path.
-  const std::string dir = MXFFI_CUDA_TOOLKIT_LIBDIR;
-  if (!dir.empty()) {
-    for (const char* n : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}) {
-      names.push_back(dir + "/" + n);
-    }
-  }
-#endif
-  void* so = nullptr;
-  std::string tried;
-  for (const std::string& name : names) {
-    so = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (so != nullptr) break;
-    const char* err = dlerror();
-    tried += (tried.empty() ? "" : "; ") + (err ? std::string(err) : name + ": not found");
-  }
-  if (so == nullptr) {
-    lib.why = "cuBLAS could not be loaded (" + tried + ")";
-    return lib;
-  }
-  auto sym = [&](const char* name) {
-    void* p = dlsym(so, name);
-    if (p == nullptr && lib.why.empty()) lib.why = std::string("cuBLAS lacks ") + name;
-    return p;
-  };
-  lib.create = reinterpret_cast<CreateFn>(sym("cublasCreate_v2"));
-  lib.set_stream = reinterpret_cast<SetStreamFn>(sym("cublasSetStream_v2"));
-  lib.set_math_mode = reinterpret_cast<SetMathModeFn>(sym("cublasSetMathMode"));
-  lib.gemm = reinterpret_cast<GemmExFn>(sym("cublasGemmEx"));
-  lib.gemm_batched = reinterpret_cast<GemmStridedBatchedExFn>(sym("cublasGemmStridedBatchedEx"));
-  lib.status_string = reinterpret_cast<StatusStringFn>(dlsym(so, "cublasGetStatusString"));
-  // The library stays loaded for the life of the process: handles made from it are pooled.
-  lib.ok = lib.why.empty();
+  DlLibrary so("cuBLAS", {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"});
+  lib.create = so.Sym<CreateFn>("cublasCreate_v2");
+  lib.set_stream = so.Sym<SetStreamFn>("cublasSetStream_v2");
+  lib.set_math_mode = so.Sym<SetMathModeFn>("cublasSetMathMode");
+  lib.gemm = so.Sym<GemmExFn>("cublasGemmEx");
+  lib.gemm_batched = so.Sym<GemmStridedBatchedExFn>("cublasGemmStridedBatchedEx");
+  lib.status_string = so.OptionalSym<StatusStringFn>("cublasGetStatusString");
+  lib.why = so.why();
+  lib.ok = so.ok();
   return lib;
 }
 
@@ -116,56 +86,20 @@ void CheckBlas(BlasStatus status, const char* what, const char* fname) {
                                     : std::string());
 }
 
-/*!
- * \brief Handles no thread uses any more, per device, for the next thread that needs one. Never
- *  freed (so never torn down after the CUDA runtime at exit), and never more of them than
- *  threads that ran products at once.
- */
-struct HandlePool {
-  std::mutex mu;
-  std::unordered_map<int, std::vector<BlasHandle>> free;
-};
-
-HandlePool& Pool() {
-  static HandlePool* pool = new HandlePool();
-  return *pool;
-}
-
-/*! \brief The calling thread's handles, one per device; returned to the pool when it exits. */
-struct ThreadHandles {
-  std::unordered_map<int, BlasHandle> by_device;
-  ~ThreadHandles() {
-    HandlePool& pool = Pool();
-    std::lock_guard<std::mutex> lock(pool.mu);
-    for (auto& kv : by_device) pool.free[kv.first].push_back(kv.second);
-  }
-};
+struct BlasHandles {};  // ThreadHandle's tag for cuBLAS
 
 /*! \return this thread's handle for device_id (the current device), set to stream. */
 BlasHandle Handle(int device_id, cudaStream_t stream, const char* fname) {
-  thread_local ThreadHandles mine;
   const BlasLib& lib = Blas();
-  auto it = mine.by_device.find(device_id);
-  if (it == mine.by_device.end()) {
-    BlasHandle h = nullptr;
-    {
-      HandlePool& pool = Pool();
-      std::lock_guard<std::mutex> lock(pool.mu);
-      std::vector<BlasHandle>& v = pool.free[device_id];
-      if (!v.empty()) {
-        h = v.back();
-        v.pop_back();
-      }
-    }
-    if (h == nullptr) {
-      CheckBlas(lib.create(&h), "cublasCreate", fname);
-      CheckBlas(lib.set_math_mode(h, kDefaultMath | kNoReducedPrecisionReduction),
-                "cublasSetMathMode", fname);
-    }
-    it = mine.by_device.emplace(device_id, h).first;
-  }
-  CheckBlas(lib.set_stream(it->second, stream), "cublasSetStream", fname);
-  return it->second;
+  BlasHandle h = ThreadHandle<BlasHandles, BlasHandle>(device_id, [&] {
+    BlasHandle made = nullptr;
+    CheckBlas(lib.create(&made), "cublasCreate", fname);
+    CheckBlas(lib.set_math_mode(made, kDefaultMath | kNoReducedPrecisionReduction),
+              "cublasSetMathMode", fname);
+    return made;
+  });
+  CheckBlas(lib.set_stream(h, stream), "cublasSetStream", fname);
+  return h;
 }
 
 /*! \brief The cuBLAS data type of a float dtype, or false for any other. */

@@ -16,13 +16,13 @@
 
 #if MXFFI_USE_CUDA
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 
 #include <list>
 #include <mutex>
 
 #include "cuda_common.h"
 #include "device.h"
+#include "dl_library.h"
 #endif
 
 namespace mxffi {
@@ -68,34 +68,8 @@ struct FftLib {
 
 FftLib LoadFft() {
   FftLib lib;
-  std::vector<std::string> names = {"libcufft.so.12", "libcufft.so.11", "libcufft.so.10",
-                                    "libcufft.so"};
-#ifdef MXFFI_CUDA_TOOLKIT_LIBDIR
-  // The toolkit this library was built with, for a machine where it is not on the loader path.
-  const std::string dir = MXFFI_CUDA_TOOLKIT_LIBDIR;
-  if (!dir.empty()) {
-    for (const char* n : {"libcufft.so.12", "libcufft.so.11", "libcufft.so"}) {
-      names.push_back(dir + "/" + n);
-    }
-  }
-#endif
-  void* so = nullptr;
-  std::string tried;
-  for (const std::string& name : names) {
-    so = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (so != nullptr) break;
-    const char* err = dlerror();
-    tried += (tried.empty() ? "" : "; ") + (err ? std::string(err) : name + ": not found");
-  }
-  if (so == nullptr) {
-    lib.why = "cuFFT could not be loaded (" + tried + ")";
-    return lib;
-  }
-  auto sym = [&](const char* name) {
-    void* p = dlsym(so, name);
-    if (p == nullptr && lib.why.empty()) lib.why = std::string("cuFFT lacks ") + name;
-    return p;
-  };
+  DlLibrary so("cuFFT", {"libcufft.so.12", "libcufft.so.11", "libcufft.so.10", "libcufft.so"});
+  auto sym = [&](const char* name) { return so.Sym<void*>(name); };
   lib.create = reinterpret_cast<CreateFn>(sym("cufftCreate"));
   lib.make_plan_many = reinterpret_cast<MakePlanManyFn>(sym("cufftMakePlanMany"));
   lib.set_stream = reinterpret_cast<SetStreamFn>(sym("cufftSetStream"));
@@ -106,8 +80,8 @@ FftLib LoadFft() {
   lib.exec_d2z = reinterpret_cast<ExecR2CFn>(sym("cufftExecD2Z"));
   lib.exec_c2r = reinterpret_cast<ExecR2CFn>(sym("cufftExecC2R"));
   lib.exec_z2d = reinterpret_cast<ExecR2CFn>(sym("cufftExecZ2D"));
-  // The library stays loaded for the life of the process: cached plans come from it.
-  lib.ok = lib.why.empty();
+  lib.why = so.why();
+  lib.ok = so.ok();
   return lib;
 }
 

@@ -14,12 +14,9 @@
 
 #if MXFFI_USE_CUDA
 #include <cuda_runtime.h>
-#include <dlfcn.h>
-
-#include <mutex>
-#include <unordered_map>
 
 #include "cuda_common.h"
+#include "dl_library.h"
 #endif
 
 namespace mxffi {
@@ -93,33 +90,8 @@ struct SolverLib {
 
 SolverLib LoadSolver() {
   SolverLib lib;
-  std::vector<std::string> names = {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"};
-#ifdef MXFFI_CUDA_TOOLKIT_LIBDIR
-  // The toolkit this library was built with, for a machine where it is not on the loader path.
-  const std::string dir = MXFFI_CUDA_TOOLKIT_LIBDIR;
-  if (!dir.empty()) {
-    for (const char* n : {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"}) {
-      names.push_back(dir + "/" + n);
-    }
-  }
-#endif
-  void* so = nullptr;
-  std::string tried;
-  for (const std::string& name : names) {
-    so = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (so != nullptr) break;
-    const char* err = dlerror();
-    tried += (tried.empty() ? "" : "; ") + (err ? std::string(err) : name + ": not found");
-  }
-  if (so == nullptr) {
-    lib.why = "cuSOLVER could not be loaded (" + tried + ")";
-    return lib;
-  }
-  auto sym = [&](const std::string& name) {
-    void* p = dlsym(so, name.c_str());
-    if (p == nullptr && lib.why.empty()) lib.why = "cuSOLVER lacks " + name;
-    return p;
-  };
+  DlLibrary so("cuSOLVER", {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"});
+  auto sym = [&](const std::string& name) { return so.Sym<void*>(name); };
   lib.create = reinterpret_cast<CreateFn>(sym("cusolverDnCreate"));
   lib.set_stream = reinterpret_cast<SetStreamFn>(sym("cusolverDnSetStream"));
   const char prefix[4] = {'S', 'D', 'C', 'Z'};
@@ -142,8 +114,8 @@ SolverLib LoadSolver() {
     r.gesvd_buf = reinterpret_cast<GesvdBufFn>(sym(p + "gesvd_bufferSize"));
     r.gesvd = reinterpret_cast<GesvdFn>(sym(p + "gesvd"));
   }
-  // The library stays loaded for the life of the process: handles made from it are pooled.
-  lib.ok = lib.why.empty();
+  lib.why = so.why();
+  lib.ok = so.ok();
   return lib;
 }
 
@@ -183,51 +155,18 @@ void CheckRoutine(SolverStatus status, const char* what, const char* fname) {
   CheckSolver(status, what, fname);
 }
 
-/*!
- * \brief Handles no thread uses any more, per device, for the next thread that needs one. Never
- *  freed (so never torn down after the CUDA runtime at exit).
- */
-struct HandlePool {
-  std::mutex mu;
-  std::unordered_map<int, std::vector<SolverHandle>> free;
-};
-
-HandlePool& Pool() {
-  static HandlePool* pool = new HandlePool();
-  return *pool;
-}
-
-/*! \brief The calling thread's handles, one per device; returned to the pool when it exits. */
-struct ThreadHandles {
-  std::unordered_map<int, SolverHandle> by_device;
-  ~ThreadHandles() {
-    HandlePool& pool = Pool();
-    std::lock_guard<std::mutex> lock(pool.mu);
-    for (auto& kv : by_device) pool.free[kv.first].push_back(kv.second);
-  }
-};
+struct SolverHandles {};  // ThreadHandle's tag for cuSOLVER
 
 /*! \return this thread's handle for device_id (the current device), set to stream. */
 SolverHandle Handle(int device_id, cudaStream_t stream, const char* fname) {
-  thread_local ThreadHandles mine;
   const SolverLib& lib = Solver();
-  auto it = mine.by_device.find(device_id);
-  if (it == mine.by_device.end()) {
-    SolverHandle h = nullptr;
-    {
-      HandlePool& pool = Pool();
-      std::lock_guard<std::mutex> lock(pool.mu);
-      std::vector<SolverHandle>& v = pool.free[device_id];
-      if (!v.empty()) {
-        h = v.back();
-        v.pop_back();
-      }
-    }
-    if (h == nullptr) CheckSolver(lib.create(&h), "cusolverDnCreate", fname);
-    it = mine.by_device.emplace(device_id, h).first;
-  }
-  CheckSolver(lib.set_stream(it->second, stream), "cusolverDnSetStream", fname);
-  return it->second;
+  SolverHandle h = ThreadHandle<SolverHandles, SolverHandle>(device_id, [&] {
+    SolverHandle made = nullptr;
+    CheckSolver(lib.create(&made), "cusolverDnCreate", fname);
+    return made;
+  });
+  CheckSolver(lib.set_stream(h, stream), "cusolverDnSetStream", fname);
+  return h;
 }
 
 /*! \return 0..3 for float32, float64, complex64, complex128; -1 for any other dtype. */
