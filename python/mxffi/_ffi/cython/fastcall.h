@@ -480,6 +480,17 @@ static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg,
   PyTypeObject* tp = Py_TYPE(arg);
   const MXFFIPyExchangeType* exchange;
   cell->small_len = 0;
+  if (tp == mxffi_py_class_by_index[kMXFFINDArray] && tp != NULL) {
+    /* mxffi's own dense array first: the commonest argument of array calls, which would
+     * otherwise fail every exact-type test below and walk the MRO in PyType_IsSubtype */
+    MXFFIObject* obj = (MXFFIObject*)MXFFIPyHandle(arg);
+    if (obj != NULL) {
+      cell->type_index = obj->type_index;
+      cell->v_obj = obj;
+      return 0;
+    }
+    return mxffi_py_hooks.arg_slow(func, i, arg, cell, temp, keep);
+  }
   if (tp == &PyLong_Type) {
     if (MXFFIPyLongToInt64(arg, &cell->v_int64)) {
       cell->type_index = kMXFFIInt;
@@ -537,18 +548,8 @@ static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg,
   return mxffi_py_hooks.arg_slow(func, i, arg, cell, temp, keep);
 }
 
-static PyObject* MXFFIPyReturnSlow(PyObject* func, MXFFIAny* r);
-
-/*! \brief A result cell into a Python object, taking ownership of the cell: None, int and
- *  float inline; the rest out of line. */
+/*! \brief A result cell into a Python object, taking ownership of the cell. */
 static inline PyObject* MXFFIPyReturn(PyObject* func, MXFFIAny* r) {
-  if (r->type_index == kMXFFINone) Py_RETURN_NONE;
-  if (r->type_index == kMXFFIInt) return PyLong_FromLongLong(r->v_int64);
-  if (r->type_index == kMXFFIFloat) return PyFloat_FromDouble(r->v_float64);
-  return MXFFIPyReturnSlow(func, r);
-}
-
-static __attribute__((noinline)) PyObject* MXFFIPyReturnSlow(PyObject* func, MXFFIAny* r) {
   switch (r->type_index) {
     case kMXFFINone:
       Py_RETURN_NONE;
@@ -593,6 +594,22 @@ static __attribute__((noinline)) PyObject* MXFFIPyReturnSlow(PyObject* func, MXF
       }
       return mxffi_py_hooks.ret_slow(func, r);
   }
+}
+
+/*!
+ * \brief MXFFIPyReturn for the scalar and no-argument paths, whose results are mostly None,
+ *  int or float: those by compare and branch ahead of the general switch; other results out of
+ *  line, so the paths keep a small frame. The general path keeps MXFFIPyReturn inline, where
+ *  an array result would pay for these compares and a call.
+ */
+static __attribute__((noinline)) PyObject* MXFFIPyReturnOther(PyObject* func, MXFFIAny* r) {
+  return MXFFIPyReturn(func, r);
+}
+static inline PyObject* MXFFIPyReturnScalar(PyObject* func, MXFFIAny* r) {
+  if (r->type_index == kMXFFINone) Py_RETURN_NONE;
+  if (r->type_index == kMXFFIInt) return PyLong_FromLongLong(r->v_int64);
+  if (r->type_index == kMXFFIFloat) return PyFloat_FromDouble(r->v_float64);
+  return MXFFIPyReturnOther(func, r);
 }
 
 /*!
@@ -968,7 +985,7 @@ static __attribute__((noinline)) PyObject* MXFFIPyCallScalars(PyObject* func, Py
     mxffi_py_hooks.raise_error(func);
     return NULL;
   }
-  return MXFFIPyReturn(func, &result);
+  return MXFFIPyReturnScalar(func, &result);
 full:
   return MXFFIPyCallPositional(func, (PyObject**)args, nargs);
 }
@@ -990,7 +1007,7 @@ static __attribute__((noinline)) PyObject* MXFFIPyCallNoArgs(PyObject* func) {
     mxffi_py_hooks.raise_error(func);
     return NULL;
   }
-  return MXFFIPyReturn(func, &result);
+  return MXFFIPyReturnScalar(func, &result);
 }
 
 /*! \brief The vectorcall slot installed on mxffi.Function. */
@@ -998,7 +1015,6 @@ static PyObject* MXFFIPyFunctionVectorcall(PyObject* func, PyObject* const* args
                                            PyObject* kwnames) {
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0) {
-    if (nargs == 0) return MXFFIPyCallNoArgs(func);
     return MXFFIPyCallPositional(func, (PyObject**)args, nargs);
   }
   return mxffi_py_hooks.call_kw(func, (PyObject**)args, nargs, kwnames);
