@@ -474,49 +474,66 @@ static inline int MXFFIPyLongToInt64(PyObject* arg, int64_t* out) {
   return overflow == 0;
 }
 
+/*!
+ * \brief An exact int (within int64), float, str, None or bool into a value cell, a str's bytes
+ *  through view. \return 1 when converted, 0 when arg is none of these or an int past int64
+ *  (nothing set), -1 with an error set (a str that is not valid UTF-8).
+ */
+static inline int MXFFIPyScalarCell(PyObject* arg, PyTypeObject* tp, MXFFIAny* cell,
+                                    MXFFIByteArray* view) {
+  if (tp == &PyLong_Type) {
+    if (!MXFFIPyLongToInt64(arg, &cell->v_int64)) return 0;
+    cell->type_index = kMXFFIInt;
+  } else if (tp == &PyFloat_Type) {
+    cell->type_index = kMXFFIFloat;
+    cell->v_float64 = PyFloat_AS_DOUBLE(arg);
+  } else if (tp == &PyUnicode_Type) {
+    Py_ssize_t n;
+    const char* s = PyUnicode_AsUTF8AndSize(arg, &n);
+    if (s == NULL) return -1;
+    view->data = s;
+    view->size = (size_t)n;
+    cell->type_index = kMXFFIStrView;
+    cell->v_ptr = view;
+  } else if (arg == Py_None) {
+    cell->type_index = kMXFFINone;
+    cell->v_int64 = 0;
+  } else if (tp == &PyBool_Type) {
+    cell->type_index = kMXFFIBool;
+    cell->v_int64 = arg == Py_True;
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+/*! \brief An mxffi Object's handle into a value cell. \return 0 when it has none. */
+static inline int MXFFIPyObjectCell(PyObject* arg, MXFFIAny* cell) {
+  MXFFIObject* obj = (MXFFIObject*)MXFFIPyHandle(arg);
+  if (obj == NULL) return 0;
+  cell->type_index = obj->type_index;
+  cell->v_obj = obj;
+  return 1;
+}
+
 /*! \brief One argument into a value cell; the exact-type switch, then the Cython slow path. */
 static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg, MXFFIAny* cell,
                                     MXFFIPyArgTemp* temp, PyObject** keep) {
   PyTypeObject* tp = Py_TYPE(arg);
   const MXFFIPyExchangeType* exchange;
   cell->small_len = 0;
+  int scalar;
   if (tp == mxffi_py_class_by_index[kMXFFINDArray] && tp != NULL) {
     /* mxffi's own dense array first: the commonest argument of array calls, which would
      * otherwise fail every exact-type test below and walk the MRO in PyType_IsSubtype */
-    MXFFIObject* obj = (MXFFIObject*)MXFFIPyHandle(arg);
-    if (obj != NULL) {
-      cell->type_index = obj->type_index;
-      cell->v_obj = obj;
-      return 0;
-    }
+    if (MXFFIPyObjectCell(arg, cell)) return 0;
     return mxffi_py_hooks.arg_slow(func, i, arg, cell, temp, keep);
   }
+  if ((scalar = MXFFIPyScalarCell(arg, tp, cell, &temp->view)) != 0) {
+    return scalar < 0 ? -1 : 0;
+  }
   if (tp == &PyLong_Type) {
-    if (MXFFIPyLongToInt64(arg, &cell->v_int64)) {
-      cell->type_index = kMXFFIInt;
-      return 0;
-    }
-  } else if (tp == &PyFloat_Type) {
-    cell->type_index = kMXFFIFloat;
-    cell->v_float64 = PyFloat_AS_DOUBLE(arg);
-    return 0;
-  } else if (tp == &PyUnicode_Type) {
-    Py_ssize_t n;
-    const char* s = PyUnicode_AsUTF8AndSize(arg, &n);
-    if (s == NULL) return -1;
-    temp->view.data = s;
-    temp->view.size = (size_t)n;
-    cell->type_index = kMXFFIStrView;
-    cell->v_ptr = &temp->view;
-    return 0;
-  } else if (arg == Py_None) {
-    cell->type_index = kMXFFINone;
-    cell->v_int64 = 0;
-    return 0;
-  } else if (tp == &PyBool_Type) {
-    cell->type_index = kMXFFIBool;
-    cell->v_int64 = arg == Py_True;
-    return 0;
+    /* past int64: the slow path (uint64, or its OverflowError) */
   } else if (tp == &PyBytes_Type) {
     temp->view.data = PyBytes_AS_STRING(arg);
     temp->view.size = (size_t)PyBytes_GET_SIZE(arg);
@@ -533,12 +550,7 @@ static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg,
     int done = MXFFIPyExchangeTensor(exchange, arg, cell, temp);
     if (done != 0) return done < 0 ? -1 : 0;
   } else if (PyType_IsSubtype(tp, mxffi_py_hooks.object_type)) {
-    MXFFIObject* obj = (MXFFIObject*)MXFFIPyHandle(arg);
-    if (obj != NULL) {
-      cell->type_index = obj->type_index;
-      cell->v_obj = obj;
-      return 0;
-    }
+    if (MXFFIPyObjectCell(arg, cell)) return 0;
   } else if (tp == mxffi_py_dtype_type) { /* last: shapes and arrays pay nothing for it */
     cell->type_index = kMXFFIDataType;
     cell->v_int64 = 0;
@@ -707,6 +719,31 @@ static void MXFFIPyNameRecursionError(PyObject* func, Py_ssize_t i) {
   Py_XDECREF(name);
 }
 
+/*! \brief MXFFIFuncCall with the GIL released; out of line, so that callers' frames stay small. */
+static __attribute__((noinline)) int MXFFIPyCallWithoutGIL(void* handle, const MXFFIAny* cells,
+                                                           int32_t nargs, MXFFIAny* result) {
+  int rc;
+  Py_BEGIN_ALLOW_THREADS;
+  rc = MXFFIFuncCall(handle, cells, nargs, result);
+  Py_END_ALLOW_THREADS;
+  return rc;
+}
+
+/*!
+ * \brief MXFFIFuncCall of handle into *result (set to None first), with the GIL released for
+ *  a Function flagged MXFFI_PY_RELEASE_GIL. \return MXFFIFuncCall's code.
+ */
+static inline int MXFFIPyInvoke(PyObject* func, void* handle, const MXFFIAny* cells, int32_t nargs,
+                                MXFFIAny* result) {
+  result->type_index = kMXFFINone;
+  result->small_len = 0;
+  result->v_int64 = 0;
+  if (MXFFIPyFlags(func) & MXFFI_PY_RELEASE_GIL) {
+    return MXFFIPyCallWithoutGIL(handle, cells, nargs, result);
+  }
+  return MXFFIFuncCall(handle, cells, nargs, result);
+}
+
 /*!
  * \brief Positional call with a ready argument vector: convert, call, convert back.
  * \note Arguments are borrowed by the callee, so nothing is reference-counted on the way in;
@@ -720,7 +757,6 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
   PyObject* keep = NULL;
   PyObject* out = NULL;
   MXFFIAny result;
-  int rc;
   Py_ssize_t converted = 0;
   if (MXFFIPyHandle(func) == NULL) {
     PyErr_SetString(PyExc_TypeError,
@@ -750,17 +786,7 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
       goto done;
     }
   }
-  result.type_index = kMXFFINone;
-  result.small_len = 0;
-  result.v_int64 = 0;
-  if (MXFFIPyFlags(func) & MXFFI_PY_RELEASE_GIL) {
-    Py_BEGIN_ALLOW_THREADS;
-    rc = MXFFIFuncCall(MXFFIPyHandle(func), cells, (int32_t)nargs, &result);
-    Py_END_ALLOW_THREADS;
-  } else {
-    rc = MXFFIFuncCall(MXFFIPyHandle(func), cells, (int32_t)nargs, &result);
-  }
-  if (rc != 0) {
+  if (MXFFIPyInvoke(func, MXFFIPyHandle(func), cells, (int32_t)nargs, &result) != 0) {
     mxffi_py_hooks.raise_error(func);
   } else {
     out = MXFFIPyReturn(func, &result);
@@ -940,48 +966,14 @@ static __attribute__((noinline)) PyObject* MXFFIPyCallScalars(PyObject* func, Py
   MXFFIByteArray views[MXFFI_PY_SCALAR_ARGS];
   MXFFIAny result;
   void* handle = MXFFIPyHandle(func);
-  int rc;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
-    PyObject* arg = args[i];
-    PyTypeObject* tp = Py_TYPE(arg);
-    MXFFIAny* cell = &cells[i];
-    cell->small_len = 0;
-    if (tp == &PyLong_Type) {
-      if (!MXFFIPyLongToInt64(arg, &cell->v_int64)) goto full;
-      cell->type_index = kMXFFIInt;
-    } else if (tp == &PyFloat_Type) {
-      cell->type_index = kMXFFIFloat;
-      cell->v_float64 = PyFloat_AS_DOUBLE(arg);
-    } else if (tp == &PyUnicode_Type) {
-      Py_ssize_t n;
-      const char* s = PyUnicode_AsUTF8AndSize(arg, &n);
-      if (s == NULL) return NULL; /* a lone surrogate: the full path raises the same */
-      views[i].data = s;
-      views[i].size = (size_t)n;
-      cell->type_index = kMXFFIStrView;
-      cell->v_ptr = &views[i];
-    } else if (arg == Py_None) {
-      cell->type_index = kMXFFINone;
-      cell->v_int64 = 0;
-    } else if (tp == &PyBool_Type) {
-      cell->type_index = kMXFFIBool;
-      cell->v_int64 = arg == Py_True;
-    } else {
-      goto full;
-    }
+    cells[i].small_len = 0;
+    const int scalar = MXFFIPyScalarCell(args[i], Py_TYPE(args[i]), &cells[i], &views[i]);
+    if (scalar < 0) return NULL; /* a lone surrogate: the full path raises the same */
+    if (scalar == 0) goto full;
   }
   if (handle == NULL) goto full; /* the full path raises its TypeError */
-  result.type_index = kMXFFINone;
-  result.small_len = 0;
-  result.v_int64 = 0;
-  if (MXFFIPyFlags(func) & MXFFI_PY_RELEASE_GIL) {
-    Py_BEGIN_ALLOW_THREADS;
-    rc = MXFFIFuncCall(handle, cells, (int32_t)nargs, &result);
-    Py_END_ALLOW_THREADS;
-  } else {
-    rc = MXFFIFuncCall(handle, cells, (int32_t)nargs, &result);
-  }
-  if (rc != 0) {
+  if (MXFFIPyInvoke(func, handle, cells, (int32_t)nargs, &result) != 0) {
     mxffi_py_hooks.raise_error(func);
     return NULL;
   }
@@ -992,18 +984,13 @@ full:
 
 /*!
  * \brief A call with no arguments: the handle, the call and the result, with nothing else in
- *  the frame. A Function that releases the GIL or has no handle takes the scalar path.
+ *  the frame.
  */
 static __attribute__((noinline)) PyObject* MXFFIPyCallNoArgs(PyObject* func) {
   MXFFIAny result;
   void* handle = MXFFIPyHandle(func);
-  if (handle == NULL || (MXFFIPyFlags(func) & MXFFI_PY_RELEASE_GIL)) {
-    return MXFFIPyCallScalars(func, NULL, 0);
-  }
-  result.type_index = kMXFFINone;
-  result.small_len = 0;
-  result.v_int64 = 0;
-  if (MXFFIFuncCall(handle, NULL, 0, &result) != 0) {
+  if (handle == NULL) return MXFFIPyCallPositional(func, NULL, 0); /* raises its TypeError */
+  if (MXFFIPyInvoke(func, handle, NULL, 0, &result) != 0) {
     mxffi_py_hooks.raise_error(func);
     return NULL;
   }
