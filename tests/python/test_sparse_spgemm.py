@@ -130,6 +130,34 @@ def test_wide_right_operand_sorts_each_row():
     assert_canonical_equal(a @ b, ra @ rb, np.float64)
 
 
+def test_rows_of_every_length_over_many_columns():
+    # b has more columns than a thread's accumulator keeps in cache: short rows sort their
+    # products, long rows accumulate, and read their columns from the bit words when the
+    # columns are close together or sort them when they are spread out.
+    rng = np.random.default_rng(11)
+    m, k, n = 600, 400, 100_000
+    lengths = np.concatenate([rng.integers(0, 4, m - 20), rng.integers(50, 400, 20)])
+    rows = np.repeat(np.arange(m), lengths)
+    ra = sp.csr_array(
+        (rng.standard_normal(rows.size), (rows, rng.integers(0, k, rows.size))), shape=(m, k)
+    )
+    # Rows of b: most spread over every column, some packed into one narrow band.
+    nb = 12 * k
+    brows = rng.integers(0, k, nb)
+    bcols = np.where(brows % 3 == 0, rng.integers(0, 2000, nb), rng.integers(0, n, nb))
+    rb = sp.csr_array((rng.standard_normal(nb), (brows, bcols)), shape=(k, n))
+    ra.sum_duplicates()
+    rb.sum_duplicates()
+    for itype in (np.int32, np.int64):
+        a = sparse.csr_matrix(
+            sp.csr_array(
+                (ra.data, ra.indices.astype(itype), ra.indptr.astype(itype)), shape=ra.shape
+            )
+        )
+        b = sparse.csr_matrix(rb)
+        assert_canonical_equal(a @ b, ra @ rb, np.float64)
+
+
 def test_clustered_columns_with_a_far_outlier():
     # Long rows (1,202 products) whose 901 columns crowd one corner of a wide span: the buckets
     # that sort them are crowded too.

@@ -12,11 +12,14 @@
  *    sums that are exactly zero (values that cancel) dropped, as scipy drops them. When any was
  *    dropped, a last pass moves the rows together.
  *
- * A row of at most kShortRow products lists them, sorts them by column (a bucket pass, then an
- * insertion sort that finishes the nearly sorted list in about one step per product) and sums
- * each run of one column. A longer row's sums are accumulated in a dense array of b's columns,
- * one per thread, with a bit per column saying whether the row has touched it; its columns are
- * then sorted the same way and the bits cleared for the next row. When b has so many columns
+ * A row's sums are accumulated in a dense array of b's columns, one per thread, with a bit per
+ * column saying whether the row has touched it. When its columns lie close together (a few bit
+ * words per column between the first and the last), reading the bit words in order gives them
+ * sorted, and clears them for the next row; otherwise they are sorted (a bucket pass, then a
+ * sort of each bucket). When b has more columns than a thread's accumulator keeps in cache, a
+ * row of at most kShortRow products lists them instead, sorts them by column (a bucket pass,
+ * then an insertion sort that finishes the nearly sorted list in about one step per product)
+ * and sums each run of one column. When b has so many columns
  * that a dense array per thread would cost more than the products themselves, a long row's
  * products are sorted (std::stable_sort) instead. The count pass marks columns with the last
  * row that counted them. A row of a with one stored value is row k of b scaled: copied without
@@ -49,6 +52,15 @@ constexpr int64_t kShortRow = 256;
 
 /*! \brief Columns of b up to which the accumulator is a dense array per thread. */
 constexpr int64_t kDenseMaxCols = int64_t{1} << 23;
+
+/*!
+ * \brief Columns of b up to which a thread's dense accumulator (8 bytes a column) stays in
+ *  its share of L2, so that short rows accumulate there too rather than sorting products.
+ */
+constexpr int64_t kCachedAccCols = int64_t{1} << 16;
+
+/*! \brief Bit words scanned per distinct column at most, for a row's columns in order. */
+constexpr int64_t kScanWordsPerColumn = 4;
 
 /*! \brief A thread's scratch for FillShortRow: the products, their buckets, and sorted. */
 template <typename DType>
@@ -210,30 +222,65 @@ struct SpGemm {
       return w;
     }
     const int64_t f = flops[i + 1] - flops[i];
-    if (f <= kShortRow) return FillShortRow<OType>(i, f, cols, vals, short_scratch);
+    if (f <= kShortRow && (!dense || b.cols > kCachedAccCols)) {
+      return FillShortRow<OType>(i, f, cols, vals, short_scratch);
+    }
     if (dense) {
       uint64_t* bt = bits->data();
       DType* ac = acc->data();
       int64_t c = 0, lo = b.cols, hi = -1;
       for (int64_t j = jb; j < je; ++j) {
+        PrefetchAhead(j, true);
         const DType v = a.data[j];
         const int64_t k = a.indices[j];
         for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q) {
           const int64_t col = b.indices[q];
           const DType p = v * b.data[q];
           const uint64_t m = uint64_t{1} << (col & 63);
-          if (!(bt[col >> 6] & m)) {
-            bt[col >> 6] |= m;
-            ac[col] = p;
-            cols[c++] = static_cast<OType>(col);
-            lo = std::min(lo, col);
-            hi = std::max(hi, col);
-          } else {
-            ac[col] += p;
-          }
+          const uint64_t word = bt[col >> 6];
+          // The first product of a column replaces what an earlier row left; later ones add.
+          // Selected, not branched on: whether a column is new is a coin toss in a sparse row.
+          const DType old = ac[col];
+          ac[col] = (word & m ? old : DType(0)) + p;
+          bt[col >> 6] = word | m;
+          if (!(word & m)) cols[c++] = static_cast<OType>(col);
+          lo = std::min(lo, col);
+          hi = std::max(hi, col);
         }
       }
       if (c == 0) return 0;
+      // Columns close together (a span of at most kScanWordsPerColumn words per column): the
+      // bit words from lo to hi give them in order, with no sort at all.
+      if ((hi >> 6) - (lo >> 6) + 1 <= kScanWordsPerColumn * c) {
+        // Two bits of a word per step without a branch (most words hold none, one or two),
+        // into sorted, which has room for two more than c.
+        std::vector<int64_t>& sorted = *scratch_sorted;
+        sorted.resize(c + 2);
+        int64_t* out = sorted.data();
+        int64_t t = 0;
+        for (int64_t wi = lo >> 6; wi <= (hi >> 6); ++wi) {
+          uint64_t x = bt[wi];
+          bt[wi] = 0;
+          const int64_t base = wi << 6;
+          for (;;) {
+            out[t] = base + __builtin_ctzll(x | (uint64_t{1} << 63));
+            t += x != 0;
+            x &= x - 1;
+            out[t] = base + __builtin_ctzll(x | (uint64_t{1} << 63));
+            t += x != 0;
+            x &= x - 1;
+            if (__builtin_expect(x == 0, 1)) break;
+          }
+        }
+        for (t = 0; t < c; ++t) {
+          const int64_t col = out[t];
+          const DType s = ac[col];
+          cols[w] = static_cast<OType>(col);
+          vals[w] = s;
+          w += s != DType(0);
+        }
+        return w;
+      }
       // Sorted by one bucket pass (about one bucket per column over [lo, hi]), which leaves
       // the columns nearly in order, then a sort of each bucket.
       const int64_t span = hi - lo + 1;
