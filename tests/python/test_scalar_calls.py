@@ -1,5 +1,5 @@
 """Calls of globals whose parameters are at most three ints, floats, strs or bools take a short
-path (MXFFIPyCallScalars in fastcall.h) that reads these values straight from their objects and
+path (MXFFIPyCallScalars and the slots after it in fastcall.h) that reads these values straight from their objects and
 hands anything else to the general path. Both paths must give the same values and errors: ints
 on both sides of every machine-digit boundary, bools, None, strs, subclasses and objects of
 other types that the general path converts or refuses."""
@@ -66,3 +66,20 @@ def test_keyword_and_arity_errors_are_unchanged():
     assert nop() is None
     with pytest.raises(TypeError, match="testing.nop"):
         nop(1)
+
+
+def test_functions_without_parameters_refuse_arguments_by_name():
+    # A global without parameters that keeps the GIL has a slot of its own; arguments of any
+    # kind go on to the general path and its TypeError.
+    nop = mxffi.get_global_func("testing.nop")
+    assert nop() is None and nop(*()) is None and nop(**{}) is None
+    for call in (lambda: nop(1), lambda: nop(None), lambda: nop(x=1), lambda: nop(1, 2, 3, 4)):
+        with pytest.raises(TypeError, match="testing.nop"):
+            call()
+
+
+def test_long_running_scalar_functions_keep_their_flag_and_values():
+    # Flagged functions keep the slot that releases the GIL around the call.
+    f = mxffi.get_global_func("testing.sleep_add")
+    assert f.long_running is True
+    assert f(2, 3, 0) == 5

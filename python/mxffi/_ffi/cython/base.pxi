@@ -172,6 +172,8 @@ cdef extern from "fastcall.h":
     void* MXFFIPyVectorcallPtr()
     void* MXFFIPyVectorcallBoundPtr()
     void* MXFFIPyVectorcallScalarsPtr()
+    void* MXFFIPyVectorcallScalarsHeldPtr()
+    void* MXFFIPyVectorcallNoArgsHeldPtr()
     void MXFFIPySetNdarrayType(object tp)
     void MXFFIPySetDataType(PyTypeObject* tp, Py_ssize_t offset)
     int MXFFIPySetClass(int32_t type_index, object cls) except -1

@@ -25,6 +25,13 @@
 
 #include "ndarray_attrs.h"
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+/* Every call goes through MXFFIFuncCall: called through its GOT entry, not a PLT stub, it costs
+ * one jump less. */
+int MXFFIFuncCall(MXFFIObjectHandle func, const MXFFIAny* args, int32_t num_args,
+                  MXFFIAny* result) __attribute__((noplt));
+#endif
+
 /*! \brief Arguments handled with stack temporaries; more go to the heap. */
 #define MXFFI_PY_STACK_ARGS 8
 /*! \brief Dimensions a numpy array may have on the fast path. */
@@ -475,6 +482,22 @@ static inline int MXFFIPyLongToInt64(PyObject* arg, int64_t* out) {
 }
 
 /*!
+ * \brief A cell's type_index, and its small_len as zero (the C ABI's rule for every type but
+ *  the inline strings), in one 8-byte store.
+ */
+static inline void MXFFIPySetType(MXFFIAny* cell, int32_t type_index) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  /* type_index at offset 0, small_len at 4 (docs/c_abi.md): the low and high halves */
+  _Static_assert(offsetof(MXFFIAny, small_len) == 4, "MXFFIAny's frozen layout");
+  const uint64_t head = (uint32_t)type_index;
+  memcpy(cell, &head, sizeof(head));
+#else
+  cell->type_index = type_index;
+  cell->small_len = 0;
+#endif
+}
+
+/*!
  * \brief An exact int (within int64), float, str, None or bool into a value cell, a str's bytes
  *  through view. \return 1 when converted, 0 when arg is none of these or an int past int64
  *  (nothing set), -1 with an error set (a str that is not valid UTF-8).
@@ -483,9 +506,9 @@ static inline int MXFFIPyScalarCell(PyObject* arg, PyTypeObject* tp, MXFFIAny* c
                                     MXFFIByteArray* view) {
   if (tp == &PyLong_Type) {
     if (!MXFFIPyLongToInt64(arg, &cell->v_int64)) return 0;
-    cell->type_index = kMXFFIInt;
+    MXFFIPySetType(cell, kMXFFIInt);
   } else if (tp == &PyFloat_Type) {
-    cell->type_index = kMXFFIFloat;
+    MXFFIPySetType(cell, kMXFFIFloat);
     cell->v_float64 = PyFloat_AS_DOUBLE(arg);
   } else if (tp == &PyUnicode_Type) {
     Py_ssize_t n;
@@ -493,13 +516,13 @@ static inline int MXFFIPyScalarCell(PyObject* arg, PyTypeObject* tp, MXFFIAny* c
     if (s == NULL) return -1;
     view->data = s;
     view->size = (size_t)n;
-    cell->type_index = kMXFFIStrView;
+    MXFFIPySetType(cell, kMXFFIStrView);
     cell->v_ptr = view;
   } else if (arg == Py_None) {
-    cell->type_index = kMXFFINone;
+    MXFFIPySetType(cell, kMXFFINone);
     cell->v_int64 = 0;
   } else if (tp == &PyBool_Type) {
-    cell->type_index = kMXFFIBool;
+    MXFFIPySetType(cell, kMXFFIBool);
     cell->v_int64 = arg == Py_True;
   } else {
     return 0;
@@ -997,6 +1020,40 @@ static __attribute__((noinline)) PyObject* MXFFIPyCallNoArgs(PyObject* func) {
   return MXFFIPyReturnScalar(func, &result);
 }
 
+/*!
+ * \brief MXFFIFuncCall of handle into *result, set to None first (its type only, as the C ABI
+ *  asks), for the slots installed only on Functions that keep the GIL through their calls.
+ */
+static inline int MXFFIPyInvokeHeld(void* handle, const MXFFIAny* cells, int32_t nargs,
+                                    MXFFIAny* result) {
+  result->type_index = kMXFFINone;
+  result->small_len = 0;
+  return MXFFIFuncCall(handle, cells, nargs, result);
+}
+
+static PyObject* MXFFIPyFunctionVectorcallScalars(PyObject* func, PyObject* const* args,
+                                                  size_t nargsf, PyObject* kwnames);
+
+/*!
+ * \brief The vectorcall slot of a global without parameters that keeps the GIL through its
+ *  calls: MXFFIPyCallNoArgs in the slot's own frame, without the test of MXFFI_PY_RELEASE_GIL.
+ *  A call passing arguments takes MXFFIPyFunctionVectorcallScalars (and its TypeError).
+ */
+static PyObject* MXFFIPyFunctionVectorcallNoArgsHeld(PyObject* func, PyObject* const* args,
+                                                     size_t nargsf, PyObject* kwnames) {
+  if (PyVectorcall_NARGS(nargsf) != 0 || kwnames != NULL) {
+    return MXFFIPyFunctionVectorcallScalars(func, args, nargsf, kwnames);
+  }
+  MXFFIAny result;
+  void* handle = MXFFIPyHandle(func);
+  if (handle == NULL) return MXFFIPyCallPositional(func, NULL, 0); /* raises its TypeError */
+  if (MXFFIPyInvokeHeld(handle, NULL, 0, &result) != 0) {
+    mxffi_py_hooks.raise_error(func);
+    return NULL;
+  }
+  return MXFFIPyReturnScalar(func, &result);
+}
+
 /*! \brief The vectorcall slot installed on mxffi.Function. */
 static PyObject* MXFFIPyFunctionVectorcall(PyObject* func, PyObject* const* args, size_t nargsf,
                                            PyObject* kwnames) {
@@ -1022,6 +1079,38 @@ static PyObject* MXFFIPyFunctionVectorcallScalars(PyObject* func, PyObject* cons
     return MXFFIPyCallPositional(func, (PyObject**)args, nargs);
   }
   return mxffi_py_hooks.call_kw(func, (PyObject**)args, nargs, kwnames);
+}
+
+/*!
+ * \brief MXFFIPyFunctionVectorcallScalars for a global that keeps the GIL through its calls
+ *  (a Function flagged MXFFI_PY_RELEASE_GIL keeps that slot): the scalar conversions and the
+ *  call in the slot's own frame, with no test of the flag.
+ */
+static PyObject* MXFFIPyFunctionVectorcallScalarsHeld(PyObject* func, PyObject* const* args,
+                                                      size_t nargsf, PyObject* kwnames) {
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (kwnames != NULL || nargs > MXFFI_PY_SCALAR_ARGS || nargs == 0) {
+    return MXFFIPyFunctionVectorcallScalars(func, args, nargsf, kwnames);
+  }
+  MXFFIAny cells[MXFFI_PY_SCALAR_ARGS];
+  MXFFIByteArray views[MXFFI_PY_SCALAR_ARGS];
+  MXFFIAny result;
+  void* handle;
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    /* MXFFIPyScalarCell sets small_len with the type */
+    const int scalar = MXFFIPyScalarCell(args[i], Py_TYPE(args[i]), &cells[i], &views[i]);
+    if (scalar < 0) return NULL; /* a lone surrogate: the full path raises the same */
+    if (scalar == 0) goto full;
+  }
+  handle = MXFFIPyHandle(func);
+  if (handle == NULL) goto full; /* the full path raises its TypeError */
+  if (MXFFIPyInvokeHeld(handle, cells, (int32_t)nargs, &result) != 0) {
+    mxffi_py_hooks.raise_error(func);
+    return NULL;
+  }
+  return MXFFIPyReturnScalar(func, &result);
+full:
+  return MXFFIPyCallPositional(func, (PyObject**)args, nargs);
 }
 
 /*!
@@ -1060,6 +1149,14 @@ static inline void* MXFFIPyVectorcallPtr(void) { return (void*)MXFFIPyFunctionVe
 /*! \brief The slot for a global of scalar parameters (MXFFIPyFunctionVectorcallScalars). */
 static inline void* MXFFIPyVectorcallScalarsPtr(void) {
   return (void*)MXFFIPyFunctionVectorcallScalars;
+}
+/*! \brief The slot for such a global that keeps the GIL (MXFFIPyFunctionVectorcallScalarsHeld). */
+static inline void* MXFFIPyVectorcallScalarsHeldPtr(void) {
+  return (void*)MXFFIPyFunctionVectorcallScalarsHeld;
+}
+/*! \brief The slot for a global without parameters that keeps the GIL. */
+static inline void* MXFFIPyVectorcallNoArgsHeldPtr(void) {
+  return (void*)MXFFIPyFunctionVectorcallNoArgsHeld;
 }
 /*! \brief The slot for a Function with parameter kinds (MXFFIPyFunctionVectorcallBound). */
 static inline void* MXFFIPyVectorcallBoundPtr(void) {

@@ -129,7 +129,14 @@ def get_global_func(name, allow_missing=False):
         if info is not None and info[3] is not None:
             _bind_by_kinds(f, info[3])
         elif info is not None and info[4]:
-            f._vectorcall = MXFFIPyVectorcallScalarsPtr()
+            # Functions that keep the GIL skip the test of the flag; those without
+            # parameters, the loop over arguments too.
+            if f._flags & MXFFI_PY_RELEASE_GIL:
+                f._vectorcall = MXFFIPyVectorcallScalarsPtr()
+            elif len(info[0]) == 0:
+                f._vectorcall = MXFFIPyVectorcallNoArgsHeldPtr()
+            else:
+                f._vectorcall = MXFFIPyVectorcallScalarsHeldPtr()
     return f
 
 
