@@ -1,8 +1,8 @@
 """Calls of globals whose parameters are at most three ints, floats, strs or bools take a short
-path (MXFFIPyCallScalars and the slots after it in fastcall.h) that reads these values straight from their objects and
-hands anything else to the general path. Both paths must give the same values and errors: ints
-on both sides of every machine-digit boundary, bools, None, strs, subclasses and objects of
-other types that the general path converts or refuses."""
+path (MXFFIPyCallScalars and the slots after it in fastcall.h) that reads these values straight
+from their objects and hands anything else to the general path. Both paths must give the same
+values and errors: ints on both sides of every machine-digit boundary, bools, None, strs,
+subclasses and objects of other types that the general path converts or refuses."""
 
 import numpy as np
 import pytest
