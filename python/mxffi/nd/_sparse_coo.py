@@ -193,9 +193,10 @@ def coo_matrix(arg1, shape=None, dtype=None, idx_dtype=None, device=None):
       repeated (row, col) pairs allowed (they add up); shape defaults to (max(row) + 1,
       max(col) + 1) and must be given when there are no entries. Every id is checked.
     - ``coo_matrix(S)`` for a scipy.sparse matrix or array (a coo one keeps its order and
-      duplicates), ``coo_matrix(D)`` for a dense 2-D array (numpy, mxffi or nested lists),
-      ``coo_matrix((M, N))`` for an empty one; a sparse mxffi array is converted (a COONDArray
-      gives a copy).
+      duplicates), a torch.sparse_coo tensor (likewise; values shared, ids copied and checked)
+      or sparse_csr one, or any array offering ``__binsparse__``; ``coo_matrix(D)`` for a dense
+      2-D array (numpy, mxffi or nested lists), ``coo_matrix((M, N))`` for an empty one; a
+      sparse mxffi array is converted (a COONDArray gives a copy).
 
     The values are shared, not copied, where they already are a 1-D C-contiguous CPU array of
     the result's dtype (a numpy array, a scipy coo matrix's data, an mxffi array): writes to
@@ -226,6 +227,9 @@ def _coo_matrix(fname, arg1, shape, dtype, idx_dtype):
             fname, _index_array(fname, "row", m.row), _index_array(fname, "col", m.col), idx_dtype
         )
         return _coo(tuple(m.shape), _shared_values(m.data, dtype), r, c)
+    got = _sp._exchange.foreign(fname, arg1)  # a torch sparse tensor, a __binsparse__ array
+    if got is not None:
+        return _sp._exchange.converted(fname, got, "coo", shape, dtype, idx_dtype)
     dims = _sp._shape_tuple(arg1)
     if dims is not None and len(dims) == 2:
         _sp._check_shape(fname, shape, dims)

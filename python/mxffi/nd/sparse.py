@@ -44,6 +44,7 @@ __all__ = [
     "coo_matrix",
     "csr_matrix",
     "empty",
+    "from_binsparse",
     "norm",
     "row_sparse_array",
     "square_sum",
@@ -223,7 +224,7 @@ class BaseSparseNDArray(NDArray):
                     f"{self.stype} array; make it dense first (x.tostype('default'))"
                 )
             value = zeros(self.stype, self.shape, str(self.dtype), device=self.device)
-        elif _is_scipy_sparse(value):
+        elif _is_scipy_sparse(value) or _exchange.foreign_kind(value):
             value = csr_matrix(value)
         elif not isinstance(value, NDArray):
             import numpy
@@ -295,6 +296,29 @@ class BaseSparseNDArray(NDArray):
             f"{type(self).__name__}.__imatmul__: in-place matrix multiplication is not supported; "
             "write x = x @ y"
         )
+
+    # ---- exchange with torch and any library speaking __binsparse__ (docs/sparse.md) ---------
+
+    def astorch(self, layout=None):
+        """A torch sparse tensor sharing this array's values (asscipy's counterpart; index
+        tensors copied): torch.sparse_csr for csr and 2-D row_sparse arrays, torch.sparse_coo
+        for coo ones (coalesced only when canonical); layout ("csr", "coo", torch.sparse_csr,
+        torch.sparse_coo) asks for the other, converted first."""
+        return _exchange.to_torch(self, layout)
+
+    def __binsparse_descriptor__(self):
+        """The binsparse descriptor (array-api#912) of what __binsparse__() hands over: "CSR"
+        for csr (and 2-D row_sparse, converted), "COOR" for coo (made canonical first)."""
+        from ._sparse_binsparse import descriptor
+
+        return descriptor(self)
+
+    def __binsparse__(self, /, *, descriptor=None):
+        """The binsparse parts as mxffi dense arrays: "values" this array's own (shared), the
+        index parts copies; descriptor asks for its format and data types (converted)."""
+        from ._sparse_binsparse import parts
+
+        return parts(self, descriptor)
 
     def __dlpack__(self, **kwargs):
         raise TypeError(
@@ -547,6 +571,9 @@ def csr_matrix(arg1, shape=None, dtype=None, idx_dtype=None, device=None):
     - ``csr_matrix((data, (row, col)), shape=(M, N))``: from COO triplets, duplicates summed
       (shape defaults to (max(row) + 1, max(col) + 1)); coo_matrix's checks, then its
       conversion (sorted and summed in C++).
+    - ``csr_matrix(T)`` for a torch.sparse_csr tensor (its values shared when its columns are
+      sorted and unique within each row, its index tensors copied and checked) or sparse_coo
+      one, or any array offering ``__binsparse__`` (see from_binsparse).
     - ``csr_matrix(S)`` for a scipy.sparse matrix, ``csr_matrix(D)`` for a dense 2-D array
       (numpy, mxffi or nested lists), ``csr_matrix((M, N))`` for an empty one.
     - a CSRNDArray gives a copy; a RowSparseNDArray is converted.
@@ -571,6 +598,9 @@ def _csr_matrix(arg1, shape, dtype, idx_dtype):
         data = m.data if dtype is None else m.data.astype(dtype)
         ix, ip = _index_pair(m.indices, m.indptr)
         return _csr(tuple(m.shape), data, ix, ip)
+    got = _exchange.foreign(fname, arg1)
+    if got is not None:
+        return _exchange.converted(fname, got, "csr", shape, dtype, idx_dtype)
     dims = _shape_tuple(arg1)
     if dims is not None and len(dims) == 2:
         _check_shape(fname, shape, dims)
@@ -628,6 +658,9 @@ def _row_sparse_array(arg1, shape, dtype, idx_dtype):
     if _is_scipy_sparse(arg1):
         _check_shape(fname, shape, arg1.shape)
         return _cast(_dense(arg1.toarray(), dtype), "row_sparse", idx_dtype)
+    got = _exchange.foreign(fname, arg1)
+    if got is not None:
+        return _exchange.converted(fname, got, "row_sparse", shape, dtype, idx_dtype)
     dims = _shape_tuple(arg1)
     if dims is not None:
         _check_shape(fname, shape, dims)
@@ -678,6 +711,9 @@ def array(source, device=None, dtype=None):
     """A sparse array from source (MXNet's sparse.array): a CSRNDArray or RowSparseNDArray (a
     copy, of its storage type) or a scipy.sparse matrix or array (a CSRNDArray, canonical), with
     source's dtype unless dtype is given, on device (default: the source's, or the CPU).
+    A torch sparse_csr or sparse_coo tensor, or any array offering ``__binsparse__`` (the array
+    API's asarray rule for the sparse interchange), gives a CSRNDArray or COONDArray by its own
+    format, sharing its values as csr_matrix and coo_matrix do.
 
     A dense source (numpy, mxffi.np) is a ValueError, as in MXNet: make dense arrays with
     mxffi.np.array, and sparse ones from dense values with csr_matrix / row_sparse_array or
@@ -688,13 +724,18 @@ def array(source, device=None, dtype=None):
         return _on(out, device)
     if _is_scipy_sparse(source):
         return csr_matrix(source, dtype=dtype, device=device)
+    got = _exchange.foreign("sparse.array", source)
+    if got is not None:
+        # torch's and __binsparse__ arrays keep their own format (csr or coo)
+        return _on(_exchange.converted("sparse.array", got, got.stype, None, dtype, None), device)
     if isinstance(source, NDArray) or type(source).__module__ == "numpy":
         raise ValueError(
             f"sparse.array: source is a dense {type(source).__name__}; use mxffi.np.array for a "
             "dense array, or csr_matrix / row_sparse_array / tostype for a sparse one"
         )
     raise TypeError(
-        "sparse.array: source must be a sparse mxffi array or a scipy.sparse matrix, got "
+        "sparse.array: source must be a sparse mxffi array or another library's (a scipy.sparse "
+        "matrix, a torch sparse tensor, an array offering __binsparse__); got "
         f"{type(source).__name__}"
     )
 
@@ -778,5 +819,8 @@ def spmm(adj, x, reduce="sum"):
 
 __all__.append("spmm")
 
-# COONDArray subclasses BaseSparseNDArray and builds on this module's helpers.
+# COONDArray subclasses BaseSparseNDArray and builds on this module's helpers; the exchange
+# beyond scipy: torch tensors (_sparse_exchange.py) and __binsparse__ (_sparse_binsparse.py).
+from . import _sparse_exchange as _exchange  # noqa: E402
+from ._sparse_binsparse import from_binsparse  # noqa: E402
 from ._sparse_coo import COONDArray, _from_triplets, coo_matrix  # noqa: E402, F401
