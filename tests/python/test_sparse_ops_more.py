@@ -188,3 +188,179 @@ def test_in_place_operators_still_compute():
     np.testing.assert_allclose(x.asnumpy(), (a * 3 / 2 + a) ** 2, rtol=1e-6)
     with pytest.raises(ValueError, match="could not be broadcast"):
         x += np.ones((2, 2))  # the op's own error, not a refusal
+
+
+# ---- take, concatenate and where on csr ---------------------------------------------------------
+
+
+def scipy_of(x):
+    return sp.csr_matrix(x.asnumpy())
+
+
+@pytest.mark.parametrize("density", DENSITIES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("itype", ITYPES)
+def test_take_csr_rows_against_numpy(density, dtype, itype):
+    seed = seed_of("take", density, dtype, itype)
+    a = random_dense((11, 8), density, dtype, seed)
+    x = make("csr", a, itype)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(-11, 11, size=17)
+    for ind in (idx, idx.astype(np.int32), [0, 0, 10], np.zeros(0, np.int64), [-1]):
+        got = mnp.take(x, ind, axis=0)
+        want = np.take(a, np.asarray(ind, dtype=np.int64), axis=0)
+        assert type(got) is sparse.CSRNDArray and got.shape == want.shape
+        assert str(got.dtype) == dtype and str(got.indices.dtype) == itype
+        np.testing.assert_array_equal(got.asnumpy(), want)
+        assert got.check_format() is None  # canonical: each row's columns as stored
+        assert got.nnz == (want != 0).sum()
+    big = np.arange(-30, 30)
+    for mode, ref in (("wrap", np.mod(big, 11)), ("clip", np.clip(big, 0, 10))):
+        got = sparse.take(x, big, mode=mode)
+        np.testing.assert_array_equal(got.asnumpy(), a[ref])
+    np.testing.assert_array_equal(sparse.take(x, idx, mode="raise").asnumpy(), a[idx])
+    np.testing.assert_array_equal(sparse.take(x, idx).asnumpy(), a[np.clip(idx, 0, 10)])
+
+
+def test_take_csr_large_on_the_pool():
+    rng = np.random.default_rng(1)
+    s = sp.random(20000, 300, density=0.05, format="csr", random_state=rng)
+    x = sparse.csr_matrix(s)
+    idx = rng.integers(0, 20000, 50000)
+    got = mnp.take(x, idx, axis=0)
+    want = s[idx]
+    assert (got.asscipy() != want).nnz == 0 and got.nnz == want.nnz
+
+
+def test_take_csr_errors_and_other_cases():
+    x = sparse.csr_matrix(np.eye(3))
+    with pytest.raises(IndexError) as e:
+        mnp.take(x, [0, 3], axis=0)
+    assert str(e.value).startswith("index 3 is out of bounds for axis 0 with size 3")
+    with pytest.raises(IndexError, match="index -4 is out of bounds for axis 0 with size 3"):
+        sparse.take(x, [-4], mode="raise")
+    with pytest.raises(ValueError) as e:
+        sparse.take(x, [0], mode="fold")
+    assert str(e.value).startswith(
+        "sparse.take: mode must be 'raise', 'wrap' or 'clip'; got 'fold'"
+    )
+    with pytest.raises(ValueError) as e:
+        sparse.take(x, [0], axis=1)
+    assert str(e.value).startswith(
+        "sparse.take: a csr array is taken along axis 0 only (MXNet's rule); got axis=1"
+    )
+    with pytest.raises(ValueError) as e:
+        sparse.take(x, [[0, 1]])
+    assert str(e.value).startswith(
+        "sparse.take: csr rows are taken by a 1-D array of indices; got indices.shape=(1, 2)"
+    )
+    with pytest.raises(TypeError) as e:
+        sparse.take(x, [0.5])
+    assert str(e.value).startswith("sparse.take: indices must be an integer array; got dtype")
+    with pytest.raises(TypeError) as e:
+        sparse.take(mnp.ones((2, 2)), [0])
+    assert str(e.value).startswith("sparse.take: a must be a csr array; got storage type 'default'")
+    empty = sparse.zeros("csr", (0, 4))
+    with pytest.raises(IndexError, match="cannot do a non-empty take from an empty axis"):
+        sparse.take(empty, [0], mode="clip")
+    assert sparse.take(empty, np.zeros(0, np.int64)).shape == (0, 4)
+    # other axes and index shapes: numpy's answer, dense
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        d = mnp.take(x, [[0, 1]], axis=0)
+        c = mnp.take(x, [2, 0], axis=1)
+    assert d.stype == "default" and d.shape == (1, 2, 3)
+    np.testing.assert_array_equal(c.asnumpy(), np.eye(3)[:, [2, 0]])
+
+
+@pytest.mark.parametrize("density", DENSITIES)
+@pytest.mark.parametrize("itype", ITYPES)
+def test_concatenate_csr_along_axis_0(density, itype):
+    seed = seed_of("concat", density, itype)
+    parts = [random_dense((m, 6), density, "float64", seed + m) for m in (4, 0, 1, 7)]
+    xs = [make("csr", p, itype) for p in parts]
+    got = mnp.concatenate(xs, axis=0)
+    assert type(got) is sparse.CSRNDArray and got.shape == (12, 6)
+    assert str(got.indices.dtype) == itype and got.check_format() is None
+    np.testing.assert_array_equal(got.asnumpy(), np.concatenate(parts, axis=0))
+    assert (got.asscipy() != sp.vstack([sp.csr_matrix(p) for p in parts])).nnz == 0
+    # mixed dtypes and index dtypes: numpy's result_type, int64 indices
+    other = "int64" if itype == "int32" else "int32"
+    y = make("csr", parts[0].astype(np.float32), other)
+    mixed = mnp.concatenate([y, xs[0]], axis=-2)
+    assert str(mixed.dtype) == "float64" and str(mixed.indices.dtype) == "int64"
+    want = np.concatenate([parts[0].astype(np.float32), parts[0]])
+    np.testing.assert_array_equal(mixed.asnumpy(), want)
+    as32 = mnp.concatenate([xs[0], xs[3]], dtype="float32")
+    assert str(as32.dtype) == "float32" and as32.stype == "csr"
+
+
+def test_concatenate_csr_errors():
+    a, b = sparse.csr_matrix(np.eye(2)), sparse.csr_matrix(np.ones((2, 3)))
+    with pytest.raises(ValueError) as e:
+        mnp.concatenate([a, b])
+    assert str(e.value).startswith(
+        "np.concatenate: all the input array dimensions except for the concatenation axis must "
+        "match exactly, but the array at index 0 has shape (2, 2) and the array at index 1 has "
+        "shape (2, 3)"
+    )
+    with pytest.raises(TypeError) as e:
+        mnp.concatenate([a, a], axis=1)
+    assert str(e.value).startswith(
+        "np.concatenate: csr arrays are joined along axis 0 only (MXNet's rule), into a csr "
+        "array; got axis=1"
+    )
+    with pytest.raises(TypeError, match=r"arrays\[1\] must be a dense array, got storage type"):
+        mnp.concatenate([mnp.ones((2, 2)), a])
+    with pytest.raises(TypeError, match="Cannot cast array data from dtype"):
+        mnp.concatenate([a, a], dtype="int32")
+
+
+@pytest.mark.parametrize("density", DENSITIES)
+@pytest.mark.parametrize("dtype", DTYPES + ["int32", "bool"])
+@pytest.mark.parametrize("itype", ITYPES)
+def test_where_with_a_csr_condition(density, dtype, itype):
+    seed = seed_of("where", density, dtype, itype)
+    c = random_dense((9, 13), density, "float64", seed)
+    c[c > 1.5] = 0  # some stored zeros below: false, though stored
+    cond = make("csr", c.astype(dtype), itype)
+    if dtype == "float64" and cond.nnz:
+        cond.data[0] = 0.0
+        cond.data[-1] = -0.0
+    rng = np.random.default_rng(seed)
+    x, y = rng.standard_normal((9, 13)), rng.standard_normal((9, 13))
+    assert mxffi.ops.dispatch("_npi_where", cond, mnp.array(x), mnp.array(y)) == (
+        "fcompute_ex",
+        ["default"],
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no fallback
+        got = mnp.where(cond, x, y)
+    assert type(got) is mnp.ndarray and str(got.dtype) == "float64"
+    np.testing.assert_array_equal(got.asnumpy(), np.where(cond.asnumpy(), x, y))
+    xi = mnp.array(np.arange(117, dtype=np.int16).reshape(9, 13))
+    got = mnp.where(cond, xi, mnp.zeros((9, 13), dtype="int16"))
+    np.testing.assert_array_equal(got.asnumpy(), np.where(cond.asnumpy(), xi.asnumpy(), 0))
+
+
+def test_where_csr_nan_and_complex_conditions_and_broadcast():
+    c = np.array([[np.nan, 0.0, -0.0], [1e-300, 0, 0]])
+    cond = sparse.csr_matrix(([np.nan, -0.0, 1e-300], [0, 2, 0], [0, 2, 3]), shape=(2, 3))
+    assert cond.nnz == 3
+    got = mnp.where(cond, mnp.ones((2, 3)), mnp.zeros((2, 3)))
+    np.testing.assert_array_equal(got.asnumpy(), np.where(c, 1.0, 0.0))  # NaN true, -0.0 false
+    h = np.array([-0.0, np.nan, 0.0, 2.0], dtype=np.float16)  # a 16-bit float condition
+    z = sparse.csr_matrix((h, [0, 1, 0, 1], [0, 2, 4]), shape=(2, 2))
+    assert z.nnz == 4 and str(z.dtype) == "float16"
+    got = mnp.where(z, mnp.ones((2, 2)), mnp.zeros((2, 2)))
+    np.testing.assert_array_equal(got.asnumpy(), [[0.0, 1.0], [0.0, 1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a number or a row broadcasts: the fallback, dense
+        b = mnp.where(cond, 5.0, mnp.zeros((1, 3)))
+        r = mnp.where(sparse.row_sparse_array(c), 1.0, 0.0)
+    np.testing.assert_array_equal(b.asnumpy(), np.where(c, 5.0, 0.0))
+    np.testing.assert_array_equal(r.asnumpy(), np.where(c, 1.0, 0.0))
+    large = sp.random(3000, 400, density=0.1, format="csr", random_state=2)
+    x = np.random.default_rng(3).standard_normal((3000, 400))
+    got = mnp.where(sparse.csr_matrix(large), x, -x)
+    np.testing.assert_array_equal(got.asnumpy(), np.where(large.toarray() != 0, x, -x))
