@@ -11,6 +11,8 @@ from conftest import seed_of
 
 import mxffi
 import mxffi.np as mnp
+import mxffi.testing as mxtesting
+from mxffi import cuda
 from mxffi.nd import _sparse_parts, sparse
 
 DENSITIES = [0.0, 0.01, 0.5, 1.0]
@@ -364,3 +366,67 @@ def test_where_csr_nan_and_complex_conditions_and_broadcast():
     x = np.random.default_rng(3).standard_normal((3000, 400))
     got = mnp.where(sparse.csr_matrix(large), x, -x)
     np.testing.assert_array_equal(got.asnumpy(), np.where(large.toarray() != 0, x, -x))
+
+
+# ---- the CUDA kernels against the CPU ones -----------------------------------------------------
+
+needs_gpu = pytest.mark.skipif(
+    not cuda.is_available(), reason=f"no CUDA device: {cuda.unavailable_reason()}"
+)
+GPU = "cuda:0"
+
+
+@needs_gpu
+@pytest.mark.parametrize("density", DENSITIES)
+@pytest.mark.parametrize("itype", ITYPES)
+def test_gpu_take_concat_where_match_cpu(density, itype):
+    seed = seed_of("gpu", density, itype)
+    a = random_dense((300, 70), density, "float64", seed)
+    x = make("csr", a, itype)
+    g = x.to(GPU)
+    idx = np.random.default_rng(seed).integers(-300, 300, 500)
+    for got, want in (
+        (mnp.take(g, mnp.array(idx).to(GPU), axis=0), mnp.take(x, idx, axis=0)),
+        (
+            sparse.take(g, mnp.array(idx * 3).to(GPU), mode="wrap"),
+            sparse.take(x, idx * 3, mode="wrap"),
+        ),
+        (mnp.concatenate([g, g[:7], g]), mnp.concatenate([x, x[:7], x])),
+    ):
+        assert got.stype == "csr" and got.device.device_type == 2
+        host = got.to("cpu")
+        for part in ("data", "indices", "indptr"):
+            np.testing.assert_array_equal(
+                np.asarray(getattr(host, part)), np.asarray(getattr(want, part))
+            )
+    with pytest.raises(IndexError, match="index 300 is out of bounds for axis 0 with size 300"):
+        mnp.take(g, mnp.array([1, 300]).to(GPU), axis=0)
+    xs, ys = np.ones((300, 70)), -np.ones((300, 70))
+    got = mnp.where(g, mnp.array(xs).to(GPU), mnp.array(ys).to(GPU)).to("cpu")
+    np.testing.assert_array_equal(got.asnumpy(), np.where(a, xs, ys))
+
+
+def unchecked(data, indices, indptr, shape):
+    """A csr array holding parts that break the csr rules (constructors would repair them)."""
+    return mxtesting.csr_unchecked(
+        shape[0],
+        shape[1],
+        mnp.array(np.asarray(data, dtype=np.float64)),
+        mnp.array(np.asarray(indices, dtype=np.int64)),
+        mnp.array(np.asarray(indptr, dtype=np.int64)),
+    )
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param(GPU, marks=needs_gpu)])
+def test_gnn_ops_take_unsorted_rows_when_told(device):
+    """The row-grouped form of a coo adj (sorted_columns=False): columns out of order and
+    repeated pass, a column out of range does not; by default the strict check stays."""
+    adj = unchecked([1.0, 2.0, 3.0], [2, 0, 2], [0, 3, 3], shape=(2, 3)).to(device)
+    x = mnp.array(np.arange(6.0).reshape(3, 2)).to(device)
+    out = mxffi.ops.invoke("_sparse_spmm", adj, x, reduce="sum", sorted_columns=False)
+    assert out.to("cpu").tolist() == [[16.0, 22.0], [0.0, 0.0]]
+    with pytest.raises(ValueError, match="adj is not canonical: indices"):
+        mxffi.ops.invoke("_sparse_spmm", adj, x, reduce="sum")
+    bad = unchecked([1.0, 2.0], [0, 3], [0, 2, 2], shape=(2, 3)).to(device)
+    with pytest.raises(ValueError, match=r"indices\[1\]=3 is out of range for 3 columns"):
+        mxffi.ops.invoke("_sparse_sddmm", bad, x[:2], x, sorted_columns=False)

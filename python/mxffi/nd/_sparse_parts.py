@@ -356,6 +356,6 @@ def _inplace_outcome(self, other, method):
         else:
             return None, None
         have = getattr(numpy, ufunc)(numpy.empty(0, numpy.dtype(str(self.dtype))), proxy).dtype
-    except (TypeError, ValueError, OverflowError):
+    except Exception:  # noqa: BLE001 (what inference refuses, the operation reports itself)
         return None, None
     return stypes[0], str(have)
