@@ -53,4 +53,19 @@ else:
     raise AssertionError("an unknown reduce was accepted")
 # [errors.end]
 
+# [coo.begin]
+# An edge list as a coo array: edge e goes from src[e] to dst[e]; the edge 0 -> 2 is there twice.
+dst, src = np.array([2, 0, 2, 1]), np.array([0, 1, 0, 2])
+edges = sparse.coo_matrix((np.array([1.0, 2.0, 3.0, 4.0]), (dst, src)), shape=(3, 3))
+h = mnp.array([[1.0], [2.0], [3.0]])
+assert sparse.spmm(edges, h, reduce="mean").tolist() == [[4.0], [12.0], [2.0]]  # 2 edges into 2
+values, arg = sparse.spmm(edges, h, reduce="max")
+assert values.tolist() == [[4.0], [12.0], [3.0]] and arg.tolist() == [[1], [3], [2]]  # coo ids
+s = sparse.sddmm(edges, h, h)  # a coo array in the edge list's own order
+assert s.stype == "coo" and np.asarray(s.row).tolist() == [2, 0, 2, 1]
+assert np.asarray(s.data).tolist() == [3.0, 4.0, 9.0, 24.0]
+att = sparse.edge_softmax(edges, np.array([0.0, 1.0, 0.0, 1.0]))  # scores in the coo order
+assert att.tolist() == [0.5, 1.0, 0.5, 1.0]  # the two 0 -> 2 edges share node 2's softmax
+# [coo.end]
+
 print("sparse_gnn: ok")

@@ -85,6 +85,16 @@ q = sparse.quadratic(a, a=1.0, b=2.0, c=1.0)  # right, dense, and one warning
 assert q.stype == "default" and q.asnumpy()[1, 0] == 1.0
 # [dispatch.end]
 
+# [select.begin]
+t = mnp.take(a, [2, 0, -1], axis=0)  # rows 2, 0 and 2 of a, still csr
+assert t.stype == "csr" and t.asnumpy()[1].tolist() == [1.0, 0.0, 2.0, 0.0]
+assert sparse.take(a, [5, -1], mode="clip").asnumpy()[1].tolist() == a.asnumpy()[0].tolist()
+s = mnp.concatenate([a, b], axis=0)  # csr stacked along axis 0: csr
+assert s.stype == "csr" and s.shape == (6, 4)
+w = mnp.where(a, mnp.ones((3, 4)), mnp.zeros((3, 4)))  # dense: 1 where a stores a nonzero
+assert w.stype == "default" and w.asnumpy().sum() == 3.0
+# [select.end]
+
 # The warning, in a child process so that its stderr can be read.
 code = "from mxffi.nd import sparse; import numpy; " + (
     "x = sparse.csr_matrix(numpy.eye(2)); sparse.quadratic(x, a=1.0, b=0.0, c=1.0); "

@@ -27,6 +27,7 @@
 #include "../op/overlap.h"
 #include "../op/promote.h"
 #include "api_util.h"
+#include "sparse_select.h"
 
 namespace mxffi {
 namespace api {
@@ -392,7 +393,8 @@ MXFFI_REGISTER_API("np.take")
     .describe(
         "Elements of x at indices along axis (None: of x flattened), as numpy.take: the result "
         "has shape x.shape[:axis] + indices.shape + x.shape[axis+1:]. Negative indices count "
-        "from the end; one out of range is an IndexError.")
+        "from the end; one out of range is an IndexError. A csr x with axis=0 and 1-D indices "
+        "gives a csr array (its rows gathered); other sparse cases a dense one.")
     .arg("x")
     .arg("indices")
     .arg("axis", nullptr)
@@ -405,7 +407,11 @@ MXFFI_REGISTER_API("np.take")
       } else {
         axis = NormalizeAxis(*axis_arg, x.tensor().ndim, fname);
       }
-      return Gather(x, {IndexArray(indices, x.tensor().device, fname)}, axis);
+      NDArray idx = IndexArray(indices, x.tensor().device, fname);
+      if (x.stype() == StorageType::kCSR && axis == 0 && idx.tensor().ndim == 1) {
+        return CsrTake(x, idx, 0, fname);  // csr rows gathered: csr (numpy's raise mode)
+      }
+      return Gather(x, {idx}, axis);
     });
 
 MXFFI_REGISTER_API("np.take_along_axis")
@@ -716,10 +722,9 @@ MXFFI_REGISTER_API("np.where")
       static const Op* op = Op::Get("_npi_where");
       NDArray inputs[3];
       if (condition.kind() == ArrayLike::Kind::kArray) {
+        // A csr condition with dense x1 and x2 of its shape runs the op's csr kernel (MXNet's);
+        // other sparse conditions the fallback.
         inputs[0] = condition.value().array();
-        MXFFI_CHECK(!inputs[0].is_sparse(), TypeError)
-            << fname << ": condition must be dense, got storage type "
-            << StorageTypeName(inputs[0].stype());
       } else {
         inputs[0] = ArrayImpl(condition, DTypeLike(), DeviceLike(), CopyMode::kIfNeeded, fname);
       }

@@ -18,6 +18,7 @@
 #include "../op/init/init_op.h"
 #include "../op/promote.h"
 #include "api_util.h"
+#include "sparse_select.h"
 
 namespace mxffi {
 namespace api {
@@ -27,18 +28,18 @@ namespace {
 std::string DTypeRepr(DLDataType t) { return "dtype('" + DataTypeToString(t) + "')"; }
 
 /*!
- * \brief The inputs of a join checked (at least one, dense, on one device) and the dtype of the
- *  result: dtype when given (each input castable to it under same_kind, numpy's default
+ * \brief The inputs of a join checked (at least one, dense unless sparse_ok, on one device) and the
+ * dtype of the result: dtype when given (each input castable to it under same_kind, numpy's default
  *  casting), else numpy's result_type over the inputs.
  */
 DLDataType JoinDType(const Array<NDArray>& arrays, const DTypeLike& dtype, const char* verb,
-                     const char* fname) {
+                     const char* fname, bool sparse_ok = false) {
   MXFFI_CHECK(arrays.size() > 0, ValueError) << fname << ": need at least one array to " << verb;
   const DLDevice d0 = arrays[0].tensor().device;
   int r = -1;
   for (int64_t i = 0; i < arrays.size(); ++i) {
     const NDArray& a = arrays[i];
-    MXFFI_CHECK(!a.is_sparse(), TypeError)
+    MXFFI_CHECK(sparse_ok || !a.is_sparse(), TypeError)
         << fname << ": arrays[" << i << "] must be a dense array, got storage type "
         << StorageTypeName(a.stype());
     const DLTensor& t = a.tensor();
@@ -138,9 +139,24 @@ void CheckOutDType(const Optional<NDArray>& out, const DTypeLike& dtype, const c
       << "() only takes `out` or `dtype` as an argument, but both were provided.";
 }
 
+/*! \return whether arrays (at least one) are all csr arrays. */
+bool AllCsr(const Array<NDArray>& arrays) {
+  for (int64_t i = 0; i < arrays.size(); ++i) {
+    if (arrays[i].stype() != StorageType::kCSR) return false;
+  }
+  return arrays.size() > 0;
+}
+
 NDArray Concat(const Array<NDArray>& arrays, const Optional<int64_t>& axis,
                const Optional<NDArray>& out, const DTypeLike& dtype, const char* fname) {
   CheckOutDType(out, dtype, fname, "concatenate");
+  if (AllCsr(arrays) && axis.has_value() && !out.has_value()) {
+    // csr arrays along axis 0 stay csr (MXNet's Concat); along axis 1 they are refused below.
+    MXFFI_CHECK(NormalizeAxis(*axis, 2, fname) == 0, TypeError)
+        << fname << ": csr arrays are joined along axis 0 only (MXNet's rule), into a csr "
+        << "array; got axis=" << *axis << " (convert them with tostype('default') first)";
+    return CsrConcat(arrays, JoinDType(arrays, dtype, "concatenate", fname, true), fname);
+  }
   const DLDataType rtype = JoinDType(arrays, dtype, "concatenate", fname);
   const int64_t n = arrays.size();
   if (!axis.has_value()) {

@@ -4,6 +4,12 @@
  *  neural network ops (src/op/sparse/gnn_op.h). They check storage types and shapes with the
  *  caller's own shapes, promote adj's and the dense operands' dtypes as numpy does, and make a
  *  vector x a column.
+ *
+ * A coo adj is taken edge by edge: its entries grouped by row in their stored order (one stable
+ * counting sort, nothing summed, a repeated (row, col) pair two edges, as PyG's edge lists are),
+ * the ops run on that form, and the results go back to the coo order through the permutation the
+ * sort gives: spmm's arg as coo positions, sddmm's values in adj's own order (a coo result
+ * sharing adj's row and col), edge_softmax's rows in adj's order.
  */
 #include <mxffi/container/tuple.h>
 #include <mxffi/registry.h>
@@ -12,6 +18,7 @@
 
 #include "../op/dtype.h"
 #include "../op/promote.h"
+#include "../op/sparse/coo.h"
 #include "../op/sparse/gnn_op.h"
 #include "api_util.h"
 
@@ -21,10 +28,35 @@ namespace {
 
 TShape ShapeOf(const NDArray& a) { return TShape(a.tensor().shape, a.tensor().ndim); }
 
-void RequireCsr(const NDArray& adj, const char* fname) {
-  MXFFI_CHECK(adj.stype() == StorageType::kCSR, TypeError)
-      << fname << ": adj must be a csr array; got storage type '" << StorageTypeName(adj.stype())
+/*!
+ * \brief adj as the ops take it: a csr adj itself; a coo adj's row-grouped csr form with perm,
+ *  the coo position of each of its entries.
+ */
+struct Adj {
+  NDArray csr;
+  NDArray perm;  // defined for a coo adj only
+  bool coo() const { return perm.defined(); }
+};
+
+Adj TakeAdj(const NDArray& adj, const char* fname) {
+  const StorageType st = adj.stype();
+  MXFFI_CHECK(st == StorageType::kCSR || st == StorageType::kCOO, TypeError)
+      << fname << ": adj must be a csr or coo array; got storage type '" << StorageTypeName(st)
       << "'";
+  Adj a;
+  if (st == StorageType::kCSR) {
+    a.csr = adj;
+    return a;
+  }
+  const DLDevice d = adj.tensor().device;
+  MXFFI_CHECK(d.device_type == kDLCPU, TypeError)
+      << fname << ": a coo adj is taken edge by edge on the CPU only; got one on "
+      << DeviceToString(d) << " (move it with .to('cpu'), or convert it with tocsr(), which sums "
+      << "repeated (row, col) pairs and numbers the edges in csr order)";
+  MXFFI_CHECK(adj.storage_initialized(), ValueError)
+      << fname << ": adj is a coo array whose storage is not initialised";
+  a.csr = op::COOToRowGrouped(adj, &a.perm, fname);
+  return a;
 }
 
 void RequireDense(const NDArray& a, const char* name, const char* fname) {
@@ -91,7 +123,8 @@ MXFFI_REGISTER_API("sparse._spmm")
         "chosen product, the first of equal ones (a NaN product wins, the first NaN staying), "
         "-1 for an empty row. adj and x promote as numpy does, to float32 or float64. Returns "
         "a tuple: (out,) for sum and mean, (values, arg) for max and min; mxffi.nd.sparse.spmm "
-        "returns out alone for the former.")
+        "returns out alone for the former. A coo adj is taken edge by edge: each stored entry an "
+        "edge (a repeated (row, col) pair two), arg its coo position.")
     .arg("adj")
     .arg("x")
     .arg("reduce", "sum")
@@ -112,16 +145,17 @@ MXFFI_REGISTER_API("sparse._spmm")
       }
       const NDArray& adj = adj_arg;
       const NDArray& x = x_arg;
-      RequireCsr(adj, fname);
+      const Adj g = TakeAdj(adj, fname);
       RequireDense(x, "x", fname);
       const bool vector = x.tensor().ndim == 1;
       const TShape xs = ShapeOf(x);
       if (!vector || ShapeOf(adj)[1] != xs[0]) op::CheckSpmmShapes(fname, ShapeOf(adj), xs);
       const DLDataType dtype = Promote(fname, adj, {&x}, "adj and x");
-      const NDArray a = CsrAs(adj, dtype);
+      const NDArray a = CsrAs(g.csr, dtype);
       const NDArray xv = CastTo(vector ? AsColumn(x) : x, dtype);
       op::SpmmParam p;
       p.reduce = static_cast<int>(r);
+      p.sorted_columns = !g.coo();
       OpAttrs attrs;
       attrs.param = &p;
       attrs.device = x.tensor().device;
@@ -136,6 +170,7 @@ MXFFI_REGISTER_API("sparse._spmm")
       attrs.op = op;
       NDArray outs[2];
       Invoke(attrs, Span<const NDArray>(inputs, 2), Span<NDArray>(outs, 2));
+      if (g.coo()) op::MapPositions(outs[1], g.perm);  // positions in the grouped form -> coo's
       if (vector) {
         outs[0] = AsVector(outs[0]);
         outs[1] = AsVector(outs[1]);
@@ -150,7 +185,7 @@ MXFFI_REGISTER_API("sparse.sddmm")
         "canonical csr array (m, k), a dense (m, F), b dense (k, F). Unlike "
         "torch.sparse.sampled_addmm (beta * adj + alpha * (a @ b) at adj's entries, b given as "
         "(F, k)), the stored values multiply the product. adj, a and b promote as numpy does, to "
-        "float32 or float64.")
+        "float32 or float64. A coo adj gives a coo result with adj's row and col, in its order.")
     .arg("adj")
     .arg("a")
     .arg("b")
@@ -159,17 +194,28 @@ MXFFI_REGISTER_API("sparse.sddmm")
       const NDArray& adj = adj_arg;
       const NDArray& a = a_arg;
       const NDArray& b = b_arg;
-      RequireCsr(adj, fname);
+      const Adj g = TakeAdj(adj, fname);
       RequireDense(a, "a", fname);
       RequireDense(b, "b", fname);
       op::CheckSddmmShapes(fname, ShapeOf(adj), ShapeOf(a), ShapeOf(b));
       const DLDataType dtype = Promote(fname, adj, {&a, &b}, "adj, a and b");
       static const Op* op = Op::Get("_sparse_sddmm");
+      op::GnnAdjParam p;
+      p.sorted_columns = !g.coo();
       OpAttrs attrs;
       attrs.op = op;
+      attrs.param = &p;
       attrs.device = a.tensor().device;
-      const NDArray inputs[3] = {CsrAs(adj, dtype), CastTo(a, dtype), CastTo(b, dtype)};
-      return Invoke(attrs, Span<const NDArray>(inputs, 3));
+      const NDArray inputs[3] = {CsrAs(g.csr, dtype), CastTo(a, dtype), CastTo(b, dtype)};
+      NDArray out = Invoke(attrs, Span<const NDArray>(inputs, 3));
+      if (!g.coo()) return out;
+      // The values back in adj's stored order, with adj's own row and col (index parts are
+      // never written once set, so they are shared).
+      NDArray coo = NDArray::EmptySparse(StorageType::kCOO, out.tensor().shape, 2,
+                                         out.tensor().dtype, out.tensor().device);
+      coo.SetSparseStorage(op::ScatterRowsByPerm(out.sparse_data(), g.perm), adj.coo_row(),
+                           adj.coo_col());
+      return coo;
     });
 
 MXFFI_REGISTER_API("sparse.edge_softmax")
@@ -179,24 +225,36 @@ MXFFI_REGISTER_API("sparse.edge_softmax")
         "m) / sum over the row's q of exp(s[q] - m), m the row's maximum. scores (nnz,) or (nnz, "
         "heads), float32 or float64, in the order of adj's stored entries; the result has "
         "scores' shape and dtype. Only adj's structure is read (its values may have any dtype). "
-        "A row of -inf scores gives NaN, as torch.softmax does.")
+        "A row of -inf scores gives NaN, as torch.softmax does. A coo adj is taken edge by edge, "
+        "scores and result in its stored order.")
     .arg("adj")
     .arg("scores")
     .set_body_typed([](NDArrayLike adj_arg, NDArrayLike scores_arg) {
       const char* fname = "sparse.edge_softmax";
       const NDArray& adj = adj_arg;
       const NDArray& scores = scores_arg;
-      RequireCsr(adj, fname);
+      const Adj g = TakeAdj(adj, fname);
       RequireDense(scores, "scores", fname);
       MXFFI_CHECK(adj.storage_initialized(), ValueError)
           << fname << ": adj is a csr array whose storage is not initialised";
       op::CheckEdgeScores(fname, adj.sparse_data().tensor().shape[0], scores.tensor());
       static const Op* op = Op::Get("_sparse_edge_softmax");
+      op::GnnAdjParam p;
+      p.sorted_columns = !g.coo();
       OpAttrs attrs;
       attrs.op = op;
+      attrs.param = &p;
       attrs.device = scores.tensor().device;
-      const NDArray inputs[2] = {adj, scores};
-      return Invoke(attrs, Span<const NDArray>(inputs, 2));
+      if (!g.coo()) {
+        const NDArray inputs[2] = {adj, scores};
+        return Invoke(attrs, Span<const NDArray>(inputs, 2));
+      }
+      const DLDevice sd = scores.tensor().device;
+      MXFFI_CHECK(sd.device_type == kDLCPU, ValueError)
+          << fname << ": adj and scores must be on one device; got cpu and " << DeviceToString(sd);
+      // scores in the grouped form's order, softmax, then back in adj's order.
+      const NDArray inputs[2] = {g.csr, op::GatherRowsByPerm(scores, g.perm)};
+      return op::ScatterRowsByPerm(Invoke(attrs, Span<const NDArray>(inputs, 2)), g.perm);
     });
 
 }  // namespace api

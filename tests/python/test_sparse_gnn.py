@@ -265,7 +265,7 @@ def first_line(e):
         (
             lambda: sparse.spmm(mnp.ones((2, 3)), np.ones((3, 2))),
             TypeError,
-            "sparse.spmm: adj must be a csr array; got storage type 'default'",
+            "sparse.spmm: adj must be a csr or coo array; got storage type 'default'",
         ),
         (
             lambda: sparse.spmm(small(), sparse.csr_matrix(np.ones((3, 2)))),
@@ -309,7 +309,7 @@ def first_line(e):
         (
             lambda: sparse.sddmm(np.ones((2, 3)), np.ones((2, 4)), np.ones((3, 4))),
             TypeError,
-            "sparse.sddmm: adj must be a csr array; got storage type 'default'",
+            "sparse.sddmm: adj must be a csr or coo array; got storage type 'default'",
         ),
         (
             lambda: sparse.edge_softmax(small(), np.ones(4)),

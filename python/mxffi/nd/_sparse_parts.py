@@ -1,7 +1,8 @@
 """Sparse arrays' parts seen from Python: the format check shared by check_format and
 unpickling (numpy only, vectorised, messages naming the position and the values as the C++
-constructors' do), unpickling itself, index dtype conversion, copyto across storage types, and
-the sums over the stored values behind square_sum and norm."""
+constructors' do), unpickling itself, index dtype conversion, copyto across storage types, the
+sums over the stored values behind square_sum and norm, and what an in-place operator's result
+would be, told before computing it."""
 
 from .._ffi import Device
 
@@ -308,3 +309,53 @@ def _sum_sparse(fname, x, axes, keepdims, square):
     rows = mnp.sum(values, axis=axes, keepdims=keepdims)
     shape = (x.shape[0],) + tuple(rows.shape[1:])
     return sp._rsp(shape, rows.to("cpu"), sp._indices(x).to("cpu")).tostype("default").to(x.device)
+
+
+# The op an in-place operator computes with: (numpy ufunc, array op, op with a number on the right).
+_INPLACE_OPS = {
+    "__add__": ("add", "_npi_add", "_npi_add_scalar"),
+    "__sub__": ("subtract", "_npi_subtract", "_npi_subtract_scalar"),
+    "__mul__": ("multiply", "_npi_multiply", "_npi_multiply_scalar"),
+    "__truediv__": ("true_divide", "_npi_true_divide", "_npi_true_divide_scalar"),
+    "__floordiv__": ("floor_divide", "_npi_floor_divide", "_npi_floor_divide_scalar"),
+    "__mod__": ("remainder", "_npi_remainder", "_npi_remainder_scalar"),
+    "__pow__": ("power", "_npi_power", "_npi_power_scalar"),
+}
+
+
+def _compute(self, other, method):
+    """self <op> other through NDArray's operator (the work an in-place operator does)."""
+    from ..ndarray import NDArray
+
+    return getattr(NDArray, method)(self, other)
+
+
+def _inplace_outcome(self, other, method):
+    """(storage type, dtype name) of self <op> other, found without computing it: the storage
+    type from the op's storage inference (what Invoke would dispatch to), the dtype from numpy's
+    promotion of empty stand-ins (a number stays weak, NEP 50, as mxffi keeps it). None for
+    what cannot be told beforehand (operands of other types, operands that do not broadcast:
+    the operation itself then raises its own error)."""
+    import numpy
+
+    from .. import ops
+    from ..ndarray import NDArray
+
+    ufunc, array_op, scalar_op = _INPLACE_OPS[method]
+    if isinstance(other, numpy.generic) and not isinstance(other, numpy.complexfloating):
+        other = other.item()  # a numpy scalar is a number to mxffi's operators
+    try:
+        if isinstance(other, (bool, int, float)):
+            _, stypes = ops.dispatch(scalar_op, self, scalar=other)
+            proxy = other
+        elif isinstance(other, (NDArray, numpy.ndarray)):
+            if other.shape != self.shape:
+                numpy.broadcast_shapes(self.shape, other.shape)  # else: the op's own error
+            _, stypes = ops.dispatch(array_op, self, other)
+            proxy = numpy.empty(0, numpy.dtype(str(other.dtype)))
+        else:
+            return None, None
+        have = getattr(numpy, ufunc)(numpy.empty(0, numpy.dtype(str(self.dtype))), proxy).dtype
+    except Exception:  # noqa: BLE001 (what inference refuses, the operation reports itself)
+        return None, None
+    return stypes[0], str(have)

@@ -23,6 +23,7 @@ from .._ffi import (
 )
 from ..ndarray import NDArray
 from ..registry import _decorate
+from . import _sparse_parts
 from ._sparse_parts import (
     _axis_of,
     _check_parts,
@@ -245,30 +246,47 @@ class BaseSparseNDArray(NDArray):
 
     def _inplace(self, other, op, method):
         """self op= other: the result replaces self's parts when it has self's storage type
-        (its dtype cast to self's by numpy's same_kind rule); else a TypeError, self unchanged."""
-        result = getattr(NDArray, method)(self, other)
+        (its dtype cast to self's by numpy's same_kind rule); else a TypeError, self unchanged.
+        The refusal comes before any computing: the result's storage type is the one the op's
+        storage inference gives for these operands (mxffi.ops.dispatch), its dtype numpy's."""
+        fname = f"{type(self).__name__}.__i{method[2:]}"
+        stype, dtype = _sparse_parts._inplace_outcome(self, other, method)
+        if stype is not None and stype != self.stype:
+            self._refuse_inplace(fname, op, other, stype)
+        if dtype is not None:
+            self._check_inplace_cast(fname, dtype)
+        result = _sparse_parts._compute(self, other, method)
         if result is NotImplemented:
             return NotImplemented
-        fname = f"{type(self).__name__}.__i{method[2:]}"
         if not isinstance(result, BaseSparseNDArray) or result.stype != self.stype:
             kind = result.stype if isinstance(result, NDArray) else type(result).__name__
-            kind = "dense" if kind == "default" else kind
-            raise TypeError(
-                f"{fname}: {self.stype} {op} {_describe(other)} gives a {kind} result; an "
-                f"in-place operation keeps the {self.stype} storage type, so write x = x {op} y"
-            )
+            self._refuse_inplace(fname, op, other, kind)
         if str(result.dtype) != str(self.dtype):
-            import numpy
-
-            have, want = numpy.asarray(result.data).dtype, numpy.asarray(self.data).dtype
-            if not numpy.can_cast(have, want, "same_kind"):
-                raise TypeError(
-                    f"{fname}: cannot cast the result from {result.dtype} to {self.dtype} "
-                    "(numpy's same_kind rule for in-place operations)"
-                )
+            self._check_inplace_cast(fname, str(result.dtype))
             result = result.astype(str(self.dtype))
         _copyto(result, self)
         return self
+
+    def _refuse_inplace(self, fname, op, other, kind):
+        kind = "dense" if kind == "default" else kind
+        raise TypeError(
+            f"{fname}: {self.stype} {op} {_describe(other)} gives a {kind} result; an "
+            f"in-place operation keeps the {self.stype} storage type, so write x = x {op} y"
+        )
+
+    def _check_inplace_cast(self, fname, have):
+        import numpy
+
+        want = numpy.asarray(self.data).dtype
+        try:
+            have_np = numpy.dtype(have)
+        except TypeError:
+            return  # a dtype numpy does not know: the result's astype decides
+        if not numpy.can_cast(have_np, want, "same_kind"):
+            raise TypeError(
+                f"{fname}: cannot cast the result from {have} to {self.dtype} "
+                "(numpy's same_kind rule for in-place operations)"
+            )
 
     def __iadd__(self, other):
         return self._inplace(other, "+", "__add__")

@@ -32,10 +32,13 @@ namespace {
 /*! \brief Entries per thread below which a pass runs in the calling thread. */
 constexpr int64_t kMinEntriesPerThread = 1 << 15;
 
-/*! \brief The stable counting sort of coo entries by row: col and val in row order, indptr. */
+/*!
+ * \brief The stable counting sort of coo entries by row: col and val in row order, indptr, and,
+ *  when out_pos is not null, the coo position of each placed entry.
+ */
 template <typename IType, typename DType>
 void BucketByRow(int64_t rows, int64_t nnz, const IType* row, const IType* col, const DType* val,
-                 IType* out_col, DType* out_val, int64_t* indptr) {
+                 IType* out_col, DType* out_val, int64_t* indptr, int64_t* out_pos = nullptr) {
   int threads = static_cast<int>(std::min<int64_t>(NumThreads(), nnz / kMinEntriesPerThread));
   // Each thread keeps a count per row: only worth it while those counts are not much larger
   // than the entries themselves (a few entries spread over very many rows sort in one thread).
@@ -77,6 +80,7 @@ void BucketByRow(int64_t rows, int64_t nnz, const IType* row, const IType* col, 
       const int64_t p = next[row[j]]++;
       out_col[p] = col[j];
       out_val[p] = val[j];
+      if (out_pos != nullptr) out_pos[p] = j;
     }
   });
 }
@@ -183,6 +187,61 @@ NDArray COOToCSRTyped(const NDArray& coo, const char* fname) {
   return out;
 }
 
+template <typename IType, typename DType>
+NDArray COOToRowGroupedTyped(const NDArray& coo, NDArray* perm, const char* fname) {
+  const DLTensor& t = coo.tensor();
+  const int64_t rows = t.shape[0];
+  const NDArray& data = coo.sparse_data();
+  const int64_t nnz = data.tensor().shape[0];
+  const DLDataType itype = coo.coo_row().tensor().dtype;
+  MXFFI_CHECK(sizeof(IType) == 8 || nnz <= INT32_MAX, ValueError)
+      << fname << ": " << nnz << " stored values need int64 indices (a csr indptr counts up to "
+      << "nnz); convert the row and col ids with astype('int64') first";
+  NDArray col = NewArray({nnz}, itype);
+  NDArray val = NewArray({nnz}, t.dtype);
+  *perm = NewArray({nnz}, DLDataType{kDLInt, 64, 1});
+  std::vector<int64_t> start(rows + 1);
+  BucketByRow<IType, DType>(rows, nnz, Ptr<const IType>(coo.coo_row()),
+                            Ptr<const IType>(coo.coo_col()), Ptr<const DType>(data),
+                            Ptr<IType>(col), Ptr<DType>(val), start.data(), Ptr<int64_t>(*perm));
+  NDArray indptr = NewArray({rows + 1}, itype);
+  IType* ip = Ptr<IType>(indptr);
+  for (int64_t r = 0; r <= rows; ++r) ip[r] = static_cast<IType>(start[r]);
+  NDArray out = NDArray::EmptySparse(StorageType::kCSR, t.shape, 2, t.dtype, t.device);
+  out.SetSparseStorage(std::move(val), std::move(col), std::move(indptr));
+  return out;
+}
+
+/*! \brief Bytes of one row (everything after axis 0) of a C-contiguous CPU array. */
+int64_t RowBytes(const DLTensor& t) {
+  int64_t n = (t.dtype.bits * t.dtype.lanes + 7) / 8;
+  for (int i = 1; i < t.ndim; ++i) n *= t.shape[i];
+  return n;
+}
+
+/*! \brief dst row perm[p] = src row p (scatter) or dst row p = src row perm[p] (gather). */
+NDArray MoveRows(const NDArray& src_arg, const NDArray& perm, bool scatter) {
+  const NDArray src = src_arg.Contiguous();
+  const DLTensor& t = src.tensor();
+  NDArray dst = NDArray::Empty(t.shape, t.ndim, t.dtype, t.device);
+  const int64_t n = t.ndim == 0 ? 0 : t.shape[0];
+  const int64_t bytes = RowBytes(t);
+  const int64_t* pos = Ptr<const int64_t>(perm);
+  const char* s = static_cast<const char*>(src.data());
+  char* d = static_cast<char*>(dst.data());
+  ParallelFor(n, std::max<int64_t>(4096 / std::max<int64_t>(bytes, 1), 1),
+              [&](int64_t b, int64_t e) {
+                for (int64_t p = b; p < e; ++p) {
+                  if (scatter) {
+                    std::memcpy(d + pos[p] * bytes, s + p * bytes, bytes);
+                  } else {
+                    std::memcpy(d + p * bytes, s + pos[p] * bytes, bytes);
+                  }
+                }
+              });
+  return dst;
+}
+
 }  // namespace
 
 NDArray COOToCSR(const NDArray& coo, const char* fname) {
@@ -220,6 +279,38 @@ NDArray CSRToCOO(const NDArray& csr, const char* fname) {
   out.SetSparseStorage(NDArray::Copy(csr.sparse_data().tensor()), std::move(row),
                        NDArray::Copy(indices.tensor()));
   return out;
+}
+
+NDArray COOToRowGrouped(const NDArray& coo, NDArray* perm, const char* fname) {
+  MXFFI_CHECK(coo.stype() == StorageType::kCOO, TypeError)
+      << fname << ": expected a coo array, got " << StorageTypeName(coo.stype());
+  const int64_t nnz = coo.sparse_data().tensor().shape[0];
+  std::optional<ScopedGILRelease> gil;
+  if (nnz >= kReleaseGILThreshold) gil.emplace();
+  NDArray out;
+  MXFFI_INDEX_SWITCH(coo.coo_row().tensor().dtype, fname, IType, {
+    MXFFI_TYPE_SWITCH(coo.tensor().dtype, fname, DType,
+                      { out = COOToRowGroupedTyped<IType, DType>(coo, perm, fname); });
+  });
+  return out;
+}
+
+NDArray GatherRowsByPerm(const NDArray& src, const NDArray& perm) {
+  return MoveRows(src, perm, false);
+}
+
+NDArray ScatterRowsByPerm(const NDArray& src, const NDArray& perm) {
+  return MoveRows(src, perm, true);
+}
+
+void MapPositions(const NDArray& pos, const NDArray& perm) {
+  int64_t* a = Ptr<int64_t>(pos);
+  const int64_t* p = Ptr<const int64_t>(perm);
+  int64_t n = 1;
+  for (int i = 0; i < pos.tensor().ndim; ++i) n *= pos.tensor().shape[i];
+  ParallelFor(n, 4096, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) a[k] = a[k] < 0 ? a[k] : p[a[k]];
+  });
 }
 
 bool COOIsCanonical(const NDArray& coo, const char* fname) {

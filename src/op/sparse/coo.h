@@ -19,6 +19,24 @@ namespace op {
  */
 NDArray COOToCSR(const NDArray& coo, const char* fname);
 
+/*!
+ * \brief The entries of a CPU coo matrix grouped by row, nothing sorted within a row and
+ *  nothing summed: a csr array whose row r holds the coo entries of row r in their stored order
+ *  (columns in that order, a repeated column kept as its own entry), and *perm, int64 (nnz,):
+ *  the coo position of each of its entries. The first pass of COOToCSR, the stable counting sort
+ *  by row, alone. The graph kernels run on it to take a coo adjacency matrix edge by edge.
+ */
+NDArray COOToRowGrouped(const NDArray& coo, NDArray* perm, const char* fname);
+
+/*! \brief out[p, ...] = src[perm[p], ...] along axis 0 (CPU; any dtype, C-contiguous result). */
+NDArray GatherRowsByPerm(const NDArray& src, const NDArray& perm);
+
+/*! \brief out[perm[p], ...] = src[p, ...] along axis 0 (CPU; perm a permutation). */
+NDArray ScatterRowsByPerm(const NDArray& src, const NDArray& perm);
+
+/*! \brief In place on a C-contiguous CPU int64 array: each k >= 0 becomes perm[k]; -1 stays. */
+void MapPositions(const NDArray& pos, const NDArray& perm);
+
 /*! \brief A canonical coo matrix (row-major, no repeated pair) with the entries of a csr one. */
 NDArray CSRToCOO(const NDArray& csr, const char* fname);
 

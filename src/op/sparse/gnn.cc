@@ -18,6 +18,16 @@ namespace mxffi {
 namespace op {
 
 DMLC_REGISTER_PARAMETER(SpmmParam);
+DMLC_REGISTER_PARAMETER(GnnAdjParam);
+
+bool GnnSortedColumns(const OpAttrs& attrs) {
+  if (attrs.param == nullptr) return true;
+  const std::string& n = attrs.op->name;
+  if (n == "_sparse_sddmm" || n == "_sparse_edge_softmax") {
+    return attrs.get<GnnAdjParam>().sorted_columns;
+  }
+  return attrs.get<SpmmParam>().sorted_columns;
+}
 
 const char* GnnPublicName(const OpAttrs& attrs) {
   const std::string& n = attrs.op->name;
@@ -35,7 +45,7 @@ namespace {
  */
 template <typename IType>
 std::string FirstNonCanonical(int64_t rows, int64_t cols, int64_t nnz, const IType* ip,
-                              const IType* ix) {
+                              const IType* ix, bool sorted) {
   std::ostringstream os;
   if (ip[0] != 0) {
     os << "indptr[0] must be 0, got " << ip[0];
@@ -48,7 +58,7 @@ std::string FirstNonCanonical(int64_t rows, int64_t cols, int64_t nnz, const ITy
     for (int64_t r = rb; r < re && r < first_bad.load(std::memory_order_relaxed); ++r) {
       bool bad = ip[r + 1] < ip[r] || ip[r] < 0 || static_cast<int64_t>(ip[r + 1]) > nnz;
       for (int64_t j = ip[r]; !bad && j < static_cast<int64_t>(ip[r + 1]); ++j) {
-        bad = ix[j] < 0 || ix[j] >= cols || (j > ip[r] && ix[j] <= ix[j - 1]);
+        bad = ix[j] < 0 || ix[j] >= cols || (sorted && j > ip[r] && ix[j] <= ix[j - 1]);
       }
       if (bad) {
         int64_t cur = first_bad.load(std::memory_order_relaxed);
@@ -77,7 +87,7 @@ std::string FirstNonCanonical(int64_t rows, int64_t cols, int64_t nnz, const ITy
            << " columns (row " << r << ")";
         break;
       }
-      if (j > ip[r] && ix[j] <= ix[j - 1]) {
+      if (sorted && j > ip[r] && ix[j] <= ix[j - 1]) {
         os << "adj is not canonical: indices[" << j << "]=" << ix[j] << " follows indices[" << j - 1
            << "]=" << ix[j - 1] << " in row " << r
            << "; columns must strictly increase within a row (sparse.csr_matrix sorts them and "
@@ -168,12 +178,13 @@ void EdgeSoftmaxShape(const OpAttrs& attrs, Span<const TShape> in, Span<TShape> 
 }
 
 /*! \brief adj checked canonical (CheckCanonicalCsr) with its storage initialised. */
-void CheckAdj(const NDArray& adj, const char* fname) {
+void CheckAdj(const NDArray& adj, const OpAttrs& attrs) {
+  const char* fname = GnnPublicName(attrs);
   MXFFI_CHECK(adj.storage_initialized(), ValueError)
       << fname << ": adj is a csr array whose storage is not initialised";
   const DLTensor& t = adj.tensor();
   CheckCanonicalCsr(t.shape[0], t.shape[1], adj.sparse_data(), adj.sparse_indices(),
-                    adj.sparse_indptr(), fname);
+                    adj.sparse_indptr(), fname, GnnSortedColumns(attrs));
 }
 
 /*! \brief A dense output written C-contiguously: the output itself or a temporary. */
@@ -194,7 +205,7 @@ void SpmmComputeEx(const OpAttrs& attrs, const OpContext&, Span<const NDArray> i
   const char* fname = GnnPublicName(attrs);
   const auto reduce = static_cast<SpmmReduce>(attrs.get<SpmmParam>().reduce);
   const bool with_arg = out.size() > 1;
-  CheckAdj(in[0], fname);
+  CheckAdj(in[0], attrs);
   const NDArray o = ContiguousTarget(out[0]);
   const NDArray a = with_arg ? ContiguousTarget(out[1]) : NDArray();
   SpmmCPU(reduce, in[0], in[1].Contiguous(), o, a);
@@ -205,7 +216,7 @@ void SpmmComputeEx(const OpAttrs& attrs, const OpContext&, Span<const NDArray> i
 void SddmmComputeEx(const OpAttrs& attrs, const OpContext&, Span<const NDArray> in,
                     Span<const OpReqType>, Span<const NDArray> out) {
   const NDArray& adj = in[0];
-  CheckAdj(adj, GnnPublicName(attrs));
+  CheckAdj(adj, attrs);
   const DLTensor& v = adj.sparse_data().tensor();
   NDArray values = NDArray::Empty(v.shape, 1, v.dtype, v.device);
   SddmmCPU(adj, in[1].Contiguous(), in[2].Contiguous(), values);
@@ -216,7 +227,7 @@ void SddmmComputeEx(const OpAttrs& attrs, const OpContext&, Span<const NDArray> 
 void EdgeSoftmaxComputeEx(const OpAttrs& attrs, const OpContext&, Span<const NDArray> in,
                           Span<const OpReqType>, Span<const NDArray> out) {
   const char* fname = GnnPublicName(attrs);
-  CheckAdj(in[0], fname);
+  CheckAdj(in[0], attrs);
   CheckEdgeScores(fname, in[0].sparse_data().tensor().shape[0], in[1].tensor());
   const NDArray o = ContiguousTarget(out[0]);
   EdgeSoftmaxCPU(in[0], in[1].Contiguous(), o);
@@ -226,7 +237,7 @@ void EdgeSoftmaxComputeEx(const OpAttrs& attrs, const OpContext&, Span<const NDA
 }  // namespace
 
 void CheckCanonicalCsr(int64_t rows, int64_t cols, const NDArray& data, const NDArray& indices,
-                       const NDArray& indptr, const char* fname) {
+                       const NDArray& indptr, const char* fname, bool sorted) {
   const int64_t nnz = data.tensor().shape[0];
   MXFFI_CHECK(indptr.tensor().shape[0] == rows + 1, ValueError)
       << fname << ": adj's indptr must have rows + 1 = " << rows + 1 << " entries, got "
@@ -237,7 +248,7 @@ void CheckCanonicalCsr(int64_t rows, int64_t cols, const NDArray& data, const ND
   std::string bad;
   MXFFI_INDEX_SWITCH(indices.tensor().dtype, fname, IType, {
     bad = FirstNonCanonical<IType>(rows, cols, nnz, Ptr<const IType>(indptr),
-                                   Ptr<const IType>(indices));
+                                   Ptr<const IType>(indices), sorted);
   });
   MXFFI_CHECK(bad.empty(), ValueError) << fname << ": " << bad;
 }
@@ -303,6 +314,7 @@ MXFFI_REGISTER_OP(_sparse_sddmm)
     .add_argument("adj", "NDArray", "csr (m, k), canonical")
     .add_argument("a", "NDArray", "dense (m, F)")
     .add_argument("b", "NDArray", "dense (k, F)")
+    .set_param<GnnAdjParam>()
     .set_attr<FInferShape>("FInferShape", SddmmShape)
     .set_attr<FInferType>("FInferType", GnnType)
     .set_attr<FInferStorageType>("FInferStorageType", GnnStorage)
@@ -316,6 +328,7 @@ MXFFI_REGISTER_OP(_sparse_edge_softmax)
     .set_num_inputs(2)
     .add_argument("adj", "NDArray", "csr (m, k), canonical; only its structure is read")
     .add_argument("scores", "NDArray", "dense (nnz,) or (nnz, heads)")
+    .set_param<GnnAdjParam>()
     .set_attr<FInferShape>("FInferShape", EdgeSoftmaxShape)
     .set_attr<FInferType>("FInferType", GnnType)
     .set_attr<FInferStorageType>("FInferStorageType", GnnStorage)

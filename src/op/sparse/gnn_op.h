@@ -31,9 +31,16 @@ namespace op {
 /*! \brief The reductions of spmm. */
 enum class SpmmReduce : int { kSum = 0, kMean = 1, kMax = 2, kMin = 3 };
 
-/*! \brief spmm's parameter: the reduction over each row's stored entries. */
+#define MXFFI_GNN_SORTED_COLUMNS_DOC                                                         \
+  "true: adj must be canonical (columns strictly increasing within each row). false: the "   \
+  "columns of a row may come in any order and repeat, each stored entry an edge of its own " \
+  "(sparse.spmm, sddmm and edge_softmax pass the row-grouped form of a coo adj so); the "    \
+  "column ids are range-checked either way."
+
+/*! \brief spmm's parameters: the reduction over each row's stored entries, adj's order. */
 struct SpmmParam : public dmlc::Parameter<SpmmParam> {
   int reduce;
+  bool sorted_columns;
   DMLC_DECLARE_PARAMETER(SpmmParam) {
     DMLC_DECLARE_FIELD(reduce)
         .add_enum("sum", static_cast<int>(SpmmReduce::kSum))
@@ -44,19 +51,32 @@ struct SpmmParam : public dmlc::Parameter<SpmmParam> {
         .describe(
             "How each row's products adj[i, j] * x[j] are reduced: sum, mean (sum over the "
             "row's stored count), max or min (with the position of the chosen entry).");
+    DMLC_DECLARE_FIELD(sorted_columns).set_default(true).describe(MXFFI_GNN_SORTED_COLUMNS_DOC);
   }
 };
+
+/*! \brief sddmm's and edge_softmax's parameter: adj's order. */
+struct GnnAdjParam : public dmlc::Parameter<GnnAdjParam> {
+  bool sorted_columns;
+  DMLC_DECLARE_PARAMETER(GnnAdjParam) {
+    DMLC_DECLARE_FIELD(sorted_columns).set_default(true).describe(MXFFI_GNN_SORTED_COLUMNS_DOC);
+  }
+};
+
+/*! \return whether the op's adj must be canonical (its sorted_columns parameter). */
+bool GnnSortedColumns(const OpAttrs& attrs);
 
 /*! \return the public function an op of this family backs ("sparse.spmm", ...). */
 const char* GnnPublicName(const OpAttrs& attrs);
 
 /*!
  * \brief Refuse csr parts that are not canonical: indptr of rows + 1 non-decreasing entries
- *  from 0 to nnz, indices of nnz entries, each row's columns strictly increasing in [0, cols).
- *  ValueError naming fname, the position and the values. The parts are on the CPU.
+ *  from 0 to nnz, indices of nnz entries, each row's columns strictly increasing in [0, cols)
+ *  (only in [0, cols) when sorted is false). ValueError naming fname, the position and the
+ *  values. The parts are on the CPU.
  */
 void CheckCanonicalCsr(int64_t rows, int64_t cols, const NDArray& data, const NDArray& indices,
-                       const NDArray& indptr, const char* fname);
+                       const NDArray& indptr, const char* fname, bool sorted = true);
 
 /*! \brief spmm's shapes: adj (m, k) and x (k, F), 2-D (the API makes a vector a column). */
 void CheckSpmmShapes(const char* fname, const TShape& adj, const TShape& x);
