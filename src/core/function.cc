@@ -141,11 +141,12 @@ extern "C" {
 int MXFFIFuncCall(MXFFIObjectHandle func, const MXFFIAny* args, int32_t num_args,
                   MXFFIAny* result) {
   auto* header = static_cast<MXFFIObject*>(func);
-  if (__builtin_expect(header == nullptr || header->type_index != kMXFFIFunction || num_args < 0 ||
-                           (num_args > 0 && args == nullptr),
-                       0)) {
-    if (FuncCallCheckSlow(header, args, num_args) != 0) return -1;
+  // A call without arguments tests num_args once; one with arguments, its sign and args.
+  if (__builtin_expect(header != nullptr && header->type_index == kMXFFIFunction, 1) &&
+      (num_args == 0 || (num_args > 0 && args != nullptr))) {
+    return reinterpret_cast<MXFFIFunctionObj*>(header)->safe_call(header, args, num_args, result);
   }
+  if (FuncCallCheckSlow(header, args, num_args) != 0) return -1;
   return reinterpret_cast<MXFFIFunctionObj*>(header)->safe_call(header, args, num_args, result);
 }
 

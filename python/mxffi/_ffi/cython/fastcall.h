@@ -1041,13 +1041,13 @@ static PyObject* MXFFIPyFunctionVectorcallScalars(PyObject* func, PyObject* cons
  */
 static PyObject* MXFFIPyFunctionVectorcallNoArgsHeld(PyObject* func, PyObject* const* args,
                                                      size_t nargsf, PyObject* kwnames) {
-  if (PyVectorcall_NARGS(nargsf) != 0 || kwnames != NULL) {
+  /* PyVectorcall_NARGS(nargsf) != 0: nargsf less its top bit, PY_VECTORCALL_ARGUMENTS_OFFSET */
+  if ((nargsf << 1) != 0 || kwnames != NULL) {
     return MXFFIPyFunctionVectorcallScalars(func, args, nargsf, kwnames);
   }
   MXFFIAny result;
-  void* handle = MXFFIPyHandle(func);
-  if (handle == NULL) return MXFFIPyCallPositional(func, NULL, 0); /* raises its TypeError */
-  if (MXFFIPyInvokeHeld(handle, NULL, 0, &result) != 0) {
+  /* get_global_func installs this slot on a Function with a handle, which it keeps for life */
+  if (MXFFIPyInvokeHeld(MXFFIPyHandle(func), NULL, 0, &result) != 0) {
     mxffi_py_hooks.raise_error(func);
     return NULL;
   }
