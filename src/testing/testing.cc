@@ -30,6 +30,12 @@ MXFFI_REGISTER_API("testing.nop").describe("Do nothing.").set_body_typed([]() {
   MXFFITestingNop();
 });
 
+MXFFI_REGISTER_API("testing.raise_without_arguments")
+    .describe("Raise ValueError: an error from a function without parameters.")
+    .set_body_typed([]() -> int64_t {
+      MXFFI_THROW(ValueError) << "testing.raise_without_arguments: raised as asked";
+    });
+
 MXFFI_REGISTER_API("testing.echo")
     .describe("Return the argument unchanged (borrowed strings come back as owned ones).")
     .arg("x")

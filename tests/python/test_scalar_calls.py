@@ -78,6 +78,17 @@ def test_functions_without_parameters_refuse_arguments_by_name():
             call()
 
 
+def test_functions_without_parameters_return_every_kind_of_result_and_raise():
+    # The slot returns None at once and hands other results and errors to the general code.
+    assert isinstance(mxffi.get_global_func("runtime.num_threads")(), int)
+    made = mxffi.get_global_func("testing.make_containers")()
+    assert made["shape"] == (2, 3) and list(made["array"]) == [1, "two", 3.0]
+    fail = mxffi.get_global_func("testing.raise_without_arguments")
+    for _ in range(3):
+        with pytest.raises(ValueError, match="testing.raise_without_arguments: raised as asked"):
+            fail()
+
+
 def test_long_running_scalar_functions_keep_their_flag_and_values():
     # Flagged functions keep the slot that releases the GIL around the call.
     f = mxffi.get_global_func("testing.sleep_add")

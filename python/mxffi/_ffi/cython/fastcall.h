@@ -1034,24 +1034,41 @@ static inline int MXFFIPyInvokeHeld(void* handle, const MXFFIAny* cells, int32_t
 static PyObject* MXFFIPyFunctionVectorcallScalars(PyObject* func, PyObject* const* args,
                                                   size_t nargsf, PyObject* kwnames);
 
+/*! \brief A no-argument call's frame: the result cell, and the Function beside it. */
+typedef struct {
+  MXFFIAny result;
+  PyObject* func;
+} MXFFIPyNoArgsFrame;
+
+/*! \brief The rest of a no-argument call whose result is not None, or that failed. */
+static __attribute__((noinline)) PyObject* MXFFIPyNoArgsFinish(int rc, MXFFIPyNoArgsFrame* f) {
+  if (rc != 0) {
+    mxffi_py_hooks.raise_error(f->func);
+    return NULL;
+  }
+  return MXFFIPyReturnScalar(f->func, &f->result);
+}
+
 /*!
  * \brief The vectorcall slot of a global without parameters that keeps the GIL through its
  *  calls: MXFFIPyCallNoArgs in the slot's own frame, without the test of MXFFI_PY_RELEASE_GIL.
- *  A call passing arguments takes MXFFIPyFunctionVectorcallScalars (and its TypeError).
+ *  A call passing arguments takes MXFFIPyFunctionVectorcallScalars (and its TypeError). The
+ *  Function waits beside the result cell, whose address the call takes, so that nothing is kept
+ *  in a register across the call; a None result returns at once, the rest is out of line.
  */
 static PyObject* MXFFIPyFunctionVectorcallNoArgsHeld(PyObject* func, PyObject* const* args,
                                                      size_t nargsf, PyObject* kwnames) {
-  /* PyVectorcall_NARGS(nargsf) != 0: nargsf less its top bit, PY_VECTORCALL_ARGUMENTS_OFFSET */
-  if ((nargsf << 1) != 0 || kwnames != NULL) {
+  /* PyVectorcall_NARGS(nargsf) != 0 (nargsf less its top bit, PY_VECTORCALL_ARGUMENTS_OFFSET)
+   * or keywords, in one test */
+  if (((nargsf << 1) | (size_t)kwnames) != 0) {
     return MXFFIPyFunctionVectorcallScalars(func, args, nargsf, kwnames);
   }
-  MXFFIAny result;
+  MXFFIPyNoArgsFrame frame;
+  frame.func = func;
   /* get_global_func installs this slot on a Function with a handle, which it keeps for life */
-  if (MXFFIPyInvokeHeld(MXFFIPyHandle(func), NULL, 0, &result) != 0) {
-    mxffi_py_hooks.raise_error(func);
-    return NULL;
-  }
-  return MXFFIPyReturnScalar(func, &result);
+  const int rc = MXFFIPyInvokeHeld(MXFFIPyHandle(func), NULL, 0, &frame.result);
+  if (__builtin_expect(rc == 0 && frame.result.type_index == kMXFFINone, 1)) Py_RETURN_NONE;
+  return MXFFIPyNoArgsFinish(rc, &frame);
 }
 
 /*! \brief The vectorcall slot installed on mxffi.Function. */
