@@ -127,26 +127,39 @@ def test_mxffi_throw_is_located_at_its_statement():
 
 
 def test_reading_backtraces_from_many_threads_gives_each_the_same_text():
-    errors = [_raised(lambda: t.raise_error("ValueError", "x")) for _ in range(8)]
-    shared = _raised(lambda: t.raise_error("ValueError", "x"))
     expected = _raised(lambda: t.raise_error("ValueError", "x")).cpp_backtrace
-    texts, barrier = [], threading.Barrier(8)
-
-    def read(e):
-        barrier.wait()
-        texts.append((e.cpp_backtrace, shared.cpp_backtrace))
-
-    threads = [threading.Thread(target=read, args=(e,)) for e in errors]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    assert len(texts) == 8
-    # the same call site gives the same frames, up to the Python interpreter's own
     head = [ln for ln in expected.splitlines() if "libmxffi" in ln]
-    for own, common in texts:
-        assert own.splitlines()[: len(head)] == head
-        assert common == shared.cpp_backtrace
+    assert head
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch inside the formatting, not only around it
+    try:
+        _read_from_threads(head)
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def _read_from_threads(head):
+    for _ in range(20):
+        # one exception read by 8 threads at once, and 8 exceptions read one each
+        shared = _raised(lambda: t.raise_error("ValueError", "x"))
+        own = [_raised(lambda: t.raise_error("ValueError", "x")) for _ in range(8)]
+        texts, barrier = [], threading.Barrier(8)
+
+        def read(e, shared=shared, barrier=barrier, texts=texts):
+            barrier.wait()
+            texts.append((shared.cpp_backtrace, len(shared.__notes__), e.cpp_backtrace))
+
+        threads = [threading.Thread(target=read, args=(e,)) for e in own]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert len(texts) == 8
+        for common, notes, mine in texts:
+            assert common == shared.cpp_backtrace and common.splitlines()[: len(head)] == head
+            assert notes == 1
+            # the same call site gives the same frames, up to the Python interpreter's own
+            assert mine.splitlines()[: len(head)] == head
 
 
 # ---------------------------------------------------------------------------------------------
