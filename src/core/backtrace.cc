@@ -42,12 +42,29 @@ struct Frame {
   uintptr_t offset = 0;  // of the address in its library (or the address itself)
 };
 
+/*! \brief The standard library's strings under the names they are written with. */
+void ShortenStdNames(std::string* name) {
+  static const char* const kLong[][2] = {
+      {"std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
+       "std::string"},
+      {"std::basic_string<char, std::char_traits<char>, std::allocator<char> >", "std::string"},
+      {"std::basic_string_view<char, std::char_traits<char> >", "std::string_view"},
+  };
+  for (const auto& pair : kLong) {
+    size_t n = std::strlen(pair[0]);
+    for (size_t at = name->find(pair[0]); at != std::string::npos; at = name->find(pair[0], at)) {
+      name->replace(at, n, pair[1]);
+    }
+  }
+}
+
 std::string Demangle(const char* name) {
   if (name == nullptr) return "";
   int status = 0;
   char* demangled = abi::__cxa_demangle(name, nullptr, nullptr, &status);
   std::string out = status == 0 && demangled != nullptr ? demangled : name;
   std::free(demangled);
+  ShortenStdNames(&out);
   return out;
 }
 

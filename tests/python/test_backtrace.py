@@ -106,6 +106,9 @@ def test_a_frame_with_debug_info_names_the_source_line():
     first = _testing_library()
     if first["file"] is None and not _has_debug_info(first["lib2"]):
         pytest.skip("the testing library has no debug info (build with MXFFI_ABI_DEBUG_INFO=ON)")
+    # the standard library's strings are named as written (the lambda takes two std::string)
+    bt = _raised(lambda: t.raise_error("ValueError", "where")).cpp_backtrace
+    assert "std::string, std::string" in bt and "basic_string<char" not in bt, bt
     source = ROOT / "src" / "testing" / "testing.cc"
     line = _line_of(source, '"testing.raise_error"', "throw Error(kind, message);")
     assert first["file"].endswith("/src/testing/testing.cc"), first.string
