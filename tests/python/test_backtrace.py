@@ -266,3 +266,16 @@ def test_tracebacks_through_the_cython_core_name_files_that_exist():
             assert path.samefile(package / path.name), f"{f.filename} is not {package}"
             assert linecache.getline(f.filename, f.lineno).strip() == f.line
             assert f.line, f"no source line for {f.filename}:{f.lineno}"
+
+
+@pytest.mark.skipif(os.environ.get("MXFFI_FFI") == "ctypes", reason="no Cython frames")
+def test_a_wheels_package_relative_cython_names_show_their_source_lines():
+    # A wheel's frames read "mxffi/_ffi/cython/<file>" (this build's are absolute): Python's
+    # traceback asks the extension module's loader, which has no source, unless linecache was
+    # told where the files are.
+    folder = Path(mxffi.__file__).parent / "_ffi" / "cython"
+    for name in ("core.pyx", "function.pxi", "convert.pxi"):
+        lines = (folder / name).read_text().splitlines()
+        rel = f"mxffi/_ffi/cython/{name}"
+        globals_of_core = vars(sys.modules["mxffi._ffi.core"])
+        assert linecache.getline(rel, len(lines), globals_of_core).rstrip("\n") == lines[-1]
