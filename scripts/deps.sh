@@ -3,7 +3,8 @@
 # usage: scripts/deps.sh [extra packages...]
 set -euo pipefail
 pkgs=(cmake ninja-build g++ libgtest-dev libgmock-dev libdlpack-dev libdmlc-dev libopenblas-dev
-  liblapacke-dev libkissfft-dev libsleef-dev libhwy-dev ccache libclang-common-14-dev abigail-tools "$@")
+  liblapacke-dev libkissfft-dev libsleef-dev libhwy-dev ccache libclang-common-14-dev abigail-tools
+  libdw-dev pkg-config "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p")

@@ -714,6 +714,10 @@ def _build(
                 cuda_lib = _cuda_lib_dir(nvcc, caller)
                 libs += [f"-L{cuda_lib}", "-lcudart", f"-Wl,-rpath,{cuda_lib}"]
             cmd = [cxx, "-shared", "-fPIC", "-std=c++17", "-O2", *inc, *cflags]
+            # Debug info (-g in extra_cflags) names main.cpp where it is kept, in the module's
+            # folder, not in this build folder, which is removed: backtraces then name a file
+            # that exists.
+            cmd += [f"-fdebug-prefix-map={work}={folder}"]
             cmd += ["-include", "mxffi/mxffi.h", "main.cpp"]
             cmd += [*objects, "-o", f"lib{name}.so", f"-L{lib_dir}", "-lmxffi"]
             cmd += [f"-Wl,-rpath,{lib_dir}", "-Wl,--no-undefined", *libs, *ldflags]

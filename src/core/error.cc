@@ -3,7 +3,6 @@
  * \brief Errors: construction with a cheap backtrace, lazy formatting, the thread-local slot,
  *  translation of C++ exceptions at the ABI boundary, and the signal-check hook.
  */
-#include <cxxabi.h>
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <mxffi/c_api.h>
@@ -12,32 +11,27 @@
 #include <mxffi/registry.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+
+#include "backtrace.h"
 
 namespace mxffi {
 namespace {
 
 constexpr int kMaxFrames = 64;
 
-/*! \brief "lib.so(_ZN5mxffi3FooEv+0x1c) [0x...]" -> "lib.so: mxffi::Foo()". */
-std::string FormatFrame(const char* symbol) {
-  std::string line(symbol);
-  size_t open = line.find('(');
-  size_t plus = line.find('+', open);
-  if (open == std::string::npos || plus == std::string::npos || plus == open + 1) return line;
-  std::string mangled = line.substr(open + 1, plus - open - 1);
-  int status = 0;
-  char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  std::string name = status == 0 && demangled ? demangled : mangled;
-  std::free(demangled);
-  return line.substr(0, open) + ": " + name;
+/*!
+ * \brief Held while an error's backtrace is made into text: two threads may read the same error
+ *  (a Python exception object is shared), and the text is written once.
+ */
+std::mutex& FormatMutex() {
+  static auto* mutex = new std::mutex();  // leaked: errors die in thread-exit destructors
+  return *mutex;
 }
 
 /*! \brief This thread's last error. */
@@ -94,24 +88,9 @@ void ForeignErrorDeleter(void* self) {
 }  // namespace
 
 const std::string& ErrorObj::backtrace() const {
+  std::lock_guard<std::mutex> lock(FormatMutex());
   if (!formatted_) {
-    std::ostringstream os;
-    if (!frames_.empty()) {
-      char** symbols = backtrace_symbols(frames_.data(), static_cast<int>(frames_.size()));
-      // The raising statement comes first: MXFFI_THROW's builder, whose destructor throws, is
-      // the error machinery's own frame, not the caller's.
-      size_t first = 0;
-      while (symbols != nullptr && first + 1 < frames_.size() &&
-             FormatFrame(symbols[first]).find("mxffi::details::ErrorBuilder::") !=
-                 std::string::npos) {
-        ++first;
-      }
-      for (size_t i = first; i < frames_.size(); ++i) {
-        os << "  [" << i - first << "] " << (symbols ? FormatFrame(symbols[i]) : "?") << "\n";
-      }
-      std::free(symbols);
-      backtrace_ += os.str();
-    }
+    if (!frames_.empty()) backtrace_ += details::SymbolizeBacktrace(frames_);
     formatted_ = true;
   }
   return backtrace_;
@@ -232,6 +211,13 @@ MXFFI_REGISTER_API("error.backtrace")
     .describe("The backtrace of an error, symbolised from its raw frames on first read.")
     .arg("error")
     .set_body_typed([](Error e) { return String(e.backtrace()); });
+
+MXFFI_REGISTER_API("error.symbolizer")
+    .describe(
+        "What names the frames of C++ backtraces: \"libdw\" (elfutils, found at build time: "
+        "function names from the symbol tables, source file and line where a library carries "
+        "debug info) or \"dladdr\" (the names of exported functions only).")
+    .set_body_typed([]() { return String(details::BacktraceSymbolizer()); });
 
 }  // namespace
 }  // namespace mxffi

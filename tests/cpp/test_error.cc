@@ -48,6 +48,29 @@ TEST(Error, BacktraceFormattedWhenRead) {
   EXPECT_NE(bt.find("libmxffi_testing"), std::string::npos) << bt;
 }
 
+// Not inlined, and internal (only the executable's full symbol table names it).
+[[gnu::noinline]] void RaiseFromHere(int x) { MXFFI_THROW(ValueError) << "x is " << x; }
+
+TEST(Error, BacktraceStartsAtTheRaisingFunctionNotTheErrorMachinery) {
+  std::string symbolizer =
+      mxffi::Function::GetGlobalRequired("error.symbolizer")().cast<mxffi::String>().str();
+  try {
+    RaiseFromHere(3);
+    FAIL();
+  } catch (const mxffi::Error& e) {
+    const std::string& bt = e.backtrace();
+    std::string first = bt.substr(0, bt.find('\n'));
+    ASSERT_EQ(first.rfind("  [0] ", 0), 0u) << bt;
+    EXPECT_EQ(first.find("ErrorBuilder"), std::string::npos) << bt;
+    EXPECT_EQ(first.find("mxffi::Error::Error"), std::string::npos) << bt;
+    // libdw reads the executable's .symtab; dladdr knows exported functions only
+    if (symbolizer == "libdw") {
+      EXPECT_NE(first.find("RaiseFromHere(int)"), std::string::npos) << bt;
+    }
+    EXPECT_NE(first.find("mxffi_cpp_tests"), std::string::npos) << bt;
+  }
+}
+
 TEST(Error, ForeignExceptionsBecomeRuntimeOrMemoryError) {
   mxffi::Function std_error = mxffi::Function::FromPacked(
       [](mxffi::PackedArgs, mxffi::Any*) { throw std::runtime_error("from the STL"); });

@@ -12,8 +12,45 @@ from . import libinfo
 libinfo.check_gil_build()
 
 backend = os.environ.get("MXFFI_FFI", "cython")
+
+
+class _SourceFile:
+    """A loader whose only source is one file: how linecache is told where a file named by a
+    path that is not one from the current folder lies."""
+
+    def __init__(self, path):
+        self._path = path
+
+    def get_source(self, name):
+        with open(self._path, encoding="utf-8") as f:
+            return f.read()
+
+
+def _seed_cython_sources():
+    """A wheel's Cython frames name their files by their paths inside the package
+    ("mxffi/_ffi/cython/function.pxi"; a build from the sources names them by absolute path).
+    Python's traceback looks such a name up through the extension module's loader, which has no
+    source, and so would show no line: linecache is told where each file is, to be read when a
+    traceback first shows one of its lines."""
+    import linecache
+
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cython")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.endswith((".pyx", ".pxi")):
+            loader = _SourceFile(os.path.join(folder, name))
+            linecache.lazycache(
+                f"mxffi/_ffi/cython/{name}", {"__name__": name, "__loader__": loader}
+            )
+
+
 if backend == "cython":
     from . import core as _impl
+
+    _seed_cython_sources()
 elif backend == "ctypes":
     from . import ctypes_backend as _impl
 else:

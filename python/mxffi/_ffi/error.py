@@ -17,6 +17,7 @@ shows it in a printed traceback are made the first time either is read.
 
 import builtins
 import itertools
+import threading
 import traceback
 
 __all__ = [
@@ -80,6 +81,9 @@ def emit_warning(category, message):
     warnings.warn(message, cls, stacklevel=level)
 
 
+_FORMAT_LOCK = threading.Lock()
+
+
 class MXFFIError(Exception):
     """Base class of the exceptions raised for errors from mxffi's C++ side.
 
@@ -118,18 +122,24 @@ class MXFFIError(Exception):
             raise AttributeError("__notes__") from None
 
     def _format_backtrace(self) -> None:
-        lazy = self.__dict__.pop("_lazy_backtrace", None)
-        if lazy is None:
+        if "_lazy_backtrace" not in self.__dict__:
             return
-        try:
-            backtrace = lazy()
-        except Exception:  # noqa: BLE001 - a backtrace that cannot be read is left out
-            backtrace = ""
-        self.__dict__["_cpp_backtrace"] = backtrace
-        frames = _native_frames(backtrace)
-        if frames:
-            note = "C++ backtrace (most recent call first):\n" + "\n".join(frames)
-            self.__dict__.setdefault("_notes", []).insert(0, note)
+        # Threads reading one exception at once: the first formats, the others wait for its
+        # text instead of finding neither the raw frames nor the text.
+        with _FORMAT_LOCK:
+            lazy = self.__dict__.get("_lazy_backtrace")
+            if lazy is None:
+                return
+            try:
+                backtrace = lazy()
+            except Exception:  # noqa: BLE001 - a backtrace that cannot be read is left out
+                backtrace = ""
+            self.__dict__["_cpp_backtrace"] = backtrace
+            frames = _native_frames(backtrace)
+            if frames:
+                note = "C++ backtrace (most recent call first):\n" + "\n".join(frames)
+                self.__dict__.setdefault("_notes", []).insert(0, note)
+            del self.__dict__["_lazy_backtrace"]
 
     def __reduce__(self):
         # The classes are made at run time, one per kind: rebuilt through error_class, with
