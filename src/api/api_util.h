@@ -88,6 +88,20 @@ NDArray OnDevice(const NDArray& a, DLDevice device);
 NDArray OwnedArray(const NDArrayLike& a);
 
 /*!
+ * \return a copy of the dense index part a of a sparse array being built (sparse_coo_api.cc):
+ *  ids a caller changes later must never reach a kernel. A sparse a is a TypeError naming
+ *  fname and part.
+ */
+NDArray CopiedIndexPart(const NDArray& a, const char* fname, const char* part);
+
+/*!
+ * \brief The values of a sparse array being built from parts of a 2-D shape (sparse_coo_api.cc):
+ *  data itself when mxffi holds it (not lent for the call), 1-D, contiguous and on the CPU,
+ *  else a copy. A shape of another rank is a ValueError, sparse data a TypeError, naming fname.
+ */
+NDArray SharedOrCopiedValues(const ShapeLike& shape, const NDArrayLike& data, const char* fname);
+
+/*!
  * \brief np.transpose (np_init.cc): a view of a with its axes permuted by axes (reversed when
  *  None); numpy's errors, naming fname, for a wrong count or a repeated axis.
  */

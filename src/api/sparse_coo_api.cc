@@ -20,15 +20,27 @@ const NDArray& COOArray(const NDArray& a, const char* fname) {
   return a;
 }
 
-/*! \brief An index part, always a copy: ids a caller changes later must never reach a kernel. */
-NDArray IndexPart(const NDArray& a, const char* fname, const char* part) {
+}  // namespace
+
+NDArray SharedOrCopiedValues(const ShapeLike& shape, const NDArrayLike& data, const char* fname) {
+  MXFFI_CHECK(shape.ndim() == 2, ValueError)
+      << fname << ": shape must have 2 dimensions, got " << shape.ToString();
+  const NDArray& d = data;
+  MXFFI_CHECK(!d.is_sparse(), TypeError)
+      << fname << ": data must be a dense array, got a " << StorageTypeName(d.stype()) << " one";
+  // A borrowed array (numpy's, lent for this call) may be freed by its owner after the call;
+  // only an array mxffi holds a reference to can be kept.
+  const bool share = !data.borrowed() && d.tensor().ndim == 1 && d.IsContiguous() &&
+                     d.tensor().device.device_type == kDLCPU;
+  return share ? d : NDArray::Copy(d.tensor());
+}
+
+NDArray CopiedIndexPart(const NDArray& a, const char* fname, const char* part) {
   MXFFI_CHECK(!a.is_sparse(), TypeError)
       << fname << ": " << part << " must be a dense array, got a " << StorageTypeName(a.stype())
       << " one";
   return NDArray::Copy(a.tensor());
 }
-
-}  // namespace
 
 MXFFI_REGISTER_API("sparse._coo_matrix")
     .describe(
@@ -42,15 +54,9 @@ MXFFI_REGISTER_API("sparse._coo_matrix")
     .arg("col")
     .set_body_typed([](ShapeLike shape, NDArrayLike data, NDArrayLike row, NDArrayLike col) {
       const char* fname = "coo_matrix";
-      MXFFI_CHECK(shape.ndim() == 2, ValueError)
-          << fname << ": shape must have 2 dimensions, got " << shape.ToString();
-      const NDArray& d = data;
-      MXFFI_CHECK(!d.is_sparse(), TypeError) << fname << ": data must be a dense array, got a "
-                                             << StorageTypeName(d.stype()) << " one";
-      const bool share = !data.borrowed() && d.tensor().ndim == 1 && d.IsContiguous() &&
-                         d.tensor().device.device_type == kDLCPU;
-      return NDArray::COO(shape.data(), share ? d : NDArray::Copy(d.tensor()),
-                          IndexPart(row, fname, "row"), IndexPart(col, fname, "col"), fname);
+      return NDArray::COO(shape.data(), SharedOrCopiedValues(shape, data, fname),
+                          CopiedIndexPart(row, fname, "row"), CopiedIndexPart(col, fname, "col"),
+                          fname);
     });
 
 MXFFI_REGISTER_API("sparse._row")

@@ -14,18 +14,6 @@
 
 namespace mxffi {
 namespace api {
-namespace {
-
-/*! \brief An index part, always a copy: ids a caller changes later must never reach a kernel. */
-NDArray CopiedIndexPart(const NDArray& a, const char* fname, const char* part) {
-  MXFFI_CHECK(!a.is_sparse(), TypeError)
-      << fname << ": " << part << " must be a dense array, got a " << StorageTypeName(a.stype())
-      << " one";
-  return NDArray::Copy(a.tensor());
-}
-
-}  // namespace
-
 MXFFI_REGISTER_API("sparse._csr_matrix_sharing")
     .describe(
         "A csr matrix from (shape, data, indices, indptr), validated as sparse._csr_matrix "
@@ -42,16 +30,7 @@ MXFFI_REGISTER_API("sparse._csr_matrix_sharing")
     .set_body_typed([](ShapeLike shape, NDArrayLike data, NDArrayLike indices, NDArrayLike indptr,
                        std::string_view fname_view) {
       const std::string fname(fname_view);
-      MXFFI_CHECK(shape.ndim() == 2, ValueError)
-          << fname << ": shape must have 2 dimensions, got " << shape.ToString();
-      const NDArray& d = data;
-      MXFFI_CHECK(!d.is_sparse(), TypeError) << fname << ": data must be a dense array, got a "
-                                             << StorageTypeName(d.stype()) << " one";
-      // A borrowed array (numpy's, lent for this call) may be freed by its owner after the
-      // call; only an array mxffi holds a reference to can be kept.
-      const bool share = !data.borrowed() && d.tensor().ndim == 1 && d.IsContiguous() &&
-                         d.tensor().device.device_type == kDLCPU;
-      return NDArray::CSR(shape.data(), share ? d : NDArray::Copy(d.tensor()),
+      return NDArray::CSR(shape.data(), SharedOrCopiedValues(shape, data, fname.c_str()),
                           CopiedIndexPart(indices, fname.c_str(), "indices"),
                           CopiedIndexPart(indptr, fname.c_str(), "indptr"), fname.c_str());
     });

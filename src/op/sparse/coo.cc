@@ -133,8 +133,18 @@ int64_t SortRow(int64_t b, int64_t e, IType* col, DType* val,
   return n;
 }
 
+/*! \brief A coo array's entries grouped by row, stably: columns, values, the row starts. */
+struct RowGroups {
+  NDArray col, val;
+  std::vector<int64_t> start;
+};
+
+/*!
+ * \brief BucketByRow over the parts of coo, into new arrays; perm, when not null, becomes the
+ *  coo position of each grouped entry (int64).
+ */
 template <typename IType, typename DType>
-NDArray COOToCSRTyped(const NDArray& coo, const char* fname) {
+RowGroups GroupByRow(const NDArray& coo, const char* fname, NDArray* perm) {
   const DLTensor& t = coo.tensor();
   const int64_t rows = t.shape[0];
   const NDArray& data = coo.sparse_data();
@@ -143,12 +153,25 @@ NDArray COOToCSRTyped(const NDArray& coo, const char* fname) {
   MXFFI_CHECK(sizeof(IType) == 8 || nnz <= INT32_MAX, ValueError)
       << fname << ": " << nnz << " stored values need int64 indices (a csr indptr counts up to "
       << "nnz); convert the row and col ids with astype('int64') first";
-  NDArray col = NewArray({nnz}, itype);
-  NDArray val = NewArray({nnz}, t.dtype);
-  std::vector<int64_t> start(rows + 1);
+  RowGroups g{NewArray({nnz}, itype), NewArray({nnz}, t.dtype),
+              std::vector<int64_t>(static_cast<size_t>(rows + 1))};
+  if (perm != nullptr) *perm = NewArray({nnz}, DLDataType{kDLInt, 64, 1});
   BucketByRow<IType, DType>(rows, nnz, Ptr<const IType>(coo.coo_row()),
                             Ptr<const IType>(coo.coo_col()), Ptr<const DType>(data),
-                            Ptr<IType>(col), Ptr<DType>(val), start.data());
+                            Ptr<IType>(g.col), Ptr<DType>(g.val), g.start.data(),
+                            perm != nullptr ? Ptr<int64_t>(*perm) : nullptr);
+  return g;
+}
+
+template <typename IType, typename DType>
+NDArray COOToCSRTyped(const NDArray& coo, const char* fname) {
+  const DLTensor& t = coo.tensor();
+  const int64_t rows = t.shape[0];
+  const int64_t nnz = coo.sparse_data().tensor().shape[0];
+  const DLDataType itype = coo.coo_row().tensor().dtype;
+  RowGroups g = GroupByRow<IType, DType>(coo, fname, nullptr);
+  NDArray col = std::move(g.col), val = std::move(g.val);
+  const std::vector<int64_t>& start = g.start;
   // Each row sorted in place; kept[r] is the number of distinct columns it holds.
   std::vector<int64_t> kept(rows);
   IType* c = Ptr<IType>(col);
@@ -191,19 +214,10 @@ template <typename IType, typename DType>
 NDArray COOToRowGroupedTyped(const NDArray& coo, NDArray* perm, const char* fname) {
   const DLTensor& t = coo.tensor();
   const int64_t rows = t.shape[0];
-  const NDArray& data = coo.sparse_data();
-  const int64_t nnz = data.tensor().shape[0];
   const DLDataType itype = coo.coo_row().tensor().dtype;
-  MXFFI_CHECK(sizeof(IType) == 8 || nnz <= INT32_MAX, ValueError)
-      << fname << ": " << nnz << " stored values need int64 indices (a csr indptr counts up to "
-      << "nnz); convert the row and col ids with astype('int64') first";
-  NDArray col = NewArray({nnz}, itype);
-  NDArray val = NewArray({nnz}, t.dtype);
-  *perm = NewArray({nnz}, DLDataType{kDLInt, 64, 1});
-  std::vector<int64_t> start(rows + 1);
-  BucketByRow<IType, DType>(rows, nnz, Ptr<const IType>(coo.coo_row()),
-                            Ptr<const IType>(coo.coo_col()), Ptr<const DType>(data),
-                            Ptr<IType>(col), Ptr<DType>(val), start.data(), Ptr<int64_t>(*perm));
+  RowGroups g = GroupByRow<IType, DType>(coo, fname, perm);
+  NDArray col = std::move(g.col), val = std::move(g.val);
+  const std::vector<int64_t>& start = g.start;
   NDArray indptr = NewArray({rows + 1}, itype);
   IType* ip = Ptr<IType>(indptr);
   for (int64_t r = 0; r <= rows; ++r) ip[r] = static_cast<IType>(start[r]);
@@ -242,9 +256,11 @@ NDArray MoveRows(const NDArray& src_arg, const NDArray& perm, bool scatter) {
   return dst;
 }
 
-}  // namespace
-
-NDArray COOToCSR(const NDArray& coo, const char* fname) {
+/*!
+ * \brief coo as csr: canonical (COOToCSRTyped) when perm is null, else grouped by row with
+ *  perm the coo position of each entry (COOToRowGroupedTyped).
+ */
+NDArray COOToRows(const NDArray& coo, NDArray* perm, const char* fname) {
   MXFFI_CHECK(coo.stype() == StorageType::kCOO, TypeError)
       << fname << ": expected a coo array, got " << StorageTypeName(coo.stype());
   const int64_t nnz = coo.sparse_data().tensor().shape[0];
@@ -252,11 +268,17 @@ NDArray COOToCSR(const NDArray& coo, const char* fname) {
   if (nnz >= kReleaseGILThreshold) gil.emplace();
   NDArray out;
   MXFFI_INDEX_SWITCH(coo.coo_row().tensor().dtype, fname, IType, {
-    MXFFI_TYPE_SWITCH(coo.tensor().dtype, fname, DType,
-                      { out = COOToCSRTyped<IType, DType>(coo, fname); });
+    MXFFI_TYPE_SWITCH(coo.tensor().dtype, fname, DType, {
+      out = perm == nullptr ? COOToCSRTyped<IType, DType>(coo, fname)
+                            : COOToRowGroupedTyped<IType, DType>(coo, perm, fname);
+    });
   });
   return out;
 }
+
+}  // namespace
+
+NDArray COOToCSR(const NDArray& coo, const char* fname) { return COOToRows(coo, nullptr, fname); }
 
 NDArray CSRToCOO(const NDArray& csr, const char* fname) {
   const DLTensor& t = csr.tensor();
@@ -282,17 +304,7 @@ NDArray CSRToCOO(const NDArray& csr, const char* fname) {
 }
 
 NDArray COOToRowGrouped(const NDArray& coo, NDArray* perm, const char* fname) {
-  MXFFI_CHECK(coo.stype() == StorageType::kCOO, TypeError)
-      << fname << ": expected a coo array, got " << StorageTypeName(coo.stype());
-  const int64_t nnz = coo.sparse_data().tensor().shape[0];
-  std::optional<ScopedGILRelease> gil;
-  if (nnz >= kReleaseGILThreshold) gil.emplace();
-  NDArray out;
-  MXFFI_INDEX_SWITCH(coo.coo_row().tensor().dtype, fname, IType, {
-    MXFFI_TYPE_SWITCH(coo.tensor().dtype, fname, DType,
-                      { out = COOToRowGroupedTyped<IType, DType>(coo, perm, fname); });
-  });
-  return out;
+  return COOToRows(coo, perm, fname);
 }
 
 NDArray GatherRowsByPerm(const NDArray& src, const NDArray& perm) {
