@@ -53,6 +53,8 @@ counts are noise-free and are what the gates check:
 
     mxffi (vectorcall) <= 3.0x the C extension on nop() and on the numpy argument,
                        <= 2.5x on add_int, add_float, echo_str, str_len and sum3,
+                       <= 1.0x nanobind on nop, add_int, add_float, echo_str, str_len and
+                       sum3 (docs/design.md's budget),
                        <= 1.0x apache-tvm-ffi on one and on eight torch.Tensor arguments.
 
 The torch shapes (first_f64 and first8 of CPU float64 torch.Tensors, when torch is installed)
@@ -141,6 +143,12 @@ GATES = [
     ("str_len", "capi", 2.5),
     ("sum3", "capi", 2.5),
     ("first_f64", "capi", 3.0),
+    ("nop", "nanobind", 1.0),
+    ("add_int", "nanobind", 1.0),
+    ("add_float", "nanobind", 1.0),
+    ("echo_str", "nanobind", 1.0),
+    ("str_len", "nanobind", 1.0),
+    ("sum3", "nanobind", 1.0),
     ("first_f64_torch", "tvm_ffi", 1.0),
     ("first8_torch", "tvm_ffi", 1.0),
 ]
