@@ -8,6 +8,7 @@
 #include <mxffi/ndarray/ndarray.h>
 #include <mxffi/registry.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -184,8 +185,9 @@ void AdviseHugePages(void* p, size_t nbytes) {
  *  size: a fresh result of tens of MB then reuses pages the process has mapped already instead
  *  of paying a page fault per page, which costs more than the arithmetic that fills it (np.exp
  *  of 10^7 floats) and does not get faster with more threads. Bounded: blocks of at least
- *  kMinBytes, at most `limit` bytes in all (MXFFI_CPU_CACHE_BYTES, default 256 MiB; 0 turns it
- *  off); ndarray.release_cached_memory returns them to the system.
+ *  kMinBytes, at most `limit` bytes in all (MXFFI_CPU_CACHE_BYTES, default an eighth of the
+ *  machine's memory within [256 MiB, 4 GiB]; 0 turns it off); ndarray.release_cached_memory
+ *  returns them to the system.
  *
  *  A block freed when the cache is full pushes out the blocks freed longest ago: the sizes a
  *  program allocated last are the ones it allocates next (a loop over one computation), while
@@ -195,6 +197,18 @@ void AdviseHugePages(void* p, size_t nbytes) {
 class LargeBlockCache {
  public:
   static constexpr size_t kMinBytes = size_t{4} << 20;
+
+  /*!
+   * \brief The default bound: an eighth of the machine's memory, from 256 MiB to 4 GiB. Results
+   *  of hundreds of MB (a graph's per-feature edge ids) then reuse their pages too.
+   */
+  static size_t DefaultLimit() {
+    constexpr size_t kLow = size_t{256} << 20, kHigh = size_t{4} << 30;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);  // NOLINT
+    if (pages <= 0 || page <= 0) return kLow;
+    const size_t eighth = static_cast<size_t>(pages) / 8 * static_cast<size_t>(page);
+    return std::min(kHigh, std::max(kLow, eighth));
+  }
 
   static LargeBlockCache& Global() {
     static auto* cache = new LargeBlockCache();  // leaked: arrays outlive static destruction
@@ -269,7 +283,7 @@ class LargeBlockCache {
     size_t capacity;
   };
 
-  LargeBlockCache() {
+  LargeBlockCache() : limit_(DefaultLimit()) {
     const char* env = std::getenv("MXFFI_CPU_CACHE_BYTES");
     if (env != nullptr && *env != '\0') {
       char* end = nullptr;
@@ -281,7 +295,7 @@ class LargeBlockCache {
   std::mutex mu_;
   std::vector<Block> blocks_;  // in the order they were freed, oldest first
   size_t held_ = 0;
-  size_t limit_ = size_t{256} << 20;
+  size_t limit_;
 };
 
 /*! \brief Deleter of an array whose data shares the object's allocation. */
@@ -791,7 +805,8 @@ MXFFI_REGISTER_API("ndarray.view")
 MXFFI_REGISTER_API("ndarray.release_cached_memory")
     .describe(
         "Return the large CPU blocks kept for reuse to the system; returns their bytes. "
-        "MXFFI_CPU_CACHE_BYTES bounds what is kept (default 256 MiB; 0 keeps nothing).")
+        "MXFFI_CPU_CACHE_BYTES bounds what is kept (default an eighth of the machine's memory, "
+        "from 256 MiB to 4 GiB; 0 keeps nothing).")
     .set_body_typed([]() { return static_cast<int64_t>(LargeBlockCache::Global().Release()); });
 
 MXFFI_REGISTER_API("ndarray.cached_memory")

@@ -394,6 +394,31 @@ def test_a_full_block_cache_keeps_the_block_freed_last():
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
 
 
+_DEFAULT_CACHE = """
+import os
+import mxffi, mxffi.np as mnp
+held = mxffi.get_global_func("ndarray.cached_memory")
+eighth = os.sysconf("SC_PHYS_PAGES") // 8 * os.sysconf("SC_PAGE_SIZE")
+limit = min(4 << 30, max(256 << 20, eighth))
+a = mnp.empty(300 << 20, dtype="uint8")  # more than the former fixed bound, 256 MiB
+del a
+print(held() >= 300 << 20 if limit >= 300 << 20 else held() == 0)
+"""
+
+
+def test_the_default_block_cache_bound_follows_the_machines_memory():
+    # An eighth of the memory, from 256 MiB to 4 GiB: a freed result of 300 MB is kept for the
+    # next one on a machine of 2.4 GB or more.
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "MXFFI_CPU_CACHE_BYTES"}
+    out = subprocess.run(
+        [sys.executable, "-c", _DEFAULT_CACHE], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr
+
+
 NUMBERS = [-1, 0, 255, 300, 2**31, 2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63) - 1, 2**70]
 NUMBERS += [1.5, -1.5, 255.9, 1e19, 1e30, -1e30, float("nan"), float("inf"), -float("inf"), True]
 
