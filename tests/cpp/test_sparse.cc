@@ -367,3 +367,30 @@ TEST(SparseCOO, OpsWithoutACOOKernelRunOnCSRAndWarnOnce) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(SparseDot, CsrAtCsrStaysRightWhenRowsOfTheRightOperandAreNotSorted) {
+  // Kernels may assume canonical rows (constructors sort them), but a row of b built around
+  // the constructors must not lose products: csr @ csr reads the columns of a row from the bit
+  // words between the first and last columns of the rows of b it names, and reads every word
+  // when that span misses some (here column 150 of b's row 0, listed between 10 and 20).
+  int64_t ashape[] = {1, 2};
+  NDArray a =
+      NDArray::CSR(ashape, Make<double>({2}, kF64, {1, 1}), Make<int32_t>({2}, kI32, {0, 1}),
+                   Make<int32_t>({2}, kI32, {0, 2}), "test");
+  int64_t bshape[] = {2, 200};
+  NDArray b = NDArray::EmptySparse(StorageType::kCSR, bshape, 2, kF64, DLDevice{kDLCPU, 0});
+  b.SetSparseStorage(Make<double>({5}, kF64, {1, 2, 3, 4, 5}),
+                     Make<int32_t>({5}, kI32, {10, 150, 20, 20, 5}),
+                     Make<int32_t>({3}, kI32, {0, 3, 5}));
+  for (int round = 0; round < 2; ++round) {  // the bit words are left clear for the next call
+    NDArray c = RunOp("dot", {a, b});
+    ASSERT_EQ(c.stype(), StorageType::kCSR);
+    EXPECT_EQ(Values<int32_t>(c.sparse_indices()), (std::vector<int32_t>{5, 10, 20, 150}));
+    EXPECT_EQ(Values<double>(c.sparse_data()), (std::vector<double>{5, 1, 7, 2}));
+    EXPECT_EQ(Values<int32_t>(c.sparse_indptr()), (std::vector<int32_t>{0, 4}));
+  }
+}
+
+}  // namespace

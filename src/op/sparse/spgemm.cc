@@ -16,7 +16,10 @@
  * column saying whether the row has touched it. When its columns lie close together (a few bit
  * words per column between the first and the last), reading the bit words in order gives them
  * sorted, and clears them for the next row; otherwise they are sorted (a bucket pass, then a
- * sort of each bucket). When b has more columns than a thread's accumulator keeps in cache, a
+ * sort of each bucket). The span is known before the products when the ends of the rows of b
+ * it names (sorted, in a canonical csr) and the count pass's number of columns say the words
+ * will be read: then the products are accumulated with nothing else kept, and should a row of
+ * b not be sorted after all, the columns found fall short of the count and every word is read. When b has more columns than a thread's accumulator keeps in cache, a
  * row of at most kShortRow products lists them instead, sorts them by column (a bucket pass,
  * then an insertion sort that finishes the nearly sorted list in about one step per product)
  * and sums each run of one column. When b has so many columns
@@ -202,8 +205,77 @@ struct SpGemm {
     return w;
   }
 
+  /*!
+   * \brief Reads the set bits of the words [w0, w1] in order into out (room for two more than
+   *  it finds), two bits a step without a branch; clears the words when clear. \return the count.
+   */
+  static int64_t TakeBits(uint64_t* bt, int64_t w0, int64_t w1, bool clear, int64_t* out) {
+    int64_t t = 0;
+    for (int64_t wi = w0; wi <= w1; ++wi) {
+      uint64_t x = bt[wi];
+      if (clear) bt[wi] = 0;
+      const int64_t base = wi << 6;
+      for (;;) {
+        out[t] = base + __builtin_ctzll(x | (uint64_t{1} << 63));
+        t += x != 0;
+        x &= x - 1;
+        out[t] = base + __builtin_ctzll(x | (uint64_t{1} << 63));
+        t += x != 0;
+        x &= x - 1;
+        if (__builtin_expect(x == 0, 1)) break;
+      }
+    }
+    return t;
+  }
+
+  /*!
+   * \brief Row i's sums (a's values [jb, je)) when its columns lie in [lo, hi] (from the ends
+   *  of b's rows) and it has cap distinct columns: accumulated with a count of new columns only,
+   *  then read from the bit words of the span. Should a row of b not be sorted after all (the
+   *  found count falls short), every word is read instead, so the result stays right.
+   */
   template <typename OType>
-  int64_t FillRow(int64_t i, OType* cols, DType* vals, std::vector<uint64_t>* bits,
+  int64_t FillRowInSpan(int64_t jb, int64_t je, int64_t lo, int64_t hi, int64_t cap, OType* cols,
+                        DType* vals, uint64_t* bt, DType* ac,
+                        std::vector<int64_t>* scratch_sorted) const {
+    int64_t c = 0;
+    for (int64_t j = jb; j < je; ++j) {
+      PrefetchAhead(j, true);
+      const DType v = a.data[j];
+      const int64_t k = a.indices[j];
+      for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q) {
+        const int64_t col = b.indices[q];
+        const DType p = v * b.data[q];
+        const uint64_t m = uint64_t{1} << (col & 63);
+        const uint64_t word = bt[col >> 6];
+        const DType old = ac[col];
+        ac[col] = (word & m ? old : DType(0)) + p;
+        bt[col >> 6] = word | m;
+        c += !(word & m);
+      }
+    }
+    std::vector<int64_t>& sorted = *scratch_sorted;
+    sorted.resize(std::max(c, cap) + 2);
+    int64_t* out = sorted.data();
+    int64_t t = TakeBits(bt, lo >> 6, hi >> 6, true, out);
+    if (t != c) {
+      // Columns outside [lo, hi]: the bits read so far are set again and every word is read.
+      for (int64_t u = 0; u < t; ++u) bt[out[u] >> 6] |= uint64_t{1} << (out[u] & 63);
+      t = TakeBits(bt, 0, (b.cols - 1) >> 6, true, out);
+    }
+    int64_t w = 0;
+    for (int64_t u = 0; u < t; ++u) {
+      const int64_t col = out[u];
+      const DType s = ac[col];
+      cols[w] = static_cast<OType>(col);
+      vals[w] = s;
+      w += s != DType(0);
+    }
+    return w;
+  }
+
+  template <typename OType>
+  int64_t FillRow(int64_t i, int64_t cap, OType* cols, DType* vals, std::vector<uint64_t>* bits,
                   std::vector<DType>* acc, std::vector<std::pair<int64_t, DType>>* pairs,
                   std::vector<int64_t>* scratch_bucket, std::vector<int64_t>* scratch_sorted,
                   ShortScratch* short_scratch) const {
@@ -224,6 +296,22 @@ struct SpGemm {
     const int64_t f = flops[i + 1] - flops[i];
     if (f <= kShortRow && (!dense || b.cols > kCachedAccCols)) {
       return FillShortRow<OType>(i, f, cols, vals, short_scratch);
+    }
+    if (dense && cap > 0) {
+      // The span of the row's columns from the first and last column of each row of b it names
+      // (rows of a canonical csr are sorted): when the bit words of that span give the columns
+      // in order at a few words per column, the products accumulate with nothing else kept.
+      int64_t lo = b.cols, hi = -1;
+      for (int64_t j = jb; j < je; ++j) {
+        const int64_t k = a.indices[j];
+        if (b.indptr[k] == b.indptr[k + 1]) continue;
+        lo = std::min<int64_t>(lo, b.indices[b.indptr[k]]);
+        hi = std::max<int64_t>(hi, b.indices[b.indptr[k + 1] - 1]);
+      }
+      if (hi >= 0 && (hi >> 6) - (lo >> 6) + 1 <= kScanWordsPerColumn * cap) {
+        return FillRowInSpan<OType>(jb, je, lo, hi, cap, cols, vals, bits->data(), acc->data(),
+                                    scratch_sorted);
+      }
     }
     if (dense) {
       uint64_t* bt = bits->data();
@@ -401,8 +489,9 @@ struct SpGemm {
               sorted = std::vector<int64_t>(),
               short_scratch = ShortScratch()](int64_t rb, int64_t re) mutable {
         for (int64_t i = rb; i < re; ++i) {
-          kept[i + 1] = FillRow<OType>(i, ix + offsets[i], dv + offsets[i], &bits, &acc, &pairs,
-                                       &bucket, &sorted, &short_scratch);
+          kept[i + 1] =
+              FillRow<OType>(i, offsets[i + 1] - offsets[i], ix + offsets[i], dv + offsets[i],
+                             &bits, &acc, &pairs, &bucket, &sorted, &short_scratch);
         }
       };
     });
