@@ -13,21 +13,23 @@
  *    dropped, a last pass moves the rows together.
  *
  * A row's sums are accumulated in a dense array of b's columns, one per thread, with a bit per
- * column saying whether the row has touched it. When its columns lie close together (a few bit
- * words per column between the first and the last), reading the bit words in order gives them
- * sorted, and clears them for the next row; otherwise they are sorted (a bucket pass, then a
- * sort of each bucket). The span is known before the products when the ends of the rows of b
- * it names (sorted, in a canonical csr) and the count pass's number of columns say the words
- * will be read: then the products are accumulated with nothing else kept, and should a row of
- * b not be sorted after all, the columns found fall short of the count and every word is read. When b has more columns than a thread's accumulator keeps in cache, a
- * row of at most kShortRow products lists them instead, sorts them by column (a bucket pass,
- * then an insertion sort that finishes the nearly sorted list in about one step per product)
- * and sums each run of one column. When b has so many columns
- * that a dense array per thread would cost more than the products themselves, a long row's
- * products are sorted (std::stable_sort) instead. The count pass marks columns with the last
- * row that counted them. A row of a with one stored value is row k of b scaled: copied without
- * either. Within a column the products are summed in the order of a's stored values, on every
- * path, so the result is the same on every run and every thread count.
+ * column saying whether the row has touched it. Its columns come out sorted in one of three ways:
+ *  - close together (a few bit words per column between the first and the last): read from the
+ *    bit words in order, which clears them for the next row. When the ends of the rows of b it
+ *    names (sorted, in a canonical csr) and the count pass's number of columns say so before
+ *    the products, these are accumulated with nothing else kept; should a row of b not be
+ *    sorted after all, the columns found fall short of the count and every word is read;
+ *  - at most kInsertionColumns of them: sorted in place by insertion;
+ *  - else a bucket pass, then a sort of each bucket.
+ * When b has more columns than a thread's accumulator keeps in cache, a row of at most kShortRow
+ * products lists them instead, sorts them by column (a bucket pass, then an insertion sort that
+ * finishes the nearly sorted list in about one step per product) and sums each run of one
+ * column. When b has so many columns that a dense array per thread would cost more than the
+ * products themselves, a long row's products are sorted (std::stable_sort) instead. The count
+ * pass marks columns with the last row that counted them. A row of a with one stored value is
+ * row k of b scaled: copied without either. Within a column the products are summed in the
+ * order of a's stored values, on every path, so the result is the same on every run and every
+ * thread count.
  */
 #include <mxffi/op/op.h>
 
@@ -61,6 +63,9 @@ constexpr int64_t kDenseMaxCols = int64_t{1} << 23;
  *  its share of L2, so that short rows accumulate there too rather than sorting products.
  */
 constexpr int64_t kCachedAccCols = int64_t{1} << 16;
+
+/*! \brief Columns up to which a row's columns are sorted by insertion alone. */
+constexpr int64_t kInsertionColumns = 24;
 
 /*! \brief Bit words scanned per distinct column at most, for a row's columns in order. */
 constexpr int64_t kScanWordsPerColumn = 4;
@@ -362,6 +367,24 @@ struct SpGemm {
         }
         for (t = 0; t < c; ++t) {
           const int64_t col = out[t];
+          const DType s = ac[col];
+          cols[w] = static_cast<OType>(col);
+          vals[w] = s;
+          w += s != DType(0);
+        }
+        return w;
+      }
+      if (c <= kInsertionColumns) {
+        // A few columns (the short rows of a sparse graph): sorted in place by insertion.
+        for (int64_t e = 1; e < c; ++e) {
+          const OType x = cols[e];
+          int64_t u = e;
+          for (; u > 0 && cols[u - 1] > x; --u) cols[u] = cols[u - 1];
+          cols[u] = x;
+        }
+        for (int64_t t = 0; t < c; ++t) {
+          const int64_t col = cols[t];
+          bt[col >> 6] = 0;
           const DType s = ac[col];
           cols[w] = static_cast<OType>(col);
           vals[w] = s;

@@ -28,8 +28,8 @@
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 /* Every call goes through MXFFIFuncCall: called through its GOT entry, not a PLT stub, it costs
  * one jump less. */
-int MXFFIFuncCall(MXFFIObjectHandle func, const MXFFIAny* args, int32_t num_args,
-                  MXFFIAny* result) __attribute__((noplt));
+int MXFFIFuncCall(MXFFIObjectHandle func, const MXFFIAny* args, int32_t num_args, MXFFIAny* result)
+    __attribute__((noplt));
 #endif
 
 /*! \brief Arguments handled with stack temporaries; more go to the heap. */
