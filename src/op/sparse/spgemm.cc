@@ -140,10 +140,6 @@ struct SpGemm {
   }
 
   /*!
-   * \brief Row i's sums into cols/vals (room for its count), sorted by column, exact zeros
-   *  dropped; returns how many were written.
-   */
-  /*!
    * \brief Row i's sums when it has few products (f): the products are listed, sorted by column
    *  (a bucket pass, about one bucket per product over the columns' span, then an insertion
    *  sort, both stable) and each run of one column summed in the order of a's values, as the
@@ -211,6 +207,41 @@ struct SpGemm {
   }
 
   /*!
+   * \brief Adds the product p to column col of the accumulator. \return whether the row had
+   *  not touched col yet. The first product of a column replaces what an earlier row left;
+   *  later ones add. Selected, not branched on: whether a column is new is a coin toss in a
+   *  sparse row.
+   */
+  static bool AddProduct(int64_t col, DType p, uint64_t* bt, DType* ac) {
+    const uint64_t m = uint64_t{1} << (col & 63);
+    const uint64_t word = bt[col >> 6];
+    const DType old = ac[col];
+    ac[col] = (word & m ? old : DType(0)) + p;
+    bt[col >> 6] = word | m;
+    return !(word & m);
+  }
+
+  /*!
+   * \brief The sums of the t sorted columns in sorted, into cols/vals (which may be sorted
+   *  itself: each is read before it is written), exact zeros dropped; their bit words cleared
+   *  when bt is not null. \return how many were written.
+   */
+  template <typename I, typename OType>
+  static int64_t EmitSorted(const I* sorted, int64_t t, const DType* ac, uint64_t* bt, OType* cols,
+                            DType* vals) {
+    int64_t w = 0;
+    for (int64_t u = 0; u < t; ++u) {
+      const int64_t col = sorted[u];
+      if (bt != nullptr) bt[col >> 6] = 0;
+      const DType s = ac[col];
+      cols[w] = static_cast<OType>(col);
+      vals[w] = s;
+      w += s != DType(0);
+    }
+    return w;
+  }
+
+  /*!
    * \brief Reads the set bits of the words [w0, w1] in order into out (room for two more than
    *  it finds), two bits a step without a branch; clears the words when clear. \return the count.
    */
@@ -249,14 +280,7 @@ struct SpGemm {
       const DType v = a.data[j];
       const int64_t k = a.indices[j];
       for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q) {
-        const int64_t col = b.indices[q];
-        const DType p = v * b.data[q];
-        const uint64_t m = uint64_t{1} << (col & 63);
-        const uint64_t word = bt[col >> 6];
-        const DType old = ac[col];
-        ac[col] = (word & m ? old : DType(0)) + p;
-        bt[col >> 6] = word | m;
-        c += !(word & m);
+        c += AddProduct(b.indices[q], v * b.data[q], bt, ac);
       }
     }
     std::vector<int64_t>& sorted = *scratch_sorted;
@@ -268,17 +292,13 @@ struct SpGemm {
       for (int64_t u = 0; u < t; ++u) bt[out[u] >> 6] |= uint64_t{1} << (out[u] & 63);
       t = TakeBits(bt, 0, (b.cols - 1) >> 6, true, out);
     }
-    int64_t w = 0;
-    for (int64_t u = 0; u < t; ++u) {
-      const int64_t col = out[u];
-      const DType s = ac[col];
-      cols[w] = static_cast<OType>(col);
-      vals[w] = s;
-      w += s != DType(0);
-    }
-    return w;
+    return EmitSorted(out, t, ac, static_cast<uint64_t*>(nullptr), cols, vals);
   }
 
+  /*!
+   * \brief Row i's sums into cols/vals (room for cap, its count), sorted by column, exact zeros
+   *  dropped; returns how many were written.
+   */
   template <typename OType>
   int64_t FillRow(int64_t i, int64_t cap, OType* cols, DType* vals, std::vector<uint64_t>* bits,
                   std::vector<DType>* acc, std::vector<std::pair<int64_t, DType>>* pairs,
@@ -328,15 +348,7 @@ struct SpGemm {
         const int64_t k = a.indices[j];
         for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q) {
           const int64_t col = b.indices[q];
-          const DType p = v * b.data[q];
-          const uint64_t m = uint64_t{1} << (col & 63);
-          const uint64_t word = bt[col >> 6];
-          // The first product of a column replaces what an earlier row left; later ones add.
-          // Selected, not branched on: whether a column is new is a coin toss in a sparse row.
-          const DType old = ac[col];
-          ac[col] = (word & m ? old : DType(0)) + p;
-          bt[col >> 6] = word | m;
-          if (!(word & m)) cols[c++] = static_cast<OType>(col);
+          if (AddProduct(col, v * b.data[q], bt, ac)) cols[c++] = static_cast<OType>(col);
           lo = std::min(lo, col);
           hi = std::max(hi, col);
         }
@@ -345,34 +357,11 @@ struct SpGemm {
       // Columns close together (a span of at most kScanWordsPerColumn words per column): the
       // bit words from lo to hi give them in order, with no sort at all.
       if ((hi >> 6) - (lo >> 6) + 1 <= kScanWordsPerColumn * c) {
-        // Two bits of a word per step without a branch (most words hold none, one or two),
-        // into sorted, which has room for two more than c.
+        // Into sorted, which has room for two more than c (TakeBits).
         std::vector<int64_t>& sorted = *scratch_sorted;
         sorted.resize(c + 2);
-        int64_t* out = sorted.data();
-        int64_t t = 0;
-        for (int64_t wi = lo >> 6; wi <= (hi >> 6); ++wi) {
-          uint64_t x = bt[wi];
-          bt[wi] = 0;
-          const int64_t base = wi << 6;
-          for (;;) {
-            out[t] = base + __builtin_ctzll(x | (uint64_t{1} << 63));
-            t += x != 0;
-            x &= x - 1;
-            out[t] = base + __builtin_ctzll(x | (uint64_t{1} << 63));
-            t += x != 0;
-            x &= x - 1;
-            if (__builtin_expect(x == 0, 1)) break;
-          }
-        }
-        for (t = 0; t < c; ++t) {
-          const int64_t col = out[t];
-          const DType s = ac[col];
-          cols[w] = static_cast<OType>(col);
-          vals[w] = s;
-          w += s != DType(0);
-        }
-        return w;
+        const int64_t t = TakeBits(bt, lo >> 6, hi >> 6, true, sorted.data());
+        return EmitSorted(sorted.data(), t, ac, static_cast<uint64_t*>(nullptr), cols, vals);
       }
       if (c <= kInsertionColumns) {
         // A few columns (the short rows of a sparse graph): sorted in place by insertion.
@@ -382,15 +371,7 @@ struct SpGemm {
           for (; u > 0 && cols[u - 1] > x; --u) cols[u] = cols[u - 1];
           cols[u] = x;
         }
-        for (int64_t t = 0; t < c; ++t) {
-          const int64_t col = cols[t];
-          bt[col >> 6] = 0;
-          const DType s = ac[col];
-          cols[w] = static_cast<OType>(col);
-          vals[w] = s;
-          w += s != DType(0);
-        }
-        return w;
+        return EmitSorted(cols, c, ac, bt, cols, vals);
       }
       // Sorted by one bucket pass (about one bucket per column over [lo, hi]), which leaves
       // the columns nearly in order, then a sort of each bucket.
@@ -421,15 +402,7 @@ struct SpGemm {
           sorted[u] = x;
         }
       }
-      for (int64_t t = 0; t < c; ++t) {
-        const int64_t col = sorted[t];
-        bt[col >> 6] = 0;
-        const DType s = ac[col];
-        cols[w] = static_cast<OType>(col);
-        vals[w] = s;
-        w += s != DType(0);
-      }
-      return w;
+      return EmitSorted(sorted.data(), c, ac, bt, cols, vals);
     }
     pairs->clear();
     for (int64_t j = jb; j < je; ++j) {
