@@ -109,23 +109,25 @@ struct SpGemm {
   }
 
   /*!
-   * \brief The number of distinct columns of row i. stamps: one per column of b (the last row
-   *  that counted it, -1 at first), or empty when rows are sorted instead; keys: scratch.
+   * \brief The number of distinct columns of row i. stamps: one per column of b (1 + the last
+   *  row that counted it, 0 at first; 32 bits, half the cache of 64, as dense rows have fewer
+   *  than 2**32 - 1 rows), or empty when rows are sorted instead; keys: scratch.
    */
-  int64_t CountRow(int64_t i, std::vector<int64_t>* stamps, std::vector<int64_t>* keys) const {
+  int64_t CountRow(int64_t i, std::vector<uint32_t>* stamps, std::vector<int64_t>* keys) const {
     const int64_t jb = a.indptr[i], je = a.indptr[i + 1];
     if (je - jb == 1) return RowLength(a.indices[jb]);
     if (dense) {
       // A column's stamp is the last row that counted it, so stamps are never cleared.
-      int64_t* st = stamps->data();
+      uint32_t* st = stamps->data();
+      const uint32_t mark = static_cast<uint32_t>(i + 1);
       int64_t c = 0;
       for (int64_t j = jb; j < je; ++j) {
         PrefetchAhead(j, false);
         const int64_t k = a.indices[j];
         for (int64_t q = b.indptr[k]; q < b.indptr[k + 1]; ++q) {
           const int64_t col = b.indices[q];
-          c += st[col] != i;
-          st[col] = i;
+          c += st[col] != mark;
+          st[col] = mark;
         }
       }
       return c;
@@ -450,11 +452,11 @@ struct SpGemm {
     for (int64_t i = 0; i < m; ++i) flops[i + 1] += flops[i];
     const int64_t total = flops[m];
     this->flops = flops.data();
-    dense = n <= kDenseMaxCols && n <= 8 * total + 4096;
+    dense = n <= kDenseMaxCols && n <= 8 * total + 4096 && m < int64_t{UINT32_MAX};
     const std::vector<int64_t> bounds = WorkBounds(m, flops.data(), 4, 1);
     std::vector<int64_t> offsets(m + 1, 0);
     ParallelRangesWithScratch(bounds, [&] {
-      return [this, &offsets, stamps = std::vector<int64_t>(dense ? n : 0, -1),
+      return [this, &offsets, stamps = std::vector<uint32_t>(dense ? n : 0, 0),
               keys = std::vector<int64_t>()](int64_t rb, int64_t re) mutable {
         for (int64_t i = rb; i < re; ++i) offsets[i + 1] = CountRow(i, &stamps, &keys);
       };
