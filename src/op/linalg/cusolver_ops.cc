@@ -32,6 +32,7 @@
 #include "../tri/tri_op.h"
 #include "dispatch.h"
 #include "lapack.h"
+#include "scalar.h"
 
 namespace mxffi {
 namespace op {
@@ -185,64 +186,6 @@ void Lu(const NDArray& a, const Stack& s, const cuda::SolverCall& call, NDArray*
                     call);
 }
 
-template <typename T>
-struct RealOf {
-  using type = T;
-};
-template <typename T>
-struct RealOf<std::complex<T>> {
-  using type = T;
-};
-
-/*!
- * \brief numpy's sign and log|det| of each matrix from its LU factors on the host: diag (count x
- *  n) the diagonal of U, ipiv the 1-based pivots, info getrf's (> 0: an exactly zero pivot, sign
- *  0 and log|det| -inf). The rules of lapack.cc's Slogdet.
- */
-template <typename T>
-void SignLog(const T* diag, const int32_t* ipiv, const int32_t* info, int count, int n, T* sign,
-             typename RealOf<T>::type* logabs) {
-  using R = typename RealOf<T>::type;
-  for (int b = 0; b < count; ++b) {
-    T sg = T(1);
-    R lg = R(0);
-    if (info[b] > 0) {
-      sg = T(0);
-      lg = -std::numeric_limits<R>::infinity();
-    } else {
-      for (int i = 0; i < n; ++i) {
-        const T d = diag[int64_t{b} * n + i];
-        const R mag = std::abs(d);
-        if constexpr (!std::is_same_v<T, R>) {
-          sg *= d / mag;
-        } else if (d < R(0)) {
-          sg = -sg;
-        }
-        lg += std::log(mag);
-        if (ipiv[int64_t{b} * n + i] != i + 1) sg = -sg;
-      }
-    }
-    sign[b] = sg;
-    logabs[b] = lg;
-  }
-}
-
-/*! \brief Call f with a value of the C++ type of dtype (float32/64, complex64/128). */
-template <typename F>
-void HostSwitch(DLDataType t, F&& f) {
-  if (t.code == kDLComplex) {
-    if (t.bits == 64) {
-      f(std::complex<float>());
-    } else {
-      f(std::complex<double>());
-    }
-  } else if (t.bits == 32) {
-    f(float());
-  } else {
-    f(double());
-  }
-}
-
 /*! \brief Slogdet of a usable CUDA a: LU on the device, sign and log on the host. */
 void GpuSlogdet(const NDArray& a, NDArray* sign, NDArray* logabs, const char* fname) {
   const Stack s = StackOf(a);
@@ -264,12 +207,22 @@ void GpuSlogdet(const NDArray& a, NDArray* sign, NDArray* logabs, const char* fn
   }
   *sign = NDArray::Empty(s.batch, dtype, kHost);
   *logabs = NDArray::Empty(s.batch, RealDType(dtype), kHost);
-  HostSwitch(dtype, [&](auto v) {
+  LinalgSwitch(dtype, fname, [&](auto v) {
     using T = decltype(v);
-    using R = typename RealOf<T>::type;
-    SignLog(static_cast<const T*>(diag.data()), static_cast<const int32_t*>(hpiv.data()),
-            static_cast<const int32_t*>(hinfo.data()), s.count, s.n, static_cast<T*>(sign->data()),
-            static_cast<R*>(logabs->data()));
+    using R = Real<T>;
+    const T* pdiag = static_cast<const T*>(diag.data());
+    const int32_t* ppiv = static_cast<const int32_t*>(hpiv.data());
+    T* psign = static_cast<T*>(sign->data());
+    R* plog = static_cast<R*>(logabs->data());
+    for (int b = 0; b < s.count; ++b) {
+      if (pinfo[b] > 0) {  // an exactly zero pivot: numpy's sign 0 and log|det| -inf
+        psign[b] = T(0);
+        plog[b] = -std::numeric_limits<R>::infinity();
+      } else {
+        SignLogFromLU(pdiag + int64_t{b} * s.n, 1, ppiv + int64_t{b} * s.n, s.n, psign + b,
+                      plog + b);
+      }
+    }
   });
 }
 
@@ -286,7 +239,7 @@ NDArray Inv(const NDArray& a, const char* fname) {
   const DLDataType dtype = a.tensor().dtype;
   // The identity for every matrix of the stack: one on the host, broadcast on the device.
   NDArray eye = NDArray::Empty(std::vector<int64_t>{s.n, s.n}, dtype, kHost);
-  HostSwitch(dtype, [&](auto v) {
+  LinalgSwitch(dtype, fname, [&](auto v) {
     using T = decltype(v);
     T* p = static_cast<T*>(eye.data());
     for (int64_t i = 0; i < int64_t{s.n} * s.n; ++i) p[i] = T(i % (s.n + 1) == 0 ? 1 : 0);
@@ -337,13 +290,7 @@ NDArray Det(const NDArray& a, const char* fname) {
   if (!Usable(a)) return linalg::Det(ToHost(a), fname);
   NDArray sign, logabs;
   GpuSlogdet(a, &sign, &logabs, fname);
-  HostSwitch(a.tensor().dtype, [&](auto v) {
-    using T = decltype(v);
-    using R = typename RealOf<T>::type;
-    T* ps = static_cast<T*>(sign.data());
-    const R* pl = static_cast<const R*>(logabs.data());
-    for (int64_t i = 0; i < sign.numel(); ++i) ps[i] = ps[i] * std::exp(pl[i]);
-  });
+  linalg::DetFromSlogdet(sign, logabs, fname);
   return sign;
 }
 

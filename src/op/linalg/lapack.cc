@@ -23,25 +23,12 @@
 #include <vector>
 
 #include "../type_switch.h"
+#include "scalar.h"
 
 namespace mxffi {
 namespace op {
 namespace linalg {
 namespace {
-
-template <typename T>
-struct RealOf {
-  using type = T;
-};
-template <typename T>
-struct RealOf<std::complex<T>> {
-  using type = T;
-};
-template <typename T>
-using Real = typename RealOf<T>::type;
-
-template <typename T>
-constexpr bool kIsComplex = !std::is_same_v<T, Real<T>>;
 
 // ---- LAPACKE by element type (column-major throughout) ----
 
@@ -224,24 +211,6 @@ void ScatterRowMajor(const T* src, int64_t ld, int64_t rows, int64_t cols, T* ds
   }
 }
 
-/*! \brief f(T{}) with T the element type of a LAPACK dtype (TypeError naming fname otherwise). */
-template <typename F>
-void LapackSwitch(DLDataType t, const char* fname, F&& f) {
-  const int code = t.lanes == 1 ? (t.code << 8 | t.bits) : -1;
-  switch (code) {
-    case kDLFloat << 8 | 32:
-      return f(float{});
-    case kDLFloat << 8 | 64:
-      return f(double{});
-    case kDLComplex << 8 | 64:
-      return f(std::complex<float>{});
-    case kDLComplex << 8 | 128:
-      return f(std::complex<double>{});
-    default:
-      ThrowUnsupportedDType(fname, t);
-  }
-}
-
 /*!
  * \brief LAPACKE's high-level functions refuse a matrix holding a NaN or an infinity (info -i
  *  for the matrix, before LAPACK runs) while their NaN check is on. numpy calls LAPACK with no
@@ -273,7 +242,7 @@ NDArray Inv(const NDArray& a, const char* fname) {
   CheckSquare(s, fname);
   const DLDataType dtype = a.tensor().dtype;
   NDArray out = NDArray::Empty(ShapeWith(s, {s.n, s.n}), dtype, a.tensor().device);
-  LapackSwitch(dtype, fname, [&](auto v) {
+  LinalgSwitch(dtype, fname, [&](auto v) {
     using T = decltype(v);
     const int64_t nn = s.n * s.n;
     std::vector<T> work(static_cast<size_t>(nn));
@@ -300,7 +269,7 @@ NDArray Solve(const NDArray& a, const NDArray& b, const char* fname) {
   const int64_t n = sa.n, k = sb.n;
   const DLDataType dtype = a.tensor().dtype;
   NDArray out = NDArray::Empty(ShapeWith(sb, {n, k}), dtype, a.tensor().device);
-  LapackSwitch(dtype, fname, [&](auto v) {
+  LinalgSwitch(dtype, fname, [&](auto v) {
     using T = decltype(v);
     std::vector<T> lu(static_cast<size_t>(n * n)), rhs(static_cast<size_t>(n * k));
     std::vector<lapack_int> ipiv(static_cast<size_t>(n) + 1);
@@ -327,7 +296,7 @@ void Slogdet(const NDArray& a, NDArray* sign, NDArray* logabs, const char* fname
   const DLDevice dev = a.tensor().device;
   *sign = NDArray::Empty(s.batch, dtype, dev);
   *logabs = NDArray::Empty(s.batch, RealDType(dtype), dev);
-  LapackSwitch(dtype, fname, [&](auto v) {
+  LinalgSwitch(dtype, fname, [&](auto v) {
     using T = decltype(v);
     using R = Real<T>;
     const int64_t nn = s.n * s.n;
@@ -337,41 +306,25 @@ void Slogdet(const NDArray& a, NDArray* sign, NDArray* logabs, const char* fname
     T* psign = static_cast<T*>(sign->data());
     R* plog = static_cast<R*>(logabs->data());
     for (int64_t b = 0; b < s.count; ++b) {
-      T sg = T(1);
-      R lg = R(0);
-      if (s.n > 0) {
-        GatherColMajor(src + b * nn, s.n, s.n, work.data());
-        const lapack_int info = Getrf(work.data(), s.n, s.n, ipiv.data());
-        CheckArgs(info, "getrf", fname);
-        if (info > 0) {
-          // An exactly zero pivot: numpy's sign 0 and log|det| -inf.
-          sg = T(0);
-          lg = -std::numeric_limits<R>::infinity();
-        } else {
-          for (int64_t i = 0; i < s.n; ++i) {
-            const T d = work[i + i * s.n];
-            const R mag = std::abs(d);
-            if constexpr (kIsComplex<T>) {
-              sg *= d / mag;
-            } else if (d < R(0)) {
-              sg = -sg;  // numpy's rule: a NaN or infinite pivot leaves the sign as it is
-            }
-            lg += std::log(mag);
-            if (ipiv[i] != i + 1) sg = -sg;
-          }
-        }
+      psign[b] = T(1);
+      plog[b] = R(0);
+      if (s.n == 0) continue;
+      GatherColMajor(src + b * nn, s.n, s.n, work.data());
+      const lapack_int info = Getrf(work.data(), s.n, s.n, ipiv.data());
+      CheckArgs(info, "getrf", fname);
+      if (info > 0) {
+        // An exactly zero pivot: numpy's sign 0 and log|det| -inf.
+        psign[b] = T(0);
+        plog[b] = -std::numeric_limits<R>::infinity();
+      } else {
+        SignLogFromLU(work.data(), s.n + 1, ipiv.data(), s.n, psign + b, plog + b);
       }
-      psign[b] = sg;
-      plog[b] = lg;
     }
   });
 }
 
-NDArray Det(const NDArray& a, const char* fname) {
-  NDArray sign, logabs;
-  Slogdet(a, &sign, &logabs, fname);
-  const DLDataType dtype = a.tensor().dtype;
-  LapackSwitch(dtype, fname, [&](auto v) {
+void DetFromSlogdet(const NDArray& sign, const NDArray& logabs, const char* fname) {
+  LinalgSwitch(sign.tensor().dtype, fname, [&](auto v) {
     using T = decltype(v);
     using R = Real<T>;
     T* ps = static_cast<T*>(sign.data());
@@ -379,6 +332,12 @@ NDArray Det(const NDArray& a, const char* fname) {
     const int64_t count = sign.numel();
     for (int64_t i = 0; i < count; ++i) ps[i] = ps[i] * std::exp(pl[i]);
   });
+}
+
+NDArray Det(const NDArray& a, const char* fname) {
+  NDArray sign, logabs;
+  Slogdet(a, &sign, &logabs, fname);
+  DetFromSlogdet(sign, logabs, fname);
   return sign;
 }
 
@@ -387,7 +346,7 @@ NDArray Cholesky(const NDArray& a, bool upper, const char* fname) {
   CheckSquare(s, fname);
   const DLDataType dtype = a.tensor().dtype;
   NDArray out = NDArray::Empty(ShapeWith(s, {s.n, s.n}), dtype, a.tensor().device);
-  LapackSwitch(dtype, fname, [&](auto v) {
+  LinalgSwitch(dtype, fname, [&](auto v) {
     using T = decltype(v);
     const int64_t n = s.n, nn = n * n;
     std::vector<T> work(static_cast<size_t>(nn));
@@ -418,7 +377,7 @@ void Qr(const NDArray& a, bool complete, NDArray* q, NDArray* r, const char* fna
   const DLDevice dev = a.tensor().device;
   if (q != nullptr) *q = NDArray::Empty(ShapeWith(s, {m, qcols}), dtype, dev);
   *r = NDArray::Empty(ShapeWith(s, {rrows, n}), dtype, dev);
-  LapackSwitch(dtype, fname, [&](auto v) {
+  LinalgSwitch(dtype, fname, [&](auto v) {
     using T = decltype(v);
     std::vector<T> work(static_cast<size_t>(m * n)), tau(static_cast<size_t>(k) + 1),
         qw(static_cast<size_t>(m * qcols));
@@ -456,7 +415,7 @@ void Eigh(const NDArray& a, bool lower, NDArray* w, NDArray* vecs, const char* f
   const DLDevice dev = a.tensor().device;
   *w = NDArray::Empty(ShapeWith(s, {n}), RealDType(dtype), dev);
   if (vecs != nullptr) *vecs = NDArray::Empty(ShapeWith(s, {n, n}), dtype, dev);
-  LapackSwitch(dtype, fname, [&](auto v) {
+  LinalgSwitch(dtype, fname, [&](auto v) {
     using T = decltype(v);
     using R = Real<T>;
     std::vector<T> work(static_cast<size_t>(nn));
@@ -487,7 +446,7 @@ void Svd(const NDArray& a, bool full, NDArray* u, NDArray* s_out, NDArray* vh, c
     *vh = NDArray::Empty(ShapeWith(s, {vrows, n}), dtype, dev);
   }
   const char jobz = !vectors ? 'N' : full ? 'A' : 'S';
-  LapackSwitch(dtype, fname, [&](auto v) {
+  LinalgSwitch(dtype, fname, [&](auto v) {
     using T = decltype(v);
     using R = Real<T>;
     std::vector<T> work(static_cast<size_t>(m * n));
@@ -529,7 +488,7 @@ NDArray Pinv(const NDArray& a, const std::vector<double>& rtol, const char* fnam
   Svd(a, false, &u, &s, &vh, fname);
   const DLDataType dtype = a.tensor().dtype;
   NDArray out = NDArray::Empty(ShapeWith(st, {n, m}), dtype, a.tensor().device);
-  LapackSwitch(dtype, fname, [&](auto v) {
+  LinalgSwitch(dtype, fname, [&](auto v) {
     using T = decltype(v);
     using R = Real<T>;
     std::vector<T> scaled(static_cast<size_t>(k * m));
@@ -569,7 +528,7 @@ NDArray MatrixRank(const NDArray& a, const std::vector<double>& rtol, const char
   Svd(a, false, nullptr, &s, nullptr, fname);
   NDArray out = NDArray::Empty(st.batch, DLDataType{kDLInt, 64, 1}, a.tensor().device);
   int64_t* po = static_cast<int64_t*>(out.data());
-  LapackSwitch(a.tensor().dtype, fname, [&](auto v) {
+  LinalgSwitch(a.tensor().dtype, fname, [&](auto v) {
     using R = Real<decltype(v)>;
     for (int64_t b = 0; b < st.count; ++b) {
       const R* ps = static_cast<const R*>(s.data()) + b * k;

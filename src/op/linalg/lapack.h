@@ -35,6 +35,9 @@ void Slogdet(const NDArray& a, NDArray* sign, NDArray* logabs, const char* fname
 /*! \return the determinant of each square matrix of a, sign * exp(logabs) as numpy computes. */
 NDArray Det(const NDArray& a, const char* fname);
 
+/*! \brief sign = sign * exp(logabs): the determinants from Slogdet's parts (on the host). */
+void DetFromSlogdet(const NDArray& sign, const NDArray& logabs, const char* fname);
+
 /*!
  * \return the Cholesky factor of each Hermitian positive-definite matrix of a, lower (a = L L^H)
  *  or upper (a = U^H U); only that triangle of a is read. LinAlgError "Matrix is not positive
