@@ -11,11 +11,17 @@
 # dmlc-core, GoogleTest, OpenBLAS and Highway in .carry/root only (the script fails when CMake
 # picked up any other copy); then ctest, the GPU tests (tests/python/test_cuda*.py), and with
 # --all the whole Python suite, with --bench benchmarks/bench_cuda.py. Every step runs even when
-# one before it failed (the build excepted); the exit status is 1 when any failed.
+# one before it failed (the build excepted); the exit status is 1 when any failed. Before the
+# tests, `import mxffi` is tried alone: when it fails, the log gets a native backtrace of it
+# (gdb or cuda-gdb, where there is one), and the Python steps run with the ctypes backend
+# (MXFFI_FFI=ctypes), so the CUDA code still runs.
 #
-# usage: scripts/gpu_test.sh [--all] [--bench] [--deps-only]
+# usage: scripts/gpu_test.sh [--all] [--bench] [--deps-only] [--wheel WHEEL]
 #   --deps-only  stop after checking, with a configure of its own (build-gpu/deps, no CUDA, no
 #                Python: seconds), that CMake finds every dependency in .carry/root
+#   --wheel W    install the wheel W (built elsewhere for this machine's Python and GPU:
+#                scripts/gpu_wheel.sh) instead of building here; ctest is skipped (it needs
+#                the build tree)
 # environment:
 #   MXFFI_GPU_PYTHON   the interpreter the venv is made from (/opt/torch/.venv/bin/python3)
 #   MXFFI_BUILD_DIR    the build tree (build-gpu); the venv is made in it (venv/)
@@ -28,15 +34,20 @@ root=$PWD
 run_all=0
 run_bench=0
 deps_only=0
-for a in "$@"; do
+wheel=""
+while [ $# -gt 0 ]; do
+  a=$1
+  shift
   case "$a" in
+    --wheel) wheel=${1:?gpu_test.sh: --wheel needs a path}; shift ;;
     --all) run_all=1 ;;
     --bench) run_bench=1 ;;
     --deps-only) deps_only=1 ;;
-    -h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu_test.sh: unknown argument '$a'; see --help" >&2; exit 2 ;;
   esac
 done
+[ -z "$wheel" ] || wheel=$(realpath "$wheel")
 carry=$root/.carry
 python=${MXFFI_GPU_PYTHON:-/opt/torch/.venv/bin/python3}
 build=${MXFFI_BUILD_DIR:-build-gpu}
@@ -49,6 +60,16 @@ summary=$logs/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
 
+# device_carry.sh packs what it carries into one archive; it is unpacked here once.
+if [ -f "$carry/carry.tar.xz" ] && [ ! -e "$carry/root" ]; then
+  echo "== unpacking $carry/carry.tar.xz"
+  if command -v xz > /dev/null; then
+    tar -C "$carry" -xJf "$carry/carry.tar.xz"
+  else
+    "$python" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2], filter="tar")' \
+      "$carry/carry.tar.xz" "$carry"
+  fi || { echo "gpu_test.sh: could not unpack $carry/carry.tar.xz" >&2; exit 1; }
+fi
 for need in "$carry/root/usr/include/dlpack/dlpack.h" "$carry/root/usr/include/dmlc/parameter.h" \
   "$carry/root/usr/lib/x86_64-linux-gnu/libgtest.a" \
   "$carry/root/usr/lib/x86_64-linux-gnu/libopenblas.so" \
@@ -156,20 +177,27 @@ if [ ${#wheels[@]} -gt 0 ]; then
     --find-links "$carry/wheels" "${wheels[@]}" || { note "carried wheels: FAILED"; exit 1; }
 fi
 
-echo "== configure, build and pip install -e . (MXFFI_USE_CUDA=$use_cuda, sm_$arch, $build)"
-start=$(date +%s)
-if ! "${pip[@]}" install -v --disable-pip-version-check --no-build-isolation --no-index \
-  --no-deps -e . -Cbuild-dir="$build" -Ccmake.define.MXFFI_BUILD_TESTS=ON \
-  -Ccmake.define.MXFFI_USE_CUDA="$use_cuda" -Ccmake.define.CMAKE_CUDA_ARCHITECTURES="$arch" \
-  > "$logs/build.log" 2>&1; then
-  tail -n 100 "$logs/build.log"
-  note "build: FAILED ($logs/build.log)"
-  exit 1
-fi
-note "build: ok in $(($(date +%s) - start)) s"
-grep -E "^\s*-- (mxffi|The CUDA compiler)" "$logs/build.log"
+if [ -n "$wheel" ]; then
+  echo "== pip install $wheel"
+  "${pip[@]}" install -q --disable-pip-version-check --no-index --no-deps --force-reinstall \
+    "$wheel" > "$logs/build.log" 2>&1 || { cat "$logs/build.log"; note "wheel: FAILED"; exit 1; }
+  note "wheel: installed $(basename "$wheel")"
+else
+  echo "== configure, build and pip install -e . (MXFFI_USE_CUDA=$use_cuda, sm_$arch, $build)"
+  start=$(date +%s)
+  if ! "${pip[@]}" install -v --disable-pip-version-check --no-build-isolation --no-index \
+    --no-deps -e . -Cbuild-dir="$build" -Ccmake.define.MXFFI_BUILD_TESTS=ON \
+    -Ccmake.define.MXFFI_USE_CUDA="$use_cuda" -Ccmake.define.CMAKE_CUDA_ARCHITECTURES="$arch" \
+    > "$logs/build.log" 2>&1; then
+    tail -n 100 "$logs/build.log"
+    note "build: FAILED ($logs/build.log)"
+    exit 1
+  fi
+  note "build: ok in $(($(date +%s) - start)) s"
+  grep -E "^\s*-- (mxffi|The CUDA compiler)" "$logs/build.log"
 
-check_deps "$build" || { note "dependencies: FAILED"; exit 1; }
+  check_deps "$build" || { note "dependencies: FAILED"; exit 1; }
+fi
 
 failed=0
 step() {  # step NAME LOG COMMAND...: run, log, record
@@ -186,7 +214,35 @@ step() {  # step NAME LOG COMMAND...: run, log, record
     failed=1
   fi
 }
-step ctest "$logs/ctest.log" ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+if [ -z "$wheel" ]; then
+  step ctest "$logs/ctest.log" ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+fi
+
+# import mxffi alone first (from outside the tree, as the tests do): a crash there would
+# otherwise show only as every later step failing.
+echo "== import mxffi"
+import_check='import mxffi, mxffi.np; print(mxffi.__file__, "devices:", mxffi.cuda.device_count())'
+if (cd "$logs" && "$py" -X faulthandler -c "$import_check") > "$logs/import.log" 2>&1; then
+  note "import: ok ($(tail -n 1 "$logs/import.log"))"
+else
+  note "import: FAILED ($logs/import.log); the Python steps run with MXFFI_FFI=ctypes"
+  tail -n 30 "$logs/import.log"
+  dbg=$(command -v gdb || command -v cuda-gdb || true)
+  if [ -n "$dbg" ]; then
+    (cd "$logs" && timeout 120 "$dbg" -q -batch -ex run -ex bt -ex 'info sharedlibrary' \
+      --args "$py" -c 'import mxffi') > "$logs/import_bt.log" 2>&1
+    echo "-- native backtrace ($dbg; $logs/import_bt.log):"
+    grep -E '^#|signal|SIG' "$logs/import_bt.log" | head -n 40
+  fi
+  export MXFFI_FFI=ctypes
+  if (cd "$logs" && "$py" -X faulthandler -c "$import_check") > "$logs/import_ctypes.log" 2>&1
+  then
+    note "import (ctypes): ok"
+  else
+    note "import (ctypes): FAILED"
+    tail -n 20 "$logs/import_ctypes.log"
+  fi
+fi
 step "pytest GPU tests" "$logs/pytest_cuda.log" "$py" -m pytest -q -rs tests/python/test_cuda*.py
 if [ $run_all -eq 1 ]; then
   step "pytest all" "$logs/pytest_all.log" "$py" -m pytest -q -rs tests/python
