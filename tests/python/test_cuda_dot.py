@@ -226,7 +226,7 @@ def test_strided_operands_through_dlpack(dtype):
     ]
     for x, y in pairs:
         xn, yn = x.cpu().numpy(), y.cpu().numpy()
-        gx, gy = mxffi.from_dlpack(x), mxffi.from_dlpack(y)
+        gx, gy = mnp.from_dlpack(x), mnp.from_dlpack(y)
         for func, ref in [(mnp.matmul, np.matmul), (mnp.dot, np.dot)]:
             got = func(gx, gy).asnumpy()
             want = func(mnp.array(xn), mnp.array(yn)).asnumpy()
@@ -393,7 +393,7 @@ def test_complex_products_match_cpu(dtype):
     pairs = [(a, b), (a.transpose(0, 2, 1)[:, :30, :], crand((30, 7))), (a[:, ::2, ::3], b[::3])]
     for x, y in pairs:
         got = mnp.matmul(gpu(x), gpu(y))
-        assert got.device.device_type == "cuda" and got.dtype == np.dtype(dtype)
+        assert got.device.type == "cuda" and got.dtype == np.dtype(dtype)
         np.testing.assert_allclose(got.to("cpu").numpy(), mnp.matmul(x, y).numpy(), rtol=rtol)
     v1, v2 = crand((3, 50)), crand((3, 50))
     np.testing.assert_allclose(
@@ -401,12 +401,3 @@ def test_complex_products_match_cpu(dtype):
     )
     mixed = mnp.tensordot(gpu(a[0]), gpu(np.ones((40, 3), np.float32)), axes=1)
     np.testing.assert_allclose(mixed.to("cpu").numpy(), a[0] @ np.ones((40, 3)), rtol=rtol)
-
-
-@needs_gpu
-def test_complex_reductions_refused_on_gpu():
-    """The GPU reductions have no complex kernels: the CPU's TypeError, naming op and dtype."""
-    x = gpu(np.ones((2, 3), np.complex64))
-    for name in ["sum", "mean", "prod", "max", "argmax", "var"]:
-        with pytest.raises(TypeError, match=rf"^np\.{name}: unsupported dtype complex64"):
-            getattr(mnp, name)(x)

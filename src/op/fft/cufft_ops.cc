@@ -283,6 +283,9 @@ NDArray RealForward(const NDArray& a, int axis, int64_t n, double scale) {
 NDArray RealInverse(const NDArray& c, int axis, int64_t n, double scale) {
   if (!OnCuda(c)) return fft::RealInverse(c, axis, n, scale);
   if (!Usable(c, axis, n)) return fft::RealInverse(ToHost(c), axis, n, scale);
+  if (c.tensor().dtype.code != kDLComplex) {  // real input: its zero imaginary parts first
+    return RealInverse(ToComplex(c, axis, c.tensor().shape[axis]), axis, n, scale);
+  }
   const bool dbl = IsDouble(c.tensor().dtype);
   const int64_t half = n / 2 + 1;
   Session s(c.tensor().device);
