@@ -27,6 +27,8 @@
 #   MXFFI_BUILD_DIR    the build tree (build-gpu); the venv is made in it (venv/)
 #   MXFFI_USE_CUDA     ON (OFF or AUTO to try the script on a machine without nvcc)
 #   CMAKE_CUDA_ARCHITECTURES  90 (Hopper: H100, H200)
+#   MXFFI_GPU_TESTS    pytest's arguments for the GPU tests (tests/python/test_cuda*.py), e.g.
+#                      "tests/python/test_cpp_jit.py -k cuda" for mxffi.cpp's CUDA build
 #   OUT                where the logs go (the device tool's output folder); else build-gpu/logs
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -243,7 +245,12 @@ else
     tail -n 20 "$logs/import_ctypes.log"
   fi
 fi
-step "pytest GPU tests" "$logs/pytest_cuda.log" "$py" -m pytest -q -rs tests/python/test_cuda*.py
+if [ -n "${MXFFI_GPU_TESTS:-}" ]; then
+  read -r -a gpu_tests <<< "$MXFFI_GPU_TESTS"
+else
+  gpu_tests=(tests/python/test_cuda*.py)
+fi
+step "pytest GPU tests" "$logs/pytest_cuda.log" "$py" -m pytest -q -rs "${gpu_tests[@]}"
 if [ $run_all -eq 1 ]; then
   step "pytest all" "$logs/pytest_all.log" "$py" -m pytest -q -rs tests/python
 fi

@@ -399,3 +399,14 @@ def test_a_module_may_not_replace_a_function_it_did_not_export(cache):
             "testing", "int64_t add(int64_t a, int64_t b) { return 0; }", functions=["add"]
         )
     assert mxffi.testing.add(2, 3) == 5
+
+
+def test_the_installed_headers_carry_dlpack():
+    # mxffi's headers include <dlpack/dlpack.h>: the package ships the one it was built with, so
+    # mxffi.cpp (and find_package(mxffi)) build on a machine without DLPack of its own.
+    from mxffi._ffi import libinfo
+
+    path = os.path.join(libinfo.include_dir(), "dlpack", "dlpack.h")
+    assert os.path.isfile(path), path
+    with open(path, encoding="utf-8") as f:
+        assert re.search(r"^#define DLPACK_VERSION \d+", f.read(), re.M)
