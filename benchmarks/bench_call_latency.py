@@ -84,7 +84,8 @@ needed, prints the tables, writes build-bench/latency/call_latency.png and resul
 figures with and without the loop), and with --write-docs rewrites its section of
 docs/benchmarks.md (the other scripts' sections stay) and docs/benchmarks/call_latency.png.
 --check exits 1 when a gate fails. --annotate prints, from callgrind_annotate, the inclusive
-instructions per call of the functions under mxffi's nop, add_int and keyword add_int calls.
+instructions per call of the functions under mxffi's nop, add_int, keyword add_int, echo_str
+and str_len calls, and nanobind's echo_str and str_len.
 scripts/bench.sh installs what this needs and runs it.
 """
 
@@ -442,13 +443,16 @@ def _short(fn):
 
 
 def annotate(files, calls, top=25):
-    """Per-call inclusive cost of the functions under the call site, for mxffi nop and add_int.
+    """Per-call inclusive cost of the functions under the call site: mxffi's nop, add_int,
+    keyword add_int, echo_str and str_len, and nanobind's echo_str and str_len beside them.
 
     From ``callgrind_annotate --inclusive=yes`` of the 2N dump; the frames above the timing
     loop (interpreter start-up, the loop's own frame) are left out.
     """
-    for key in ("nop", "add_int", "add_int_kw"):
-        path = files.get(("mxffi", key))
+    cells = [("mxffi", k) for k in ("nop", "add_int", "add_int_kw", "echo_str", "str_len")]
+    cells += [("nanobind", k) for k in ("echo_str", "str_len")]
+    for binding, key in cells:
+        path = files.get((binding, key))
         if path is None:
             continue
         res = subprocess.run(
@@ -463,7 +467,7 @@ def annotate(files, calls, top=25):
                 rows.append((int(m.group(1).replace(",", "")), _short(m.group(2))))
         # Everything from the loop's frame (the recursive evaluator, marked '2) down.
         start = next((i for i, (_, f) in enumerate(rows) if "_PyEval_EvalFrameDefault'2" in f), 0)
-        print(f"\n### mxffi {key}: inclusive instructions per call ({path.name})\n")
+        print(f"\n### {binding} {key}: inclusive instructions per call ({path.name})\n")
         for cost, fn in rows[start : start + top]:
             print(f"{cost / (2 * calls):9.1f}  {fn}")
 
@@ -641,7 +645,9 @@ def main(argv=None):
     p.add_argument("--check", action="store_true", help="exit 1 when a gate fails")
     p.add_argument("--write-docs", action="store_true", help="rewrite docs/benchmarks.md + plot")
     p.add_argument(
-        "--annotate", action="store_true", help="profile mxffi's nop, add_int, keyword add_int"
+        "--annotate",
+        action="store_true",
+        help="profile mxffi's nop, add_int, add_int_kw, echo_str, str_len (and nanobind's)",
     )
     p.add_argument("--no-callgrind", action="store_true", help="timing only (no gates)")
     p.add_argument("--no-timing", action="store_true", help="callgrind only")

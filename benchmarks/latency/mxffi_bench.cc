@@ -4,8 +4,10 @@
  *
  * Written as docs/register_api.md shows: MXFFI_REGISTER_API over typed lambdas, built with
  * find_package(mxffi) and mxffi_add_library, loaded in Python with mxffi.library.load(path).
- * Strings come in as std::string_view (borrowed for the call, no copy) and echo_str returns an
- * mxffi::String; numpy arrays and torch tensors come in as borrowed DLTensor*s.
+ * Strings come in as std::string_view (borrowed for the call, no copy), and echo_str returns
+ * one, as the nanobind and pybind11 bindings do: a caller that lends a result buffer (the
+ * Python binding does, docs/c_abi.md) gets the text there, with no String made; numpy arrays
+ * and torch tensors come in as borrowed DLTensor*s.
  */
 #include <mxffi/mxffi.h>
 
@@ -45,7 +47,7 @@ MXFFI_REGISTER_API("bench.echo_str")
     .arg("s")
     .set_body_typed([](std::string_view s) {
       mxb_str_t r = mxb_echo_str(s.data(), s.size());
-      return mxffi::String(std::string_view(r.data, r.size));
+      return std::string_view(r.data, r.size);
     });
 
 MXFFI_REGISTER_API("bench.str_len")

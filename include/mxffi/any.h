@@ -400,6 +400,8 @@ struct TypeTraits<const char*> {
   }
   /*! \brief Copies into a String (defined in container/string.h). */
   static void MoveToAny(const char* v, MXFFIAny* out);
+  /*! \brief As a function's result: into a buffer the caller lent where it fits (string.h). */
+  static void MoveToResult(const char* v, MXFFIAny* out);
   static std::string TypeStr() { return "str"; }
 };
 template <size_t N>

@@ -32,7 +32,7 @@
 /*! \brief C ABI major version: bumped when anything frozen here changes. */
 #define MXFFI_VERSION_MAJOR 1
 /*! \brief C ABI minor version: bumped when something is added. */
-#define MXFFI_VERSION_MINOR 7
+#define MXFFI_VERSION_MINOR 8
 /*! \brief C ABI patch version. */
 #define MXFFI_VERSION_PATCH 0
 
@@ -118,6 +118,20 @@ typedef enum {
    *  (ABI 1.4)
    */
   kMXFFIUInt64 = 14,
+  /*!
+   * \brief In a result cell on entry to MXFFIFuncCall only, in place of kMXFFINone: the caller
+   *  lends small_len bytes at v_ptr for a text result. The callee may write a text of fewer than
+   *  small_len bytes there and return it as kMXFFIBufferStr, or ignore the loan and write its
+   *  result as usual (callees built for ABI 1.7 or older do). A cell still holding this code
+   *  after the call is None. It owns nothing. (ABI 1.8)
+   */
+  kMXFFIResultBuffer = 15,
+  /*!
+   * \brief Results only, where the caller lent a buffer (kMXFFIResultBuffer): small_len bytes of
+   *  UTF-8, NUL-terminated, in that buffer, which v_ptr points at. It owns nothing: the caller
+   *  reads the text before it reuses the buffer. (ABI 1.8)
+   */
+  kMXFFIBufferStr = 16,
   /*! \brief First code whose payload is an object. */
   kMXFFIStaticObjectBegin = 64,
   /*! \brief Base object. */
@@ -172,7 +186,10 @@ struct MXFFIObject;
 typedef struct {
   /*! \brief One of MXFFITypeCode, or a dynamic object type index. */
   int32_t type_index;
-  /*! \brief Length of an inline SmallStr/SmallBytes; zero for every other type. */
+  /*!
+   * \brief Length of an inline SmallStr/SmallBytes or of a BufferStr, the size of the buffer a
+   *  ResultBuffer lends; zero for every other type.
+   */
   uint32_t small_len;
   MXFFI_ANON_UNION {
     int64_t v_int64;
@@ -409,7 +426,8 @@ MXFFI_DLL int MXFFITypeIndex2Key(int32_t type_index, const char** out);
  * \param func a Function object handle.
  * \param args borrowed arguments.
  * \param num_args number of arguments.
- * \param result owned result; must be kMXFFINone on entry.
+ * \param result owned result; kMXFFINone on entry, or kMXFFIResultBuffer to lend a buffer for
+ *  a text result (since 1.8; a cell still holding that code after the call is None).
  * \return 0, or -1 with the error set.
  */
 MXFFI_DLL int MXFFIFuncCall(MXFFIObjectHandle func, const MXFFIAny* args, int32_t num_args,

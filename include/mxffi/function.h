@@ -169,6 +169,22 @@ inline T ArgCast(const AnyView* args, int32_t i, const FuncInfo* info) {
   }
 }
 
+/*! \brief Whether TypeTraits<T> writes results its own way (MoveToResult: text into a buffer
+ *  the caller lent); other types' results are written by MoveToAny. */
+template <typename T, typename = void>
+struct HasMoveToResult : std::false_type {};
+template <typename T>
+struct HasMoveToResult<T, std::void_t<decltype(&TypeTraits<T>::MoveToResult)>> : std::true_type {};
+
+template <typename T, typename V>
+inline void MoveToResult(V&& v, MXFFIAny* out) {
+  if constexpr (HasMoveToResult<T>::value) {
+    TypeTraits<T>::MoveToResult(std::forward<V>(v), out);
+  } else {
+    TypeTraits<T>::MoveToAny(std::forward<V>(v), out);
+  }
+}
+
 template <typename R, typename... Args>
 struct FuncSignature {
   using Return = R;
@@ -179,8 +195,9 @@ struct FuncSignature {
     if constexpr (std::is_void_v<R>) {
       f(ArgCast<ArgStorage<Args>>(args, static_cast<int32_t>(I), info)...);
     } else {
-      // The result cell is None on entry (calling convention), so write it directly.
-      TypeTraits<ArgStorage<R>>::MoveToAny(
+      // The result cell holds no object on entry (None, or a buffer the caller lends for
+      // text: the calling convention), so write it directly.
+      MoveToResult<ArgStorage<R>>(
           f(ArgCast<ArgStorage<Args>>(args, static_cast<int32_t>(I), info)...),
           const_cast<MXFFIAny*>(rv->raw()));
     }

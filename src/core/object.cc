@@ -81,7 +81,8 @@ class TypeTable {
         {kMXFFIRawStr, "str"},       {kMXFFISmallStr, "str"},
         {kMXFFISmallBytes, "bytes"}, {kMXFFIStrView, "str"},
         {kMXFFIBytesView, "bytes"},  {kMXFFIComplexView, "complex"},
-        {kMXFFIUInt64, "int"}};
+        {kMXFFIUInt64, "int"},       {kMXFFIResultBuffer, "None"},
+        {kMXFFIBufferStr, "str"}};
     for (const auto& [code, name] : pods) {
       table_[code].store(new TypeInfo{name, code, 0, true, {code}}, std::memory_order_relaxed);
     }

@@ -109,6 +109,24 @@ MXFFI_REGISTER_API("testing.str_len")
     .arg("s")
     .set_body_typed([](std::string_view s) { return static_cast<int64_t>(s.size()); });
 
+MXFFI_REGISTER_API("testing.echo_text")
+    .describe(
+        "s, returned as a std::string_view: text longer than 7 bytes goes into the result buffer "
+        "the caller lends (docs/c_abi.md) where it fits, else into a new String.")
+    .arg("s")
+    .set_body_typed([](std::string_view s) { return s; });
+
+MXFFI_REGISTER_API("testing.repeat_text")
+    .describe("s repeated n times, returned as a std::string (written as testing.echo_text's).")
+    .arg("s")
+    .arg("n")
+    .set_body_typed([](std::string_view s, int64_t n) {
+      if (n < 0) MXFFI_THROW(ValueError) << "testing.repeat_text: n must be >= 0, got " << n;
+      std::string out;
+      for (int64_t i = 0; i < n; ++i) out += s;
+      return out;
+    });
+
 MXFFI_REGISTER_API("testing.concat")
     .describe("a + b for strings.")
     .arg("a")

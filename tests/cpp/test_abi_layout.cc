@@ -65,7 +65,10 @@ static_assert(kMXFFISmallStr == 9);
 static_assert(kMXFFISmallBytes == 10);
 static_assert(kMXFFIStrView == 11);
 static_assert(kMXFFIBytesView == 12);
-static_assert(kMXFFIComplexView == 13);  // since 1.3
+static_assert(kMXFFIComplexView == 13);   // since 1.3
+static_assert(kMXFFIUInt64 == 14);        // since 1.4
+static_assert(kMXFFIResultBuffer == 15);  // since 1.8
+static_assert(kMXFFIBufferStr == 16);     // since 1.8
 static_assert(kMXFFIStaticObjectBegin == 64);
 static_assert(kMXFFIObject == 64);
 static_assert(kMXFFIString == 65);

@@ -2,6 +2,7 @@
 #include <mxffi/mxffi.h>
 
 #include <climits>
+#include <cstring>
 #include <string>
 
 #include "test_util.h"
@@ -232,6 +233,92 @@ TEST(Function, StringsOfEveryLengthWithEmbeddedNuls) {
   mxffi::Bytes b("bytes!");
   auto r = CallRaw("testing.str_len", {*b.raw()});
   EXPECT_EQ(r.message, "testing.str_len: argument #0 's' expected str, got bytes");
+}
+
+/*! \brief MXFFIFuncCall of f lending buf (cap bytes) for a text result; rc in *rc. */
+MXFFIAny CallLending(MXFFIObjectHandle f, std::vector<MXFFIAny> args, char* buf, uint32_t cap,
+                     int* rc) {
+  MXFFIAny result;
+  result.type_index = kMXFFIResultBuffer;
+  result.small_len = cap;
+  result.v_ptr = buf;
+  *rc = MXFFIFuncCall(f, args.data(), static_cast<int32_t>(args.size()), &result);
+  return result;
+}
+
+TEST(Function, TextResultsGoIntoTheBufferTheCallerLends) {
+  char buf[64];
+  MXFFIObjectHandle echo = mxffi_test::GetGlobalHandle("testing.echo_text");
+  for (size_t n :
+       {size_t{0}, size_t{7}, size_t{8}, size_t{62}, size_t{63}, size_t{64}, size_t{1000}}) {
+    const std::string s = WithNuls(n);
+    MXFFIByteArray arr{s.data(), s.size()};
+    std::memset(buf, '?', sizeof(buf));
+    int rc;
+    MXFFIAny r = CallLending(echo, {ViewCell(kMXFFIStrView, &arr)}, buf, sizeof(buf), &rc);
+    ASSERT_EQ(rc, 0) << n;
+    if (n <= 7) {  // inline, as without a loan
+      EXPECT_EQ(r.type_index, kMXFFISmallStr) << n;
+      EXPECT_EQ(buf[0], '?') << n;
+    } else if (n < sizeof(buf)) {  // with its NUL, it fits: in the buffer, nothing owned
+      ASSERT_EQ(r.type_index, kMXFFIBufferStr) << n;
+      EXPECT_EQ(r.v_ptr, static_cast<void*>(buf));
+      EXPECT_EQ(r.small_len, n);
+      EXPECT_EQ(std::string(buf, n), s);
+      EXPECT_EQ(buf[n], '\0');
+      EXPECT_EQ(mxffi::Any::MoveFromRaw(&r).cast<std::string>(), s);  // a str for C++ too
+      continue;
+    } else {  // too long for the buffer: a String, as without a loan
+      EXPECT_EQ(r.type_index, kMXFFIString) << n;
+      EXPECT_EQ(buf[0], '?') << n;
+    }
+    EXPECT_EQ(mxffi::Any::MoveFromRaw(&r).cast<std::string>(), s) << n;
+  }
+  // Without a loan the same call makes a String.
+  const std::string twelve = "hello, world";
+  MXFFIByteArray arr{twelve.data(), twelve.size()};
+  EXPECT_EQ(CallRaw("testing.echo_text", {ViewCell(kMXFFIStrView, &arr)}).result.type_index(),
+            kMXFFIString);
+
+  int rc;
+  // std::string and const char* results are written the same way.
+  MXFFIAny r1 = CallLending(mxffi_test::GetGlobalHandle("testing.repeat_text"),
+                            {ViewCell(kMXFFIStrView, &arr), IntCell(3)}, buf, sizeof(buf), &rc);
+  ASSERT_EQ(rc, 0);
+  ASSERT_EQ(r1.type_index, kMXFFIBufferStr);
+  EXPECT_EQ(std::string(buf, r1.small_len), twelve + twelve + twelve);
+  auto c_str = mxffi::Function::FromTyped([]() -> const char* { return "twelve bytes"; });
+  MXFFIAny r2 = CallLending(
+      mxffi::details::ObjectUnsafe::Header(const_cast<mxffi::FunctionObj*>(c_str.get())), {}, buf,
+      sizeof(buf), &rc);
+  ASSERT_EQ(rc, 0);
+  ASSERT_EQ(r2.type_index, kMXFFIBufferStr);
+  EXPECT_EQ(std::string(buf, r2.small_len), "twelve bytes");
+
+  // A function that writes no result leaves the loan, which means None; one returning another
+  // type, or a String it made itself, ignores it.
+  auto nothing = mxffi::Function::FromTyped([](int64_t) {});
+  MXFFIAny r3 = CallLending(
+      mxffi::details::ObjectUnsafe::Header(const_cast<mxffi::FunctionObj*>(nothing.get())),
+      {IntCell(1)}, buf, sizeof(buf), &rc);
+  ASSERT_EQ(rc, 0);
+  EXPECT_EQ(r3.type_index, kMXFFIResultBuffer);
+  MXFFIAny r4 = CallLending(mxffi_test::GetGlobalHandle("testing.str_len"),
+                            {ViewCell(kMXFFIStrView, &arr)}, buf, sizeof(buf), &rc);
+  ASSERT_EQ(rc, 0);
+  EXPECT_EQ(r4.type_index, kMXFFIInt);
+  EXPECT_EQ(r4.v_int64, 12);
+  MXFFIAny r5 = CallLending(mxffi_test::GetGlobalHandle("testing.concat"),
+                            {ViewCell(kMXFFIStrView, &arr), ViewCell(kMXFFIStrView, &arr)}, buf,
+                            sizeof(buf), &rc);
+  ASSERT_EQ(rc, 0);
+  EXPECT_EQ(r5.type_index, kMXFFIString);
+  EXPECT_EQ(mxffi::Any::MoveFromRaw(&r5).cast<std::string>(), twelve + twelve);
+  // An error leaves nothing to release.
+  MXFFIAny r6 = CallLending(mxffi_test::GetGlobalHandle("testing.repeat_text"),
+                            {ViewCell(kMXFFIStrView, &arr), IntCell(-1)}, buf, sizeof(buf), &rc);
+  EXPECT_EQ(rc, -1);
+  EXPECT_LT(r6.type_index, kMXFFIStaticObjectBegin);
 }
 
 TEST(Function, ReturnedClosureCalledLater) {

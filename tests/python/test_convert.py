@@ -213,6 +213,36 @@ def test_str_reaches_cpp_as_utf8_with_its_length(value):
     assert t.str_len(value) == len(value.encode("utf-8"))
 
 
+@pytest.mark.parametrize("value", list(STRINGS.values()), ids=list(STRINGS))
+def test_text_results_of_typed_functions(value):
+    # A typed std::string_view or std::string result: inline up to 7 bytes, in the buffer the
+    # call lends up to 255 bytes (no String made), a String past that; the same text each way.
+    assert t.echo_text(value) == value
+    assert t.echo_text(s=value) == value  # the keyword path
+    assert t.repeat_text(value, 3) == value * 3
+    assert type(t.echo_text(value)) is str
+
+
+def test_text_results_at_the_lent_buffer_size():
+    for n in [7, 8, 9, 254, 255, 256, 257, 4096]:
+        for unit in ["a", "é", "€", "😀", "\0"]:
+            s = (unit * n)[: max(1, n // len(unit.encode("utf-8")))]
+            assert t.echo_text(s) == s, (n, unit)
+            assert t.repeat_text(s, 2) == s + s, (n, unit)
+    with pytest.raises(ValueError, match="testing.repeat_text: n must be >= 0, got -1"):
+        t.repeat_text("x" * 20, -1)
+
+
+def test_a_callee_that_writes_no_result_returns_none():
+    # A Python callback returning None, and a typed C++ function without a result, called with
+    # the arguments that take the lending paths (scalars; a keyword; more than three).
+    mxffi.register_func("testing_py.none_of", lambda *args: None, override=True)
+    f = mxffi.get_global_func("testing_py.none_of")
+    assert f("twelve bytes") is None
+    assert f("twelve bytes", 1, 2.5, "x") is None
+    assert t.nop() is None
+
+
 def test_str_concat_in_cpp():
     assert t.concat("ab\0", "é" * 5) == "ab\0ééééé"
     assert t.concat("", "") == ""

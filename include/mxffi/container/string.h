@@ -157,6 +157,9 @@ inline bool CellStrView(const MXFFIAny* src, std::string_view* out) {
       *out = std::string_view(s->data, static_cast<size_t>(s->size));
       return true;
     }
+    case kMXFFIBufferStr:  // a result written into a buffer the caller lent
+      *out = std::string_view(static_cast<const char*>(src->v_ptr), src->small_len);
+      return true;
     default:
       return false;
   }
@@ -233,11 +236,43 @@ template <>
 struct TypeTraits<Bytes>
     : details::StringTraitsBase<Bytes, details::CellBytesView, details::kBytesName> {};
 
-/*! \brief std::string: copied in, copied out (as a String). */
+namespace details {
+/*!
+ * \brief Text as a function's result: inline up to 7 bytes; longer, into the buffer the caller
+ *  lent (a kMXFFIResultBuffer result cell, docs/c_abi.md) when it fits with its NUL, which
+ *  allocates nothing; else a new String.
+ */
+inline void MoveTextToResult(std::string_view s, MXFFIAny* out) {
+  if (s.size() > sizeof(out->v_bytes) - 1 && out->type_index == kMXFFIResultBuffer &&
+      s.size() < out->small_len) {
+    char* buf = static_cast<char*>(out->v_ptr);
+    const size_t n = s.size();
+    if (n <= 16) {  // 8 to 16 bytes: two 8-byte copies, overlapping, rather than a memcpy call
+      uint64_t head, tail;
+      std::memcpy(&head, s.data(), 8);
+      std::memcpy(&tail, s.data() + n - 8, 8);
+      std::memcpy(buf, &head, 8);
+      std::memcpy(buf + n - 8, &tail, 8);
+    } else {
+      std::memcpy(buf, s.data(), n);
+    }
+    buf[n] = '\0';
+    out->type_index = kMXFFIBufferStr;
+    out->small_len = static_cast<uint32_t>(s.size());
+    return;
+  }
+  TypeTraits<String>::MoveToAny(String(s), out);
+}
+}  // namespace details
+
+/*! \brief std::string: copied in, copied out (as a String, or into a lent result buffer). */
 template <>
 struct TypeTraits<std::string> {
   static void MoveToAny(const std::string& s, MXFFIAny* out) {
     TypeTraits<String>::MoveToAny(String(s), out);
+  }
+  static void MoveToResult(const std::string& s, MXFFIAny* out) {
+    details::MoveTextToResult(s, out);
   }
   static std::optional<std::string> TryCast(const MXFFIAny* src) {
     std::string_view v;
@@ -247,12 +282,16 @@ struct TypeTraits<std::string> {
   static std::string TypeStr() { return "str"; }
 };
 
-/*! \brief std::string_view: borrowed from an argument for the call, no copy. */
+/*!
+ * \brief std::string_view: borrowed from an argument for the call, no copy; as a result, copied
+ *  (into a lent result buffer where the caller gave one).
+ */
 template <>
 struct TypeTraits<std::string_view> {
   static void MoveToAny(std::string_view s, MXFFIAny* out) {
     TypeTraits<String>::MoveToAny(String(s), out);
   }
+  static void MoveToResult(std::string_view s, MXFFIAny* out) { details::MoveTextToResult(s, out); }
   static std::optional<std::string_view> TryCast(const MXFFIAny* src) {
     std::string_view v;
     if (!details::CellStrView(src, &v)) return std::nullopt;
@@ -263,6 +302,9 @@ struct TypeTraits<std::string_view> {
 
 inline void TypeTraits<const char*>::MoveToAny(const char* s, MXFFIAny* out) {
   TypeTraits<String>::MoveToAny(String(s), out);
+}
+inline void TypeTraits<const char*>::MoveToResult(const char* s, MXFFIAny* out) {
+  details::MoveTextToResult(s, out);
 }
 
 }  // namespace mxffi

@@ -173,6 +173,7 @@ cdef extern from "fastcall.h":
     void* MXFFIPyVectorcallBoundPtr()
     void* MXFFIPyVectorcallScalarsPtr()
     void* MXFFIPyVectorcallScalarsHeldPtr()
+    void* MXFFIPyVectorcallScalarsHeldTextPtr()
     void* MXFFIPyVectorcallNoArgsHeldPtr()
     void MXFFIPySetNdarrayType(object tp)
     void MXFFIPySetDataType(PyTypeObject* tp, Py_ssize_t offset)

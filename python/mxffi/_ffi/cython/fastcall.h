@@ -583,6 +583,37 @@ static inline int MXFFIPyConvertArg(PyObject* func, Py_ssize_t i, PyObject* arg,
   return mxffi_py_hooks.arg_slow(func, i, arg, cell, temp, keep);
 }
 
+/*! \brief Texts up to this many bytes are tested for ASCII by MXFFIPyDecodeText. */
+#define MXFFI_PY_ASCII_TEST 64
+
+/*!
+ * \brief A str from n bytes of UTF-8. Short ASCII text (most results: names, keys, messages)
+ *  is copied into a new compact str, skipping the decoder's set-up; the rest is decoded by
+ *  PyUnicode_DecodeUTF8, which also raises for invalid UTF-8.
+ */
+static inline PyObject* MXFFIPyDecodeText(const char* s, Py_ssize_t n) {
+  if (n <= MXFFI_PY_ASCII_TEST) {
+    uint64_t bits = 0, w;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      memcpy(&w, s + i, 8);
+      bits |= w;
+    }
+    if (i < n && n >= 8) { /* the last 8 bytes, overlapping those read */
+      memcpy(&w, s + n - 8, 8);
+      bits |= w;
+    } else {
+      for (; i < n; ++i) bits |= (unsigned char)s[i];
+    }
+    if ((bits & 0x8080808080808080ULL) == 0) {
+      PyObject* out = PyUnicode_New(n, 127);
+      if (out != NULL) memcpy(PyUnicode_1BYTE_DATA(out), s, (size_t)n);
+      return out;
+    }
+  }
+  return PyUnicode_DecodeUTF8(s, n, NULL);
+}
+
 /*! \brief A result cell into a Python object, taking ownership of the cell. */
 static inline PyObject* MXFFIPyReturn(PyObject* func, MXFFIAny* r) {
   switch (r->type_index) {
@@ -595,10 +626,14 @@ static inline PyObject* MXFFIPyReturn(PyObject* func, MXFFIAny* r) {
     case kMXFFIBool:
       return PyBool_FromLong((long)r->v_int64);
     case kMXFFISmallStr:
-      return PyUnicode_DecodeUTF8(r->v_bytes, (Py_ssize_t)r->small_len, NULL);
+      return MXFFIPyDecodeText(r->v_bytes, (Py_ssize_t)r->small_len);
+    case kMXFFIBufferStr: /* text in the buffer the call lent (MXFFIPyLendResult) */
+      return MXFFIPyDecodeText((const char*)r->v_ptr, (Py_ssize_t)r->small_len);
+    case kMXFFIResultBuffer: /* a lent buffer the callee did not use: it wrote no result */
+      Py_RETURN_NONE;
     case kMXFFIString: {
       MXFFIStringObj* s = (MXFFIStringObj*)r->v_obj;
-      PyObject* out = PyUnicode_DecodeUTF8(s->data, (Py_ssize_t)s->size, NULL);
+      PyObject* out = MXFFIPyDecodeText(s->data, (Py_ssize_t)s->size);
       MXFFIPyDecRef(r->v_obj);
       return out;
     }
@@ -644,6 +679,21 @@ static inline PyObject* MXFFIPyReturnScalar(PyObject* func, MXFFIAny* r) {
   if (r->type_index == kMXFFINone) Py_RETURN_NONE;
   if (r->type_index == kMXFFIInt) return PyLong_FromLongLong(r->v_int64);
   if (r->type_index == kMXFFIFloat) return PyFloat_FromDouble(r->v_float64);
+  return MXFFIPyReturnOther(func, r);
+}
+
+/*!
+ * \brief MXFFIPyReturnScalar after a call that lent a result buffer (MXFFIPyLendResult), where
+ *  a function that wrote no result leaves the loan's code rather than None: int and float are
+ *  tested first, None's two forms after them.
+ */
+static inline PyObject* MXFFIPyReturnScalarLent(PyObject* func, MXFFIAny* r) {
+  if (r->type_index == kMXFFIInt) return PyLong_FromLongLong(r->v_int64);
+  if (r->type_index == kMXFFIFloat) return PyFloat_FromDouble(r->v_float64);
+  if (r->type_index == kMXFFIBufferStr) {
+    return MXFFIPyDecodeText((const char*)r->v_ptr, (Py_ssize_t)r->small_len);
+  }
+  if (r->type_index == kMXFFIResultBuffer || r->type_index == kMXFFINone) Py_RETURN_NONE;
   return MXFFIPyReturnOther(func, r);
 }
 
@@ -753,14 +803,25 @@ static __attribute__((noinline)) int MXFFIPyCallWithoutGIL(void* handle, const M
 }
 
 /*!
- * \brief MXFFIFuncCall of handle into *result (set to None first), with the GIL released for
- *  a Function flagged MXFFI_PY_RELEASE_GIL. \return MXFFIFuncCall's code.
+ * \brief The bytes a call lends for a text result (kMXFFIResultBuffer, docs/c_abi.md): a text
+ *  result shorter than this comes back in the caller's frame, with no String made and freed.
+ */
+#define MXFFI_PY_RESULT_BUFFER 256
+
+/*! \brief Set *result to lend buf, MXFFI_PY_RESULT_BUFFER bytes, for a text result. */
+static inline void MXFFIPyLendResult(MXFFIAny* result, char* buf) {
+  result->type_index = kMXFFIResultBuffer;
+  result->small_len = MXFFI_PY_RESULT_BUFFER;
+  result->v_ptr = buf;
+}
+
+/*!
+ * \brief MXFFIFuncCall of handle into *result (lending text, MXFFI_PY_RESULT_BUFFER bytes), with
+ *  the GIL released for a Function flagged MXFFI_PY_RELEASE_GIL. \return MXFFIFuncCall's code.
  */
 static inline int MXFFIPyInvoke(PyObject* func, void* handle, const MXFFIAny* cells, int32_t nargs,
-                                MXFFIAny* result) {
-  result->type_index = kMXFFINone;
-  result->small_len = 0;
-  result->v_int64 = 0;
+                                MXFFIAny* result, char* text) {
+  MXFFIPyLendResult(result, text);
   if (MXFFIPyFlags(func) & MXFFI_PY_RELEASE_GIL) {
     return MXFFIPyCallWithoutGIL(handle, cells, nargs, result);
   }
@@ -780,6 +841,7 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
   PyObject* keep = NULL;
   PyObject* out = NULL;
   MXFFIAny result;
+  char text[MXFFI_PY_RESULT_BUFFER];
   Py_ssize_t converted = 0;
   if (MXFFIPyHandle(func) == NULL) {
     PyErr_SetString(PyExc_TypeError,
@@ -809,7 +871,7 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
       goto done;
     }
   }
-  if (MXFFIPyInvoke(func, MXFFIPyHandle(func), cells, (int32_t)nargs, &result) != 0) {
+  if (MXFFIPyInvoke(func, MXFFIPyHandle(func), cells, (int32_t)nargs, &result, text) != 0) {
     mxffi_py_hooks.raise_error(func);
   } else {
     out = MXFFIPyReturn(func, &result);
@@ -988,6 +1050,7 @@ static __attribute__((noinline)) PyObject* MXFFIPyCallScalars(PyObject* func, Py
   MXFFIAny cells[MXFFI_PY_SCALAR_ARGS];
   MXFFIByteArray views[MXFFI_PY_SCALAR_ARGS];
   MXFFIAny result;
+  char text[MXFFI_PY_RESULT_BUFFER];
   void* handle = MXFFIPyHandle(func);
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     cells[i].small_len = 0;
@@ -996,11 +1059,11 @@ static __attribute__((noinline)) PyObject* MXFFIPyCallScalars(PyObject* func, Py
     if (scalar == 0) goto full;
   }
   if (handle == NULL) goto full; /* the full path raises its TypeError */
-  if (MXFFIPyInvoke(func, handle, cells, (int32_t)nargs, &result) != 0) {
+  if (MXFFIPyInvoke(func, handle, cells, (int32_t)nargs, &result, text) != 0) {
     mxffi_py_hooks.raise_error(func);
     return NULL;
   }
-  return MXFFIPyReturnScalar(func, &result);
+  return MXFFIPyReturnScalarLent(func, &result);
 full:
   return MXFFIPyCallPositional(func, (PyObject**)args, nargs);
 }
@@ -1011,13 +1074,14 @@ full:
  */
 static __attribute__((noinline)) PyObject* MXFFIPyCallNoArgs(PyObject* func) {
   MXFFIAny result;
+  char text[MXFFI_PY_RESULT_BUFFER];
   void* handle = MXFFIPyHandle(func);
   if (handle == NULL) return MXFFIPyCallPositional(func, NULL, 0); /* raises its TypeError */
-  if (MXFFIPyInvoke(func, handle, NULL, 0, &result) != 0) {
+  if (MXFFIPyInvoke(func, handle, NULL, 0, &result, text) != 0) {
     mxffi_py_hooks.raise_error(func);
     return NULL;
   }
-  return MXFFIPyReturnScalar(func, &result);
+  return MXFFIPyReturnScalarLent(func, &result);
 }
 
 /*!
@@ -1101,10 +1165,12 @@ static PyObject* MXFFIPyFunctionVectorcallScalars(PyObject* func, PyObject* cons
 /*!
  * \brief MXFFIPyFunctionVectorcallScalars for a global that keeps the GIL through its calls
  *  (a Function flagged MXFFI_PY_RELEASE_GIL keeps that slot): the scalar conversions and the
- *  call in the slot's own frame, with no test of the flag.
+ *  call in the slot's own frame, with no test of the flag. lend: whether the call lends a
+ *  result buffer (MXFFIPyLendResult), for a function whose result is text; a constant, so each
+ *  slot below is compiled with the one path it takes.
  */
-static PyObject* MXFFIPyFunctionVectorcallScalarsHeld(PyObject* func, PyObject* const* args,
-                                                      size_t nargsf, PyObject* kwnames) {
+static inline __attribute__((always_inline)) PyObject* MXFFIPyScalarsHeld(
+    PyObject* func, PyObject* const* args, size_t nargsf, PyObject* kwnames, const int lend) {
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (kwnames != NULL || nargs > MXFFI_PY_SCALAR_ARGS || nargs == 0) {
     return MXFFIPyFunctionVectorcallScalars(func, args, nargsf, kwnames);
@@ -1112,6 +1178,7 @@ static PyObject* MXFFIPyFunctionVectorcallScalarsHeld(PyObject* func, PyObject* 
   MXFFIAny cells[MXFFI_PY_SCALAR_ARGS];
   MXFFIByteArray views[MXFFI_PY_SCALAR_ARGS];
   MXFFIAny result;
+  char text[MXFFI_PY_RESULT_BUFFER];
   void* handle;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     /* MXFFIPyScalarCell sets small_len with the type */
@@ -1121,13 +1188,31 @@ static PyObject* MXFFIPyFunctionVectorcallScalarsHeld(PyObject* func, PyObject* 
   }
   handle = MXFFIPyHandle(func);
   if (handle == NULL) goto full; /* the full path raises its TypeError */
-  if (MXFFIPyInvokeHeld(handle, cells, (int32_t)nargs, &result) != 0) {
+  if (lend) {
+    MXFFIPyLendResult(&result, text);
+  } else {
+    result.type_index = kMXFFINone;
+    result.small_len = 0;
+  }
+  if (MXFFIFuncCall(handle, cells, (int32_t)nargs, &result) != 0) {
     mxffi_py_hooks.raise_error(func);
     return NULL;
   }
-  return MXFFIPyReturnScalar(func, &result);
+  return lend ? MXFFIPyReturnScalarLent(func, &result) : MXFFIPyReturnScalar(func, &result);
 full:
   return MXFFIPyCallPositional(func, (PyObject**)args, nargs);
+}
+
+/*! \brief MXFFIPyScalarsHeld's slot for a global whose result is not text. */
+static PyObject* MXFFIPyFunctionVectorcallScalarsHeld(PyObject* func, PyObject* const* args,
+                                                      size_t nargsf, PyObject* kwnames) {
+  return MXFFIPyScalarsHeld(func, args, nargsf, kwnames, 0);
+}
+
+/*! \brief MXFFIPyScalarsHeld's slot for a global whose result is text (its FuncInfo says str). */
+static PyObject* MXFFIPyFunctionVectorcallScalarsHeldText(PyObject* func, PyObject* const* args,
+                                                          size_t nargsf, PyObject* kwnames) {
+  return MXFFIPyScalarsHeld(func, args, nargsf, kwnames, 1);
 }
 
 /*!
@@ -1170,6 +1255,11 @@ static inline void* MXFFIPyVectorcallScalarsPtr(void) {
 /*! \brief The slot for such a global that keeps the GIL (MXFFIPyFunctionVectorcallScalarsHeld). */
 static inline void* MXFFIPyVectorcallScalarsHeldPtr(void) {
   return (void*)MXFFIPyFunctionVectorcallScalarsHeld;
+}
+/*! \brief The slot for such a global whose result is text
+ * (MXFFIPyFunctionVectorcallScalarsHeldText). */
+static inline void* MXFFIPyVectorcallScalarsHeldTextPtr(void) {
+  return (void*)MXFFIPyFunctionVectorcallScalarsHeldText;
 }
 /*! \brief The slot for a global without parameters that keeps the GIL. */
 static inline void* MXFFIPyVectorcallNoArgsHeldPtr(void) {

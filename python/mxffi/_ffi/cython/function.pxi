@@ -98,7 +98,8 @@ cdef object _query_info(str name):
     kinds = _parameter_kinds(names or (), lambda key: _MAP_GET(m, key))
     types = _array_items(_MAP_GET(m, "arg_types"))
     scalar = names is not None and len(types) <= 3 and all(t in _SCALAR_TYPES for t in types)
-    return (names, defaults, bool(_MAP_GET(m, "long_running")), kinds, scalar)
+    text = _MAP_GET(m, "return_type") == "str"
+    return (names, defaults, bool(_MAP_GET(m, "long_running")), kinds, scalar, text)
 
 
 cdef list _array_items(arr):
@@ -135,6 +136,9 @@ def get_global_func(name, allow_missing=False):
                 f._vectorcall = MXFFIPyVectorcallScalarsPtr()
             elif len(info[0]) == 0:
                 f._vectorcall = MXFFIPyVectorcallNoArgsHeldPtr()
+            elif info[5]:
+                # A text result: the slot lends its call a buffer for it (docs/c_abi.md).
+                f._vectorcall = MXFFIPyVectorcallScalarsHeldTextPtr()
             else:
                 f._vectorcall = MXFFIPyVectorcallScalarsHeldPtr()
     return f
