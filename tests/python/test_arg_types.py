@@ -190,8 +190,8 @@ CASES = [
     (
         lambda: sparse.dot(mnp.zeros((2, 2)), mnp.zeros((2, 2)), forward_stype=0),
         TypeError,
-        "sparse.dot: argument #4 'forward_stype' expected None or a storage type ('default', 'csr', "
-        "'row_sparse' or 'coo'), got int",
+        "sparse.dot: argument #4 'forward_stype' expected None or a storage type ('default', "
+        "'csr', 'row_sparse' or 'coo'), got int",
     ),
     # TensordotAxes
     (

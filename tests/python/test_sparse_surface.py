@@ -256,7 +256,9 @@ def test_empty_is_zeros_of_the_storage_type():
         assert (x.stype, x.shape, str(x.dtype), x.nnz) == (stype, shape, "float32", 0)
         assert x.asnumpy().tolist() == np.zeros(shape).tolist()
     assert sparse.empty("csr", (2, 2), device=mxffi.Device("cpu", 1)).device.device_id == 1
-    with pytest.raises(ValueError, match=r"^sparse\.empty: stype must be 'csr', 'row_sparse' or 'coo', "):
+    with pytest.raises(
+        ValueError, match=r"^sparse\.empty: stype must be 'csr', 'row_sparse' or 'coo', "
+    ):
         sparse.empty("default", (2, 2))
 
 
