@@ -234,8 +234,9 @@ def test_text_results_at_the_lent_buffer_size():
 
 
 def test_a_callee_that_writes_no_result_returns_none():
-    # A Python callback returning None, and a typed C++ function without a result, called with
-    # the arguments that take the lending paths (scalars; a keyword; more than three).
+    # A Python callback returning None (called with one argument and with four), and a typed
+    # C++ function without a result. Text results (testing.echo_text above) take the slot that
+    # lends a buffer, where a callee writing nothing leaves the loan: tests/cpp/test_function.cc.
     mxffi.register_func("testing_py.none_of", lambda *args: None, override=True)
     f = mxffi.get_global_func("testing_py.none_of")
     assert f("twelve bytes") is None

@@ -614,6 +614,12 @@ static inline PyObject* MXFFIPyDecodeText(const char* s, Py_ssize_t n) {
   return PyUnicode_DecodeUTF8(s, n, NULL);
 }
 
+/*! \brief MXFFIPyDecodeText out of line, for the general result switch: its callers' frames
+ *  stay as small as a call of PyUnicode_DecodeUTF8 keeps them. */
+static __attribute__((noinline)) PyObject* MXFFIPyDecodeTextOut(const char* s, Py_ssize_t n) {
+  return MXFFIPyDecodeText(s, n);
+}
+
 /*! \brief A result cell into a Python object, taking ownership of the cell. */
 static inline PyObject* MXFFIPyReturn(PyObject* func, MXFFIAny* r) {
   switch (r->type_index) {
@@ -626,14 +632,14 @@ static inline PyObject* MXFFIPyReturn(PyObject* func, MXFFIAny* r) {
     case kMXFFIBool:
       return PyBool_FromLong((long)r->v_int64);
     case kMXFFISmallStr:
-      return MXFFIPyDecodeText(r->v_bytes, (Py_ssize_t)r->small_len);
+      return MXFFIPyDecodeTextOut(r->v_bytes, (Py_ssize_t)r->small_len);
     case kMXFFIBufferStr: /* text in the buffer the call lent (MXFFIPyLendResult) */
-      return MXFFIPyDecodeText((const char*)r->v_ptr, (Py_ssize_t)r->small_len);
+      return MXFFIPyDecodeTextOut((const char*)r->v_ptr, (Py_ssize_t)r->small_len);
     case kMXFFIResultBuffer: /* a lent buffer the callee did not use: it wrote no result */
       Py_RETURN_NONE;
     case kMXFFIString: {
       MXFFIStringObj* s = (MXFFIStringObj*)r->v_obj;
-      PyObject* out = MXFFIPyDecodeText(s->data, (Py_ssize_t)s->size);
+      PyObject* out = MXFFIPyDecodeTextOut(s->data, (Py_ssize_t)s->size);
       MXFFIPyDecRef(r->v_obj);
       return out;
     }
@@ -816,12 +822,14 @@ static inline void MXFFIPyLendResult(MXFFIAny* result, char* buf) {
 }
 
 /*!
- * \brief MXFFIFuncCall of handle into *result (lending text, MXFFI_PY_RESULT_BUFFER bytes), with
- *  the GIL released for a Function flagged MXFFI_PY_RELEASE_GIL. \return MXFFIFuncCall's code.
+ * \brief MXFFIFuncCall of handle into *result (set to None first), with the GIL released for
+ *  a Function flagged MXFFI_PY_RELEASE_GIL. \return MXFFIFuncCall's code.
  */
 static inline int MXFFIPyInvoke(PyObject* func, void* handle, const MXFFIAny* cells, int32_t nargs,
-                                MXFFIAny* result, char* text) {
-  MXFFIPyLendResult(result, text);
+                                MXFFIAny* result) {
+  result->type_index = kMXFFINone;
+  result->small_len = 0;
+  result->v_int64 = 0;
   if (MXFFIPyFlags(func) & MXFFI_PY_RELEASE_GIL) {
     return MXFFIPyCallWithoutGIL(handle, cells, nargs, result);
   }
@@ -841,7 +849,6 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
   PyObject* keep = NULL;
   PyObject* out = NULL;
   MXFFIAny result;
-  char text[MXFFI_PY_RESULT_BUFFER];
   Py_ssize_t converted = 0;
   if (MXFFIPyHandle(func) == NULL) {
     PyErr_SetString(PyExc_TypeError,
@@ -871,7 +878,7 @@ static PyObject* MXFFIPyCallPositional(PyObject* func, PyObject** args, Py_ssize
       goto done;
     }
   }
-  if (MXFFIPyInvoke(func, MXFFIPyHandle(func), cells, (int32_t)nargs, &result, text) != 0) {
+  if (MXFFIPyInvoke(func, MXFFIPyHandle(func), cells, (int32_t)nargs, &result) != 0) {
     mxffi_py_hooks.raise_error(func);
   } else {
     out = MXFFIPyReturn(func, &result);
@@ -1050,7 +1057,6 @@ static __attribute__((noinline)) PyObject* MXFFIPyCallScalars(PyObject* func, Py
   MXFFIAny cells[MXFFI_PY_SCALAR_ARGS];
   MXFFIByteArray views[MXFFI_PY_SCALAR_ARGS];
   MXFFIAny result;
-  char text[MXFFI_PY_RESULT_BUFFER];
   void* handle = MXFFIPyHandle(func);
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     cells[i].small_len = 0;
@@ -1059,11 +1065,11 @@ static __attribute__((noinline)) PyObject* MXFFIPyCallScalars(PyObject* func, Py
     if (scalar == 0) goto full;
   }
   if (handle == NULL) goto full; /* the full path raises its TypeError */
-  if (MXFFIPyInvoke(func, handle, cells, (int32_t)nargs, &result, text) != 0) {
+  if (MXFFIPyInvoke(func, handle, cells, (int32_t)nargs, &result) != 0) {
     mxffi_py_hooks.raise_error(func);
     return NULL;
   }
-  return MXFFIPyReturnScalarLent(func, &result);
+  return MXFFIPyReturnScalar(func, &result);
 full:
   return MXFFIPyCallPositional(func, (PyObject**)args, nargs);
 }
@@ -1074,14 +1080,13 @@ full:
  */
 static __attribute__((noinline)) PyObject* MXFFIPyCallNoArgs(PyObject* func) {
   MXFFIAny result;
-  char text[MXFFI_PY_RESULT_BUFFER];
   void* handle = MXFFIPyHandle(func);
   if (handle == NULL) return MXFFIPyCallPositional(func, NULL, 0); /* raises its TypeError */
-  if (MXFFIPyInvoke(func, handle, NULL, 0, &result, text) != 0) {
+  if (MXFFIPyInvoke(func, handle, NULL, 0, &result) != 0) {
     mxffi_py_hooks.raise_error(func);
     return NULL;
   }
-  return MXFFIPyReturnScalarLent(func, &result);
+  return MXFFIPyReturnScalar(func, &result);
 }
 
 /*!
