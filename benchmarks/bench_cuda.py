@@ -48,10 +48,13 @@ exits 0 (1 with --check, whose gates could not be measured).
 
 Usage:
     python benchmarks/bench_cuda.py [--quick] [--check] [--json PATH] [--write-docs]
-        [--mib M] [--rounds R] [--seed S]
+        [--mib M] [--rounds R] [--seed S] [--from-json PATH]
 
 --write-docs replaces the section between the "bench_cuda.py" markers of docs/benchmarks.md
-(appending it when absent). scripts/gpu_test.sh --bench runs it on a GPU machine.
+(appending it when absent). scripts/gpu_test.sh --bench runs it on a GPU machine, saving its
+figures to bench_cuda.json; --from-json PATH reports such a saved run instead of measuring
+(--check and --write-docs as for a run here), so a GPU machine's figures go into the docs
+without the docs travelling back.
 """
 
 import argparse
@@ -657,15 +660,29 @@ def main(argv=None):
     p.add_argument("--mib", type=int, default=256, help="MiB per operand (256)")
     p.add_argument("--rounds", type=int, default=None, help="timing rounds (21; quick 5)")
     p.add_argument("--seed", type=int, default=12345, help="seed of the data and round order")
+    p.add_argument(
+        "--from-json",
+        type=Path,
+        default=None,
+        help="report a run saved with --json (on a GPU machine: scripts/gpu_test.sh --bench) "
+        "instead of measuring; with --write-docs, record it",
+    )
     args = p.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else list(argv)
     t_start = time.time()
-    reason = why_no_gpu()
-    try:
-        import torch
-    except ImportError:
-        torch = None
-    if reason:
+    if args.from_json:
+        res = json.loads(args.from_json.read_text())
+        args.argv = res.get("argv", [])  # the docs show the command that measured it
+        reason, torch = None, None
+    else:
+        reason = why_no_gpu()
+        try:
+            import torch
+        except ImportError:
+            torch = None
+    if args.from_json:
+        pass
+    elif reason:
         print(f"bench_cuda.py: nothing measured: no GPU to measure on: {reason}.")
         res = empty_results(args.mib, reason, torch)
     else:
