@@ -670,23 +670,21 @@ def main(argv=None):
     args = p.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else list(argv)
     t_start = time.time()
+    reason = None
     if args.from_json:
         res = json.loads(args.from_json.read_text())
         args.argv = res.get("argv", [])  # the docs show the command that measured it
-        reason, torch = None, None
     else:
         reason = why_no_gpu()
         try:
             import torch
         except ImportError:
             torch = None
-    if args.from_json:
-        pass
-    elif reason:
-        print(f"bench_cuda.py: nothing measured: no GPU to measure on: {reason}.")
-        res = empty_results(args.mib, reason, torch)
-    else:
-        res = run_gpu(args, torch)
+        if reason:
+            print(f"bench_cuda.py: nothing measured: no GPU to measure on: {reason}.")
+            res = empty_results(args.mib, reason, torch)
+        else:
+            res = run_gpu(args, torch)
     rows = rows_of(res)
     table_md = table(rows)
     print(f"Machine: {res['machine']}.\n")

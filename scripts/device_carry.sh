@@ -18,9 +18,9 @@
 #
 # Documentation, man pages, changelogs and pkg-config files are left out. The three folders and
 # MANIFEST are then packed into .carry/carry.tar.xz (about 10 MiB; unpacked, OpenBLAS alone is
-# 43 MiB) and removed; scripts/gpu_test.sh unpacks the archive there. The archive and the
-# working tree's tracked files together must stay under the 64 MiB a device run may carry, and
-# the script fails when they do not.
+# 43 MiB) and the folders removed; scripts/gpu_test.sh unpacks the archive there. The archive
+# and the working tree's tracked files together must stay under the 64 MiB a device run may
+# carry, and the script fails when they do not.
 # usage: scripts/device_carry.sh            (MXFFI_CARRY_WHEELS="name==version ..." to add wheels)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -633,10 +633,6 @@ static inline PyObject* MXFFIPyReturn(PyObject* func, MXFFIAny* r) {
       return PyBool_FromLong((long)r->v_int64);
     case kMXFFISmallStr:
       return MXFFIPyDecodeTextOut(r->v_bytes, (Py_ssize_t)r->small_len);
-    case kMXFFIBufferStr: /* text in the buffer the call lent (MXFFIPyLendResult) */
-      return MXFFIPyDecodeTextOut((const char*)r->v_ptr, (Py_ssize_t)r->small_len);
-    case kMXFFIResultBuffer: /* a lent buffer the callee did not use: it wrote no result */
-      Py_RETURN_NONE;
     case kMXFFIString: {
       MXFFIStringObj* s = (MXFFIStringObj*)r->v_obj;
       PyObject* out = MXFFIPyDecodeTextOut(s->data, (Py_ssize_t)s->size);
@@ -1185,6 +1181,7 @@ static inline __attribute__((always_inline)) PyObject* MXFFIPyScalarsHeld(
   MXFFIAny result;
   char text[MXFFI_PY_RESULT_BUFFER];
   void* handle;
+  int rc;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     /* MXFFIPyScalarCell sets small_len with the type */
     const int scalar = MXFFIPyScalarCell(args[i], Py_TYPE(args[i]), &cells[i], &views[i]);
@@ -1195,11 +1192,11 @@ static inline __attribute__((always_inline)) PyObject* MXFFIPyScalarsHeld(
   if (handle == NULL) goto full; /* the full path raises its TypeError */
   if (lend) {
     MXFFIPyLendResult(&result, text);
+    rc = MXFFIFuncCall(handle, cells, (int32_t)nargs, &result);
   } else {
-    result.type_index = kMXFFINone;
-    result.small_len = 0;
+    rc = MXFFIPyInvokeHeld(handle, cells, (int32_t)nargs, &result);
   }
-  if (MXFFIFuncCall(handle, cells, (int32_t)nargs, &result) != 0) {
+  if (rc != 0) {
     mxffi_py_hooks.raise_error(func);
     return NULL;
   }
