@@ -420,3 +420,57 @@ def test_matrices_wider_than_a_layout_tile(dtype):
         q, r = L.qr(a)
         close(mnp.matmul(q, r), a, dtype, 10)
         close(np.abs(r.numpy()), np.abs(np.linalg.qr(a)[1]), dtype, 10)
+
+
+# ---------------------------------------------------------------------------------------------
+# The OpenBLAS under np.linalg runs the kernels of this CPU's features
+
+_KERNELS_SCRIPT = """
+import json, os, subprocess
+import mxffi
+from mxffi._ffi import libinfo
+import threadpoolctl
+
+lib = os.path.join(libinfo.lib_dir(), "libmxffi.so")
+linked = [line.split("=>")[1].split()[0] for line in subprocess.run(
+    ["ldd", lib], capture_output=True, text=True, check=True).stdout.splitlines()
+    if "libopenblas" in line and "=>" in line]
+arch = [i["architecture"] for i in threadpoolctl.threadpool_info()
+        if linked and os.path.realpath(i["filepath"]) == os.path.realpath(linked[0])]
+print(json.dumps({"linked": linked, "arch": arch,
+                  "left": os.environ.get("OPENBLAS_CORETYPE")}))
+"""
+
+
+@pytest.mark.parametrize("user", [None, "HASWELL"], ids=["chosen", "set-by-user"])
+def test_openblas_runs_the_kernels_of_the_cpu_features(user):
+    import json
+    import os
+    import platform
+    import shutil
+    import subprocess
+    import sys
+
+    from mxffi._ffi import libinfo
+
+    pytest.importorskip("threadpoolctl")
+    if shutil.which("ldd") is None or platform.machine() != "x86_64":
+        pytest.skip("needs ldd on x86-64")
+    chosen = libinfo.openblas_core_type(libinfo._cpu_flags())
+    if chosen is None:
+        pytest.skip("this CPU has neither AVX-512 nor AVX2 with FMA")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    if user is not None:
+        env["OPENBLAS_CORETYPE"] = user
+    proc = subprocess.run(
+        [sys.executable, "-c", _KERNELS_SCRIPT], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    if not got["linked"]:
+        pytest.skip("libmxffi does not link a shared OpenBLAS")
+    if not got["arch"]:
+        pytest.skip("threadpoolctl does not see libmxffi's OpenBLAS")
+    # SKYLAKEX runs as "SkylakeX", HASWELL as "Haswell"
+    assert got["arch"][0].lower() == (user or chosen).lower(), got
+    assert got["left"] == user  # removed again after loading, unless the user set it

@@ -47,14 +47,16 @@ def _seed_cython_sources():
             )
 
 
-if backend == "cython":
-    from . import core as _impl
-
-    _seed_cython_sources()
-elif backend == "ctypes":
-    from . import ctypes_backend as _impl
-else:
+if backend not in ("cython", "ctypes"):
     raise ImportError(f"mxffi: MXFFI_FFI must be 'cython' or 'ctypes', got '{backend}'")
+# Either backend loads libmxffi, and with it OpenBLAS, which picks its kernels then.
+with libinfo.openblas_core_type_set():
+    if backend == "cython":
+        from . import core as _impl
+    else:
+        from . import ctypes_backend as _impl
+if backend == "cython":
+    _seed_cython_sources()
 
 Object = _impl.Object
 Function = _impl.Function

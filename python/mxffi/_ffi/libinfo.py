@@ -1,9 +1,19 @@
 """Where the installed pieces of mxffi are, and what this Python build allows."""
 
+import contextlib
 import os
+import platform
 import sysconfig
 
-__all__ = ["check_gil_build", "find_lib", "include_dir", "lib_dir", "cmake_dir"]
+__all__ = [
+    "check_gil_build",
+    "find_lib",
+    "include_dir",
+    "lib_dir",
+    "cmake_dir",
+    "openblas_core_type",
+    "openblas_core_type_set",
+]
 
 
 def check_gil_build(get_config_var=sysconfig.get_config_var):
@@ -13,6 +23,61 @@ def check_gil_build(get_config_var=sysconfig.get_config_var):
             "mxffi does not support free-threaded Python (this interpreter was built with "
             "--disable-gil): its Python-side caches rely on the GIL. Use a regular CPython build."
         )
+
+
+# OPENBLAS_CORETYPE's names for the kernel sets of a CPU that has these /proc/cpuinfo flags,
+# best first.
+_OPENBLAS_CORES = (
+    ("SKYLAKEX", frozenset({"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"})),
+    ("HASWELL", frozenset({"avx2", "fma"})),
+)
+
+
+def openblas_core_type(flags):
+    """The OPENBLAS_CORETYPE whose kernels a CPU with these feature flags runs best: SKYLAKEX
+    with AVX-512 (F, CD, BW, DQ, VL), HASWELL with AVX2 and FMA, else None."""
+    for name, needs in _OPENBLAS_CORES:
+        if needs <= flags:
+            return name
+    return None
+
+
+def _cpu_flags(path="/proc/cpuinfo"):
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+@contextlib.contextmanager
+def openblas_core_type_set(environ=None, flags=None, machine=None):
+    """While libmxffi loads, OPENBLAS_CORETYPE names the kernels for this CPU's features.
+
+    A DYNAMIC_ARCH OpenBLAS (Debian's, which libmxffi links) picks its kernels once, when it
+    loads, from the CPU's family and model; a model newer than its tables (Debian 12's 0.3.21
+    on a CPU that calls itself "Intel(R) Xeon(R) Processor", family 6 model 207, say) gets its
+    oldest kernels, Prescott's, and LAPACK at 512^2 runs at half numpy's speed. The features
+    tell what the CPU can run, whatever its model. A value the user set is left as it is, and
+    so is any CPU other than x86-64; the variable is removed again afterwards, so that child
+    processes and libraries loaded later choose for themselves. Yields the value set, or None.
+    """
+    environ = os.environ if environ is None else environ
+    machine = platform.machine() if machine is None else machine
+    core = None
+    if "OPENBLAS_CORETYPE" not in environ and machine.lower() in ("x86_64", "amd64"):
+        core = openblas_core_type(_cpu_flags() if flags is None else flags)
+    if core is None:
+        yield None
+        return
+    environ["OPENBLAS_CORETYPE"] = core
+    try:
+        yield core
+    finally:
+        environ.pop("OPENBLAS_CORETYPE", None)
 
 
 def _package_root():
