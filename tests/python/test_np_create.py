@@ -35,9 +35,12 @@ def test_linspace_in_a_dtype_is_numpys(dtype):
 
 
 @pytest.mark.parametrize("n, m", [(3, None), (3, 4), (4, 2), (0, 3), (1, 1)])
-@pytest.mark.parametrize("k", [0, 1, -1, 3, -5, 2**62, -(2**62), 2**63 - 1, -(2**63)])
+@pytest.mark.parametrize(
+    "k", [0, 1, -1, 3, -5, 2**62, -(2**62), 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 10**30]
+)
 def test_eye_is_numpys(n, m, k):
-    # The extreme ks are past every side: zeros (-(2**63) negated overflows int64).
+    # The extreme ks are past every side: zeros (-(2**63) negated overflows int64; numpy takes
+    # ks past int64 too, any Python int).
     for dtype in ("float64", "int8", "bool", "float16", "complex64"):
         got = mnp.eye(n, m, k=k, dtype=dtype)
         want = np.eye(n, m, k=k, dtype=dtype)

@@ -155,6 +155,19 @@ def divmod(x1, x2, /):  # noqa: A001 (numpy's name)
     return tuple(_divmod_fields(x1, x2))
 
 
+_eye_registered = eye  # noqa: F821 (the registered np.eye, whose k is an int64)
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def eye(n_rows, n_cols=None, k=0, dtype=None, device=None):
+    """An n_rows x n_cols array (n_cols None: square) with ones on the k-th diagonal (0 the main
+    one, positive above it, negative below) and zeros elsewhere. k may be any int, as numpy's:
+    one past int64 is past every diagonal, and the array is all zeros."""
+    if type(k) is int and not _INT64_MIN <= k <= _INT64_MAX:
+        k = _INT64_MIN if k < 0 else _INT64_MAX
+    return _eye_registered(n_rows, n_cols, k, dtype, device)
+
+
 def _tuple_signature(registered, result):
     import inspect
 
@@ -164,6 +177,7 @@ def _tuple_signature(registered, result):
 
 unstack.__signature__ = _tuple_signature(_unstack_fields, tuple[NDArray, ...])
 divmod.__signature__ = _tuple_signature(_divmod_fields, tuple[NDArray, NDArray])
+eye.__signature__ = _tuple_signature(_eye_registered, NDArray)
 
 from . import fft, linalg  # noqa: E402  (linalg re-exports functions defined above)
 
