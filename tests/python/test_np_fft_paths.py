@@ -1,13 +1,17 @@
 """np.fft's ways through KissFFT against numpy.fft, each on lengths that take it and lengths
 that do not: the four-step split of long lengths (from 2^14 with a divisor of at least 16 up to
-sqrt(n)), real transforms of even lengths through the complex transform of half the length,
-lines along other axes gathered a block of columns at a time (and a long one a column at a
-time), and the same results, bit for bit, on one thread and two (every line's arithmetic is the
-same whichever thread runs it; plans with a stage of a radix above 5 are copied per thread)."""
+sqrt(n)), lengths 2 * 4^j as two transforms of half the length, real transforms of even
+lengths through the complex transform of half the length, lines along other axes gathered a
+block of columns at a time (and a long one a column at a time), and the same results, bit for
+bit, on one thread and two (every line's arithmetic is the same whichever thread runs it; plans
+with a stage of a radix above 5 are copied per thread). The file runs again in a child with the
+transforms compiled for the baseline instruction set (test_the_baseline_build_matches_numpy)."""
 
 import os
+import platform
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -44,6 +48,24 @@ def test_complex_lengths(n, dtype):
     for norm in (None, "ortho", "forward"):
         assert rel_error(F.fft(x, norm=norm), np.fft.fft(x, norm=norm)) < bound(n, single)
         assert rel_error(F.ifft(x, norm=norm), np.fft.ifft(x, norm=norm)) < bound(n, single)
+
+
+# 2 * 4^j (32, 128, ..., 8192): KissFFT's plan of half the length, run on the even and the odd
+# samples and joined; 2 * 4^j + 2 and 4^j keep the plan of their own length. 2^19 splits as
+# 512 * 1024 and 2^15 as 128 * 256, their first pass a length 2 * 4^j.
+@pytest.mark.parametrize("n", [32, 34, 128, 256, 512, 2048, 8192, 2**15, 2**19])
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_twice_a_power_of_four(n, dtype):
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((3, n)) + 1j * rng.standard_normal((3, n))).astype(dtype)
+    single = dtype == "complex64"
+    for norm in (None, "ortho"):
+        assert rel_error(F.fft(x, norm=norm), np.fft.fft(x, norm=norm)) < bound(n, single)
+        assert rel_error(F.ifft(x, norm=norm), np.fft.ifft(x, norm=norm)) < bound(n, single)
+    r = x.real.copy()  # real lines of length 2n: a complex transform of length n inside
+    assert rel_error(F.rfft(r), np.fft.rfft(r)) < bound(n, single)
+    spec = np.fft.rfft(r)
+    assert rel_error(F.irfft(spec, n=n), np.fft.irfft(spec, n=n)) < bound(n, single)
 
 
 @pytest.mark.parametrize("n", [2**15, 37789, 2**15 - 2, 2 * 10**6, 2**20, 510510])
@@ -163,3 +185,26 @@ def test_one_and_two_threads_give_the_same_bits(tmp_path):
         if key in want:
             err = np.abs(results[2][key] - want[key]).max() / np.abs(want[key]).max()
             assert err < bound(2**16, False), key
+
+
+@pytest.mark.skipif(
+    platform.machine() != "x86_64" or not sys.platform.startswith("linux"),
+    reason="the transforms are compiled for AVX2 and the baseline on x86-64",
+)
+@pytest.mark.skipif(
+    bool(os.environ.get("MXFFI_SIMD_TARGET")), reason="this is the parent run that starts the child"
+)
+def test_the_baseline_build_matches_numpy():
+    """The transforms are compiled twice, for AVX2 and the baseline instruction set, and run
+    the one the vectorized kernels' target chooses: this file again in a child whose target is
+    capped to the baseline (on a CPU without AVX2 the parent has run it already)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", Path(__file__).name],
+        cwd=Path(__file__).parent,
+        env=dict(os.environ, MXFFI_SIMD_TARGET="scalar"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout

@@ -1,25 +1,25 @@
 /*!
- * \file batch.h
+ * \file batch-inl.h
  * \brief How fft.cc runs many transforms of one plan over an array, every library call on
  *  contiguous data: lines along an axis gathered a block of columns at a time (a blocked
  *  transpose) and scattered back, the four-step split of a long line, and the split of a real
- *  line's transform out of the complex transform of half its length. Included by fft.cc only.
+ *  line's transform out of the complex transform of half its length.
+ *
+ * Included by fft.cc only, once per instruction set (Highway's "-inl.h" guard below), after
+ * plan-inl.h and the standard headers both use.
  */
-#ifndef MXFFI_SRC_OP_FFT_BATCH_H_
-#define MXFFI_SRC_OP_FFT_BATCH_H_
+#if defined(MXFFI_SRC_OP_FFT_BATCH_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef MXFFI_SRC_OP_FFT_BATCH_INL_H_
+#undef MXFFI_SRC_OP_FFT_BATCH_INL_H_
+#else
+#define MXFFI_SRC_OP_FFT_BATCH_INL_H_
+#endif
 
-#include <algorithm>
-#include <complex>
-#include <cstdint>
-#include <memory>
-#include <vector>
-
-#include "../parallel.h"
-#include "plan.h"
-
+HWY_BEFORE_NAMESPACE();
 namespace mxffi {
 namespace op {
 namespace fft {
+namespace HWY_NAMESPACE {
 
 /*! \brief An array seen around one axis: outer blocks, the axis' length, the inner stride. */
 struct Lines {
@@ -29,6 +29,16 @@ struct Lines {
 /*! \return how many columns a block gathers for lines of length n: a few KB of every row. */
 inline int64_t BlockColumns(int64_t n, int64_t inner) {
   return std::min(inner, std::clamp<int64_t>(8192 / std::max<int64_t>(n, 1), 8, 256));
+}
+
+/*!
+ * \return how many columns (or rows) a pass of the four-step split takes at a time, for
+ *  transforms of length n: 64 (512 KB to 1 MB of complex128 for lengths up to 1024, in the
+ *  per-core cache; every row of the strided side then gives a whole kilobyte), fewer for longer
+ *  lines. Smaller blocks, as BlockColumns takes, cost rfft of 2^20 about 7%.
+ */
+inline int64_t FourStepBlock(int64_t n, int64_t count) {
+  return std::min(count, std::clamp<int64_t>((int64_t{1} << 16) / std::max<int64_t>(n, 1), 8, 64));
 }
 
 /*!
@@ -66,7 +76,7 @@ void FourStepLine(const FourStep<T>& fs, const std::complex<T>* src, std::comple
   using C = std::complex<T>;
   const int64_t n1 = fs.n1, n2 = fs.n2;
   // Columns: n2 transforms of length n1, twiddled, into scratch at the same places.
-  const int64_t bc = BlockColumns(n1, n2);
+  const int64_t bc = FourStepBlock(n1, n2);
   ParallelFor((n2 + bc - 1) / bc, bc * n1 * 8, [&](int64_t begin, int64_t end) {
     Engine<T> engine(*fs.first);
     std::vector<C> in(static_cast<size_t>(bc * n1)), out(static_cast<size_t>(bc * n1));
@@ -93,7 +103,7 @@ void FourStepLine(const FourStep<T>& fs, const std::complex<T>* src, std::comple
     }
   });
   // Rows: n1 transforms of length n2, each row's result a column of dst (n2 x n1).
-  const int64_t br = BlockColumns(n2, n1);
+  const int64_t br = FourStepBlock(n2, n1);
   ParallelFor((n1 + br - 1) / br, br * n2 * 8, [&](int64_t begin, int64_t end) {
     Engine<T> engine(*fs.second);
     std::vector<C> out(static_cast<size_t>(br * n2));
@@ -199,8 +209,10 @@ void ForEachLine(const S* src, const Lines& l, int64_t n_in, D* dst, int64_t n_o
   }
 }
 
+}  // namespace HWY_NAMESPACE
 }  // namespace fft
 }  // namespace op
 }  // namespace mxffi
+HWY_AFTER_NAMESPACE();
 
-#endif  // MXFFI_SRC_OP_FFT_BATCH_H_
+#endif  // MXFFI_SRC_OP_FFT_BATCH_INL_H_
