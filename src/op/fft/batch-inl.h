@@ -6,7 +6,7 @@
  *  line's transform out of the complex transform of half its length.
  *
  * Included by fft.cc only, once per instruction set (Highway's "-inl.h" guard below), after
- * plan-inl.h and the standard headers both use.
+ * the standard headers it uses.
  */
 #if defined(MXFFI_SRC_OP_FFT_BATCH_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef MXFFI_SRC_OP_FFT_BATCH_INL_H_
@@ -14,6 +14,8 @@
 #else
 #define MXFFI_SRC_OP_FFT_BATCH_INL_H_
 #endif
+
+#include "plan-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace mxffi {

@@ -35,10 +35,10 @@
 #include "../parallel.h"
 #include "../simd/dispatch.h"  // simd::details::ChooseTarget
 #include "fft.h"
-// clang-format off: the per-target parts, in this order
+// The per-target parts: the loops over lines, and the plans they run (which batch-inl.h
+// includes first).
 #include "batch-inl.h"
 #include "plan-inl.h"
-// clang-format on
 
 HWY_BEFORE_NAMESPACE();
 namespace mxffi {
