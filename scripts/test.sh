@@ -23,7 +23,7 @@
 # usage: scripts/test.sh            (build dir: build/, or $MXFFI_BUILD_DIR)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
+bash scripts/deps.sh valgrind  # valgrind: test_np_linalg.py runs libmxffi under it
 # shellcheck source=scripts/progress.sh
 source scripts/progress.sh
 build=${MXFFI_BUILD_DIR:-build}

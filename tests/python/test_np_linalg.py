@@ -456,7 +456,7 @@ def test_openblas_runs_the_kernels_of_the_cpu_features(user):
     pytest.importorskip("threadpoolctl")
     if shutil.which("ldd") is None or platform.machine() != "x86_64":
         pytest.skip("needs ldd on x86-64")
-    chosen = libinfo.openblas_core_type(libinfo._cpu_flags())
+    chosen = libinfo.openblas_core_type(libinfo.cpu_features())
     if chosen is None:
         pytest.skip("this CPU has neither AVX-512 nor AVX2 with FMA")
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
@@ -474,3 +474,39 @@ def test_openblas_runs_the_kernels_of_the_cpu_features(user):
     # SKYLAKEX runs as "SkylakeX", HASWELL as "Haswell"
     assert got["arch"][0].lower() == (user or chosen).lower(), got
     assert got["left"] == user  # removed again after loading, unless the user set it
+
+
+_VALGRIND_SCRIPT = """
+import numpy as np
+import mxffi.np as mnp
+a = np.arange(64 * 64, dtype="float64").reshape(64, 64) / 4096
+got = mnp.matmul(mnp.asarray(a), mnp.asarray(a)).asnumpy()
+np.testing.assert_allclose(got, a @ a, rtol=1e-12)
+print("ok")
+"""
+
+
+def test_the_kernels_chosen_are_ones_the_process_runs():
+    """Under valgrind the process runs no AVX-512 (CPUID inside it says so) while
+    /proc/cpuinfo still lists it: the kernels OPENBLAS_CORETYPE names come from what the process
+    can run (numpy's CPU dispatch), so a dgemm there is not an illegal instruction."""
+    import os
+    import platform
+    import shutil
+    import subprocess
+    import sys
+
+    valgrind = shutil.which("valgrind")
+    if valgrind is None or platform.machine() != "x86_64":
+        pytest.skip("needs valgrind on x86-64")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    env.update(OPENBLAS_NUM_THREADS="1", MXFFI_NUM_THREADS="1")
+    proc = subprocess.run(
+        [valgrind, "--tool=none", "-q", sys.executable, "-c", _VALGRIND_SCRIPT],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["ok"]

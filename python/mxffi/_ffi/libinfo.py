@@ -11,6 +11,7 @@ __all__ = [
     "include_dir",
     "lib_dir",
     "cmake_dir",
+    "cpu_features",
     "openblas_core_type",
     "openblas_core_type_set",
 ]
@@ -25,51 +26,56 @@ def check_gil_build(get_config_var=sysconfig.get_config_var):
         )
 
 
-# OPENBLAS_CORETYPE's names for the kernel sets of a CPU that has these /proc/cpuinfo flags,
-# best first.
+# OPENBLAS_CORETYPE's names for the kernel sets of a CPU that can run these instruction sets
+# (named as numpy's CPU dispatch names them), best first.
 _OPENBLAS_CORES = (
-    ("SKYLAKEX", frozenset({"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"})),
-    ("HASWELL", frozenset({"avx2", "fma"})),
+    ("SKYLAKEX", frozenset({"AVX512F", "AVX512CD", "AVX512BW", "AVX512DQ", "AVX512VL"})),
+    ("HASWELL", frozenset({"AVX2", "FMA3"})),
 )
 
 
-def openblas_core_type(flags):
-    """The OPENBLAS_CORETYPE whose kernels a CPU with these feature flags runs best: SKYLAKEX
-    with AVX-512 (F, CD, BW, DQ, VL), HASWELL with AVX2 and FMA, else None."""
+def openblas_core_type(features):
+    """The OPENBLAS_CORETYPE whose kernels a CPU that runs these instruction sets runs best:
+    SKYLAKEX with AVX-512 (F, CD, BW, DQ, VL), HASWELL with AVX2 and FMA, else None."""
     for name, needs in _OPENBLAS_CORES:
-        if needs <= flags:
+        if needs <= features:
             return name
     return None
 
 
-def _cpu_flags(path="/proc/cpuinfo"):
+def cpu_features():
+    """The instruction sets this process can run, as numpy's CPU dispatch found them: from
+    CPUID and the register state the OS saves, as the process sees them (under valgrind, which
+    runs no AVX-512, without it, where /proc/cpuinfo would still list it). Empty when numpy is
+    not installed."""
     try:
-        with open(path, encoding="ascii", errors="replace") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return frozenset(line.partition(":")[2].split())
-    except OSError:
-        pass
-    return frozenset()
+        from numpy._core._multiarray_umath import __cpu_features__
+    except ImportError:
+        try:  # numpy 1.x
+            from numpy.core._multiarray_umath import __cpu_features__
+        except ImportError:
+            return frozenset()
+    return frozenset(name for name, on in __cpu_features__.items() if on)
 
 
 @contextlib.contextmanager
-def openblas_core_type_set(environ=None, flags=None, machine=None):
+def openblas_core_type_set(environ=None, features=None, machine=None):
     """While libmxffi loads, OPENBLAS_CORETYPE names the kernels for this CPU's features.
 
     A DYNAMIC_ARCH OpenBLAS (Debian's, which libmxffi links) picks its kernels once, when it
     loads, from the CPU's family and model; a model newer than its tables (Debian 12's 0.3.21
     on a CPU that calls itself "Intel(R) Xeon(R) Processor", family 6 model 207, say) gets its
     oldest kernels, Prescott's, and LAPACK at 512^2 runs at half numpy's speed. The features
-    tell what the CPU can run, whatever its model. A value the user set is left as it is, and
-    so is any CPU other than x86-64; the variable is removed again afterwards, so that child
-    processes and libraries loaded later choose for themselves. Yields the value set, or None.
+    (cpu_features) tell what the process can run, whatever the model. A value the user set is
+    left as it is, and so is any CPU other than x86-64, and every CPU when numpy is not there
+    to say what it runs; the variable is removed again afterwards, so that child processes and
+    libraries loaded later choose for themselves. Yields the value set, or None.
     """
     environ = os.environ if environ is None else environ
     machine = platform.machine() if machine is None else machine
     core = None
     if "OPENBLAS_CORETYPE" not in environ and machine.lower() in ("x86_64", "amd64"):
-        core = openblas_core_type(_cpu_flags() if flags is None else flags)
+        core = openblas_core_type(cpu_features() if features is None else features)
     if core is None:
         yield None
         return
