@@ -243,7 +243,7 @@ namespace details {
  *  allocates nothing; else a new String.
  */
 inline void MoveTextToResult(std::string_view s, MXFFIAny* out) {
-  if (s.size() > sizeof(out->v_bytes) - 1 && out->type_index == kMXFFIResultBuffer &&
+  if (s.size() > kSmallStrMaxLen && out->type_index == kMXFFIResultBuffer &&
       s.size() < out->small_len) {
     char* buf = static_cast<char*>(out->v_ptr);
     const size_t n = s.size();
