@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "../parallel.h"
-#include "../simd/dispatch.h"  // simd::details::ChooseTarget
+#include "../simd/dispatch.h"
 #include "fft.h"
 // The per-target parts: the loops over lines, and the plans they run (which batch-inl.h
 // includes first).
@@ -389,44 +389,22 @@ HWY_EXPORT(ComplexTransform);
 HWY_EXPORT(RealForward);
 HWY_EXPORT(RealInverse);
 
-namespace {
-
-/*!
- * \return table's entry for the target chosen for this CPU. Local to this file: GetIndex
- *  counts among the targets compiled here, which are not the vectorized kernels' (dispatch.h's
- *  Resolve, shared by those files).
- */
-template <typename F>
-F Chosen(F const* table) {
-  simd::details::ChooseTarget();
-  return table[hwy::GetChosenTarget().GetIndex()];
-}
-
-}  // namespace
-
-NDArray ToComplex(const NDArray& a, int axis, int64_t n) {
-  static const auto f = Chosen(HWY_DISPATCH_TABLE(ToComplex));
-  return f(a, axis, n);
-}
+NDArray ToComplex(const NDArray& a, int axis, int64_t n) { MXFFI_SIMD_CALL(ToComplex)(a, axis, n); }
 
 void Transform(const NDArray& c, int axis, bool inverse, double scale) {
-  static const auto f = Chosen(HWY_DISPATCH_TABLE(Transform));
-  return f(c, axis, inverse, scale);
+  MXFFI_SIMD_CALL(Transform)(c, axis, inverse, scale);
 }
 
 NDArray ComplexTransform(const NDArray& a, int axis, int64_t n, bool inverse, double scale) {
-  static const auto f = Chosen(HWY_DISPATCH_TABLE(ComplexTransform));
-  return f(a, axis, n, inverse, scale);
+  MXFFI_SIMD_CALL(ComplexTransform)(a, axis, n, inverse, scale);
 }
 
 NDArray RealForward(const NDArray& a, int axis, int64_t n, double scale) {
-  static const auto f = Chosen(HWY_DISPATCH_TABLE(RealForward));
-  return f(a, axis, n, scale);
+  MXFFI_SIMD_CALL(RealForward)(a, axis, n, scale);
 }
 
 NDArray RealInverse(const NDArray& c, int axis, int64_t n, double scale) {
-  static const auto f = Chosen(HWY_DISPATCH_TABLE(RealInverse));
-  return f(c, axis, n, scale);
+  MXFFI_SIMD_CALL(RealInverse)(c, axis, n, scale);
 }
 
 }  // namespace fft

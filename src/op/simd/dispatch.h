@@ -21,8 +21,13 @@ namespace details {
  */
 void ChooseTarget();
 
-/*! \return table's entry for the chosen target (HWY_DISPATCH_TABLE of an HWY_EXPORT). */
-template <typename F>
+/*!
+ * \return table's entry for the chosen target (HWY_DISPATCH_TABLE of an HWY_EXPORT).
+ *  kTargets is the calling file's HWY_TARGETS: GetIndex counts among the targets compiled in
+ *  the file it is expanded in, and files may compile different sets (src/op/fft/fft.cc
+ *  compiles two), so the set is part of the instantiation, never shared between such files.
+ */
+template <int64_t kTargets, typename F>
 F Resolve(F const* table) {
   ChooseTarget();
   return table[hwy::GetChosenTarget().GetIndex()];
@@ -34,9 +39,9 @@ F Resolve(F const* table) {
 }  // namespace mxffi
 
 /*! \brief The chosen target's FUNC, resolved on first use (a function-local static). */
-#define MXFFI_SIMD_CALL(FUNC)                                        \
-  static const auto kResolved##FUNC =                                \
-      ::mxffi::op::simd::details::Resolve(HWY_DISPATCH_TABLE(FUNC)); \
+#define MXFFI_SIMD_CALL(FUNC)                                                     \
+  static const auto kResolved##FUNC =                                             \
+      ::mxffi::op::simd::details::Resolve<HWY_TARGETS>(HWY_DISPATCH_TABLE(FUNC)); \
   return kResolved##FUNC
 
 #endif  // MXFFI_SRC_OP_SIMD_DISPATCH_H_
