@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -71,6 +72,23 @@ def run_python(code, *, env=None, timeout=60, args=()):
         capture_output=True,
         text=True,
         env=full_env,
+        timeout=timeout,
+    )
+
+
+def run_test_file(path, env, timeout=600):
+    """Run the test file at path again in a child pytest (-q, stopping at the first failure)
+    with env added to this process's; return the CompletedProcess (text mode, not checked).
+
+    Used to run a file's tests under a setting read once per process (MXFFI_SIMD_TARGET).
+    """
+    path = Path(path)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", path.name],
+        cwd=path.parent,
+        env=dict(os.environ, **env),
+        capture_output=True,
+        text=True,
         timeout=timeout,
     )
 

@@ -11,10 +11,10 @@ import os
 import platform
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import run_test_file
 
 import mxffi.np as mnp
 
@@ -198,13 +198,6 @@ def test_the_baseline_build_matches_numpy():
     """The transforms are compiled twice, for AVX2 and the baseline instruction set, and run
     the one the vectorized kernels' target chooses: this file again in a child whose target is
     capped to the baseline (on a CPU without AVX2 the parent has run it already)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", Path(__file__).name],
-        cwd=Path(__file__).parent,
-        env=dict(os.environ, MXFFI_SIMD_TARGET="scalar"),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    proc = run_test_file(__file__, {"MXFFI_SIMD_TARGET": "scalar"})
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout

@@ -2,10 +2,18 @@
 integers (computed in float64), stacks of matrices, empty matrices, strided inputs, the named
 tuple results, and numpy's errors (LinAlgError is numpy's class where numpy is installed)."""
 
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import mxffi.np as mnp
+from mxffi._ffi import libinfo
 
 L = mnp.linalg
 DTYPES = ["float32", "float64", "complex64", "complex128"]
@@ -442,24 +450,22 @@ print(json.dumps({"linked": linked, "arch": arch,
 """
 
 
+def _env_without_coretype(**extra):
+    """This process's environment without OPENBLAS_CORETYPE, plus extra."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    env.update(extra)
+    return env
+
+
 @pytest.mark.parametrize("user", [None, "HASWELL"], ids=["chosen", "set-by-user"])
 def test_openblas_runs_the_kernels_of_the_cpu_features(user):
-    import json
-    import os
-    import platform
-    import shutil
-    import subprocess
-    import sys
-
-    from mxffi._ffi import libinfo
-
     pytest.importorskip("threadpoolctl")
     if shutil.which("ldd") is None or platform.machine() != "x86_64":
         pytest.skip("needs ldd on x86-64")
     chosen = libinfo.openblas_core_type(libinfo.cpu_features())
     if chosen is None:
         pytest.skip("this CPU has neither AVX-512 nor AVX2 with FMA")
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    env = _env_without_coretype()
     if user is not None:
         env["OPENBLAS_CORETYPE"] = user
     proc = subprocess.run(
@@ -490,17 +496,10 @@ def test_the_kernels_chosen_are_ones_the_process_runs():
     """Under valgrind the process runs no AVX-512 (CPUID inside it says so) while
     /proc/cpuinfo still lists it: the kernels OPENBLAS_CORETYPE names come from what the process
     can run (numpy's CPU dispatch), so a dgemm there is not an illegal instruction."""
-    import os
-    import platform
-    import shutil
-    import subprocess
-    import sys
-
     valgrind = shutil.which("valgrind")
     if valgrind is None or platform.machine() != "x86_64":
         pytest.skip("needs valgrind on x86-64")
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
-    env.update(OPENBLAS_NUM_THREADS="1", MXFFI_NUM_THREADS="1")
+    env = _env_without_coretype(OPENBLAS_NUM_THREADS="1", MXFFI_NUM_THREADS="1")
     proc = subprocess.run(
         [valgrind, "--tool=none", "-q", sys.executable, "-c", _VALGRIND_SCRIPT],
         capture_output=True,

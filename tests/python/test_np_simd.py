@@ -12,13 +12,10 @@ choice (test_every_target_matches_numpy).
 import math
 import os
 import platform
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import run_python
+from conftest import run_python, run_test_file
 
 import mxffi
 import mxffi.np as mnp
@@ -170,14 +167,7 @@ def test_every_target_matches_numpy(cap):
     """This file's value tests again in a child whose kernels run with the capped target."""
     if expected_target(cap) == expected_target():
         pytest.skip(f"the CPU's best target is {expected_target()} already")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", Path(__file__).name],
-        cwd=Path(__file__).parent,
-        env=dict(os.environ, MXFFI_SIMD_TARGET=cap),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    proc = run_test_file(__file__, {"MXFFI_SIMD_TARGET": cap})
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout
 

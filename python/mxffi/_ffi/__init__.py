@@ -53,10 +53,10 @@ if backend not in ("cython", "ctypes"):
 with libinfo.openblas_core_type_set():
     if backend == "cython":
         from . import core as _impl
+
+        _seed_cython_sources()
     else:
         from . import ctypes_backend as _impl
-if backend == "cython":
-    _seed_cython_sources()
 
 Object = _impl.Object
 Function = _impl.Function
